@@ -1,0 +1,73 @@
+// Every S3 error cubby can answer, in one table: code string, default message, HTTP status.
+// https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace cubby::s3api {
+
+enum class ErrorCode {
+  kNone,
+  kAccessDenied,
+  kAuthorizationHeaderMalformed,
+  kAuthorizationQueryParametersError,
+  kBadDigest,
+  kBucketAlreadyExists,
+  kBucketAlreadyOwnedByYou,
+  kBucketNotEmpty,
+  kEntityTooLarge,
+  kEntityTooSmall,
+  kIncompleteBody,
+  kInternalError,
+  kInvalidAccessKeyId,
+  kInvalidArgument,
+  kInvalidBucketName,
+  kInvalidDigest,
+  kInvalidPart,
+  kInvalidPartOrder,
+  kInvalidRange,
+  kInvalidRequest,
+  kInvalidURI,
+  kKeyTooLongError,
+  kMalformedXML,
+  kMetadataTooLarge,
+  kMethodNotAllowed,
+  kMissingContentLength,
+  kMissingSecurityHeader,
+  kNoSuchBucket,
+  kNoSuchBucketPolicy,
+  kNoSuchCORSConfiguration,
+  kNoSuchKey,
+  kNoSuchLifecycleConfiguration,
+  kNoSuchTagSet,
+  kNoSuchUpload,
+  kNoSuchWebsiteConfiguration,
+  kNotImplemented,
+  kNotModified,
+  kObjectLockConfigurationNotFoundError,
+  kPreconditionFailed,
+  kRequestTimeTooSkewed,
+  kRequestTimeout,
+  kServerSideEncryptionConfigurationNotFoundError,
+  kServiceUnavailable,
+  kSignatureDoesNotMatch,
+  kXAmzContentSHA256Mismatch,
+};
+
+struct ErrorInfo {
+  std::string_view code;     // "NoSuchKey"
+  std::string_view message;  // AWS's default message
+  int http_status;           // 404
+};
+
+// REQUIRES: code != kNone.
+const ErrorInfo& Info(ErrorCode code);
+
+// The AWS error document:
+// <Error><Code/><Message/><Resource/><RequestId/></Error>, with `message` replacing the default
+// message when not empty. Values are XML-escaped.
+std::string ErrorXml(ErrorCode code, std::string_view resource, std::string_view request_id,
+                     std::string_view message = {});
+
+}  // namespace cubby::s3api

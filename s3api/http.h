@@ -1,0 +1,80 @@
+// The HTTP exchange as s3api sees it: no sockets, no Beast. The server fills an HttpRequest
+// from the wire, hands the body over as a BodyReader, and writes the HttpResponse back,
+// pulling a streamed body from its BodySource. Tests drive S3Service with strings.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "s3api/errors.h"
+
+namespace cubby::s3api {
+
+struct Header {
+  std::string name;   // lowercase
+  std::string value;  // as received, surrounding whitespace trimmed
+};
+
+struct HttpRequest {
+  std::string method;                   // "GET", "PUT", ...
+  std::string target;                   // raw request-target: "/bucket/key%20x?list-type=2"
+  std::vector<Header> headers;          // in arrival order; repeated names kept
+  std::optional<uint64_t> content_length;  // absent for chunked transfer-encoding
+  std::string remote_address;           // "ip:port", for logs
+  std::string request_id;               // set by the server, echoed as x-amz-request-id
+
+  // First header with this (lowercase) name, or nullptr.
+  const std::string* Find(std::string_view name) const;
+};
+
+struct ReadResult {
+  size_t n = 0;                          // bytes produced; 0 with kNone means end of body
+  ErrorCode error = ErrorCode::kNone;    // e.g. kIncompleteBody, kRequestTimeout, kBadDigest
+};
+
+// The request body, pulled in pieces. Readers stack: socket → (aws-chunked decoding) →
+// payload hash check. A reader reports an integrity error (wrong sha256, wrong chunk signature)
+// no later than the Read that returns end of body, so a writer that commits only after seeing
+// end of body never stores unverified data.
+class BodyReader {
+ public:
+  virtual ~BodyReader() = default;
+  virtual ReadResult Read(char* buf, size_t n) = 0;
+};
+
+// A streamed response body of a known length (HttpResponse::content_length bytes).
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  virtual ReadResult Read(char* buf, size_t n) = 0;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::vector<Header> headers;           // Content-Length is added by the server
+  std::string body;                      // used when source is null
+  std::unique_ptr<BodySource> source;    // streamed body; then content_length is its size
+  uint64_t content_length = 0;           // only with source
+  bool close_connection = false;         // e.g. the request body was not consumed
+
+  void Set(std::string name, std::string value) {
+    headers.push_back({std::move(name), std::move(value)});
+  }
+};
+
+// A BodyReader over a string, for tests and for requests whose body is already in memory.
+class StringBodyReader : public BodyReader {
+ public:
+  explicit StringBodyReader(std::string data) : data_(std::move(data)) {}
+  ReadResult Read(char* buf, size_t n) override;
+
+ private:
+  std::string data_;
+  size_t pos_ = 0;
+};
+
+}  // namespace cubby::s3api

@@ -1,0 +1,47 @@
+// S3Service: the S3 API as a plain function from request (+ body) to response.
+// Flow per request (Garage's order): route → authenticate → authorize the key's rights on the
+// bucket → one exhaustive dispatch to one function per AWS action.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "s3api/http.h"
+#include "storage/store.h"
+
+namespace cubby::s3api {
+
+struct ServiceOptions {
+  std::string region = "us-east-1";
+  std::string domain;  // "" disables virtual-hosted-style; else "<bucket>.<domain>" hosts
+  std::function<std::chrono::system_clock::time_point()> clock = [] {
+    return std::chrono::system_clock::now();
+  };
+};
+
+// What a request turned out to be, for the server's log line and metrics.
+struct RequestSummary {
+  std::string operation;      // AWS action name, e.g. "PutObject"; "Unknown" if unrouted
+  std::string bucket;
+  std::string key;
+  std::string access_key_id;  // empty when anonymous
+  uint64_t bytes_in = 0;      // request body bytes consumed
+};
+
+class S3Service {
+ public:
+  // `store` must outlive the service. Thread-safe: Handle may run on many threads at once.
+  S3Service(storage::Store* store, ServiceOptions options);
+
+  // Never throws. `request.request_id` must be set; every response carries it as
+  // x-amz-request-id. The body is read only as far as the operation needs; if it is left
+  // unread, the response says close_connection unless the server drains it.
+  HttpResponse Handle(const HttpRequest& request, BodyReader& body, RequestSummary* summary);
+
+ private:
+  storage::Store* store_;
+  ServiceOptions options_;
+};
+
+}  // namespace cubby::s3api

@@ -1,0 +1,58 @@
+// The records storage keeps. Plain values; encoding lives in codec.cc and is private to storage.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "storage/secret.h"
+
+namespace cubby::storage {
+
+// Read and write rights, as bits: kReadWrite == kReadOnly | kWriteOnly.
+// Used for anonymous access to a bucket and for an access key's grant on a bucket.
+enum class AccessMode : uint8_t { kNone = 0, kReadOnly = 1, kWriteOnly = 2, kReadWrite = 3 };
+inline bool CanRead(AccessMode m) { return (static_cast<uint8_t>(m) & 1) != 0; }
+inline bool CanWrite(AccessMode m) { return (static_cast<uint8_t>(m) & 2) != 0; }
+
+struct BucketRecord {
+  std::string name;
+  int64_t created_ms = 0;                 // Unix epoch milliseconds
+  AccessMode anonymous = AccessMode::kNone;  // kNone == private
+  bool force_delete = false;              // COSI forceDelete parameter
+  bool created_by_cosi = false;
+  std::map<std::string, std::string> cosi_parameters;  // effective parameters of the COSI create
+};
+
+struct ObjectMeta {
+  uint64_t size = 0;
+  std::string etag;               // without quotes: md5 hex, or "<hex>-<parts>" for multipart
+  int64_t last_modified_ms = 0;   // Unix epoch milliseconds
+  std::string content_type;
+  std::string content_encoding;
+  std::string content_disposition;
+  std::string content_language;
+  std::string cache_control;
+  std::string expires;            // as the client sent it (an HTTP date)
+  std::vector<std::pair<std::string, std::string>> user_meta;  // "x-amz-meta-" stripped, name lowercase
+  std::map<std::string, std::string> checksums;  // e.g. "CRC32" -> base64 value (issue 3)
+  std::vector<uint64_t> part_sizes;              // multipart objects: size of each part, in order
+
+  // Where the bytes are. Set by storage on commit; callers leave them alone.
+  uint64_t data_id = 0;           // 0: the bytes are inline_data
+  uint32_t chunk_size = 0;        // size of each data chunk but the last
+  std::string inline_data;
+};
+
+struct AccessKeyRecord {
+  std::string access_key_id;
+  SecretKey secret;
+  bool all_buckets = false;                  // the root key: every bucket, every right, admin ops
+  std::map<std::string, AccessMode> grants;  // bucket name -> rights (keys issued by COSI: one entry)
+  std::string grant_name;                    // COSI BucketAccess name ("ba-<uid>"); empty for root
+  int64_t created_ms = 0;
+};
+
+}  // namespace cubby::storage

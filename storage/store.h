@@ -1,0 +1,153 @@
+// Store: cubby's metadata and object data in one RocksDB.
+//
+// Column families: "buckets", "objects", "data", "uploads" (multipart uploads and in-flight
+// writes), "keys" (access keys and the COSI grant index). Only storage/ sees rocksdb::.
+//
+// Thread-safety: a Store is safe for concurrent use from any number of threads. Readers and
+// writers returned by it are used by one thread at a time.
+//
+// Durability: every call that changes metadata returns only after its WriteBatch is in a synced
+// WAL (WriteOptions::sync); concurrent callers share syncs through RocksDB's group commit.
+// Each multi-key change is one WriteBatch, so a crash leaves the old state or the new one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/records.h"
+#include "storage/status.h"
+
+namespace cubby::storage {
+
+struct StoreOptions {
+  std::string path;                      // data folder; created if missing
+  bool sync = true;                      // false only for benchmarks of the unsynced path
+  size_t block_cache_bytes = 32 << 20;
+  size_t inline_limit = 64 << 10;        // objects up to this size are stored beside their metadata
+  uint32_t chunk_size = 1 << 20;         // larger objects are split into chunks of this size
+};
+
+// Preconditions checked atomically with a write.
+struct WriteCondition {
+  std::optional<std::string> if_match;  // etag (no quotes) the current object must have
+  bool if_none_match_any = false;       // the key must not exist ("If-None-Match: *")
+};
+
+// Reads one object version. The version is pinned (a RocksDB snapshot) from OpenObject until the
+// reader is destroyed: an overwrite or delete meanwhile does not change what it returns.
+class ObjectReader {
+ public:
+  virtual ~ObjectReader() = default;
+  virtual const ObjectMeta& meta() const = 0;
+  // Positions the next Read at `offset`. REQUIRES: offset <= meta().size.
+  virtual Status Seek(uint64_t offset) = 0;
+  // Copies up to n bytes from the current position into buf and advances. Returns the count;
+  // 0 means end of object. kCorruption / kIOError when the stored data is missing or unreadable.
+  virtual Result<size_t> Read(char* buf, size_t n) = 0;
+};
+
+// Streams a new object into storage. Data is written in chunks as it arrives (memory bounded by
+// one chunk); nothing is visible until Commit. Destroying a writer without a successful Commit
+// releases everything it wrote. After a crash, leftovers of writers that never committed are
+// removed when the Store is next opened.
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  virtual Status Append(std::string_view data) = 0;
+  virtual uint64_t size() const = 0;  // bytes appended so far
+  // Atomically makes the object visible at `key` with `meta` (size and data location are filled
+  // in by the writer) and releases the data of the object it replaces. Durable on return.
+  // Errors: kNoSuchBucket (bucket deleted meanwhile), kPreconditionFailed (cond not met; nothing
+  // changes), kIOError. At most one Commit per writer.
+  virtual Result<ObjectMeta> Commit(std::string_view key, ObjectMeta meta,
+                                    const WriteCondition& cond = {}) = 0;
+};
+
+struct ListQuery {
+  std::string bucket;
+  std::string prefix;
+  std::string delimiter;    // empty: no grouping
+  std::string start_after;  // exclusive; also used for V1 marker and V2 continuation
+  size_t max_keys = 1000;   // objects + common prefixes per page; 0 is allowed (empty page)
+};
+
+struct ListEntry {
+  std::string key;
+  uint64_t size = 0;
+  std::string etag;
+  int64_t last_modified_ms = 0;
+};
+
+struct ListPage {
+  std::vector<ListEntry> objects;            // in UTF-8 binary (byte) order
+  std::vector<std::string> common_prefixes;  // in byte order, each ends with the delimiter
+  bool truncated = false;
+  // The last key or common prefix in this page: pass it as start_after for the next page.
+  // A common prefix passed as start_after skips every key under it.
+  std::string last;
+};
+
+class Store {
+ public:
+  // Opens (creating if needed) the store at options.path and removes leftovers of writes that
+  // never committed. kIOError with RocksDB's message on failure (e.g. folder locked by another
+  // process).
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+  virtual ~Store() = default;
+
+  // ---- Buckets. Names are validated by callers (S3 naming rules live in s3api/cosi).
+  // kBucketAlreadyExists if the name is taken.
+  virtual Status CreateBucket(const BucketRecord& bucket) = 0;
+  // Creates `candidate` unless a bucket of that name exists; returns the stored record either
+  // way. `*created` tells which. Atomic with respect to concurrent calls.
+  virtual Result<BucketRecord> GetOrCreateBucket(const BucketRecord& candidate, bool* created) = 0;
+  virtual Result<BucketRecord> GetBucket(std::string_view name) = 0;  // kNoSuchBucket
+  virtual Status UpdateBucket(const BucketRecord& bucket) = 0;       // kNoSuchBucket
+  virtual Result<std::vector<BucketRecord>> ListBuckets() = 0;       // by name
+  // Deletes the bucket and every access-key grant on it (keys issued for it are deleted; they
+  // stop working at once). Without `force`: kBucketNotEmpty if it holds objects or multipart
+  // uploads, and nothing changes. With `force`: objects, uploads and their data go too.
+  // kNoSuchBucket if absent.
+  virtual Status DeleteBucket(std::string_view name, bool force) = 0;
+  // True when the bucket holds no objects and no multipart uploads. kNoSuchBucket.
+  virtual Result<bool> BucketIsEmpty(std::string_view name) = 0;
+
+  // ---- Objects.
+  virtual Result<ObjectMeta> HeadObject(std::string_view bucket, std::string_view key) = 0;
+  // kNoSuchBucket, kNoSuchKey.
+  virtual Result<std::unique_ptr<ObjectReader>> OpenObject(std::string_view bucket,
+                                                           std::string_view key) = 0;
+  // kNoSuchBucket if the bucket does not exist now (it is checked again at Commit).
+  virtual Result<std::unique_ptr<ObjectWriter>> NewObjectWriter(std::string_view bucket) = 0;
+  // Deletes the object and releases its data. OK when the key does not exist; kNoSuchBucket.
+  virtual Status DeleteObject(std::string_view bucket, std::string_view key) = 0;
+  // kNoSuchBucket.
+  virtual Result<ListPage> ListObjects(const ListQuery& query) = 0;
+
+  // ---- Access keys. Looked up on every request, so a change is effective on the next one.
+  virtual Result<AccessKeyRecord> GetAccessKey(std::string_view access_key_id) = 0;  // kNoSuchAccessKey
+  // Creates or replaces a key record (used for the root key).
+  virtual Status PutAccessKey(const AccessKeyRecord& key) = 0;
+  // Deletes a key and its grant index entry. OK if absent.
+  virtual Status DeleteAccessKey(std::string_view access_key_id) = 0;
+  // COSI grants: the key granted as (bucket, grant_name). If one exists it is returned unchanged
+  // (`*created` false); otherwise `candidate` (whose grants must be exactly {bucket: mode} and
+  // grant_name == grant_name) is stored with its index in one batch. kNoSuchBucket if the bucket
+  // does not exist. Atomic with respect to concurrent calls and to DeleteBucket.
+  virtual Result<AccessKeyRecord> GetOrCreateGrant(std::string_view bucket,
+                                                   std::string_view grant_name,
+                                                   const AccessKeyRecord& candidate,
+                                                   bool* created) = 0;
+  // Every key granted on `bucket` (for tests and admin views).
+  virtual Result<std::vector<AccessKeyRecord>> ListGrants(std::string_view bucket) = 0;
+
+  // ---- Small settings (e.g. the persisted root key id). NotFound is kNoSuchKey.
+  virtual Result<std::string> GetSetting(std::string_view name) = 0;
+  virtual Status PutSetting(std::string_view name, std::string_view value) = 0;
+};
+
+}  // namespace cubby::storage
