@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Keeps the module map in ../shared/style.md true: each rule is "files under DIR must not
+# include anything matching PATTERN". Prints every violation and fails if there is one.
+set -u
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root" || exit 2
+
+rules=(
+  "storage|boost/asio|boost/beast|grpc|s3api/|cosi/|server/|proto/"
+  "s3api|boost/asio|grpc|rocksdb/|cosi/|server/|proto/"
+  "cosi|s3api/|rocksdb/|boost/beast|boost/asio|server/"
+  "proto|storage/|s3api/|cosi/|server/"
+  "test/storage|s3api/|cosi/|server/"
+)
+# Nothing outside server/ includes server/ headers (tests of server code excepted).
+fail=0
+check() {  # dir, extended regex of forbidden include targets
+  local dir=$1 pattern=$2
+  [[ -d $dir ]] || return 0
+  local hits
+  hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($pattern)" "$dir" \
+           --include='*.h' --include='*.cc' --include='*.cpp' 2>/dev/null)
+  if [[ -n $hits ]]; then
+    echo "layering violation: $dir must not include ($pattern):"
+    echo "$hits"
+    fail=1
+  fi
+}
+for r in "${rules[@]}"; do
+  check "${r%%|*}" "${r#*|}"
+done
+for d in storage s3api cosi proto bench; do check "$d" "server/"; done
+# rocksdb is storage's alone (the benchmark may use it for its baseline).
+for d in s3api cosi server proto; do check "$d" "rocksdb/"; done
+
+if ((fail)); then echo "0 passed, 1 failed"; exit 1; fi
+echo "layering: module map holds"
