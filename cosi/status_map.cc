@@ -1,0 +1,38 @@
+#include "cosi/status_map.h"
+
+namespace cubby::cosi {
+
+// No default: a new storage::Code makes the compiler point here (-Wswitch).
+grpc::StatusCode ToGrpcCode(storage::Code code) {
+  using storage::Code;
+  switch (code) {
+    case Code::kOk:
+      return grpc::StatusCode::OK;
+    case Code::kNoSuchBucket:
+    case Code::kNoSuchKey:
+    case Code::kNoSuchUpload:
+    case Code::kNoSuchAccessKey:
+      return grpc::StatusCode::NOT_FOUND;
+    case Code::kBucketAlreadyExists:
+      return grpc::StatusCode::ALREADY_EXISTS;
+    case Code::kBucketNotEmpty:
+    case Code::kPreconditionFailed:
+      return grpc::StatusCode::FAILED_PRECONDITION;
+    case Code::kInvalidArgument:
+      return grpc::StatusCode::INVALID_ARGUMENT;
+    case Code::kAborted:
+      return grpc::StatusCode::ABORTED;
+    case Code::kIOError:
+      return grpc::StatusCode::UNAVAILABLE;
+    case Code::kCorruption:
+      return grpc::StatusCode::DATA_LOSS;
+  }
+  return grpc::StatusCode::INTERNAL;  // unreachable for valid enum values
+}
+
+grpc::Status ToGrpcStatus(const storage::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(ToGrpcCode(status.code()), status.message());
+}
+
+}  // namespace cubby::cosi
