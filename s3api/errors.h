@@ -24,6 +24,7 @@ enum class ErrorCode {
   kInvalidArgument,
   kInvalidBucketName,
   kInvalidDigest,
+  kInvalidLocationConstraint,
   kInvalidPart,
   kInvalidPartOrder,
   kInvalidRange,

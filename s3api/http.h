@@ -58,7 +58,9 @@ struct HttpResponse {
   std::vector<Header> headers;           // Content-Length is added by the server
   std::string body;                      // used when source is null
   std::unique_ptr<BodySource> source;    // streamed body; then content_length is its size
-  uint64_t content_length = 0;           // only with source
+  // With source: its size. For a HEAD response (no source, empty body): the Content-Length
+  // the matching GET would have; the server advertises it and sends no body.
+  uint64_t content_length = 0;
   bool close_connection = false;         // e.g. the request body was not consumed
 
   void Set(std::string name, std::string value) {

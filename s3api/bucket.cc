@@ -1,0 +1,160 @@
+// Bucket operations: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, GetBucketLocation,
+// GetBucketVersioning.
+#include <string>
+
+#include "s3api/format.h"
+#include "s3api/handlers.h"
+#include "s3api/xml.h"
+
+namespace cubby::s3api {
+
+namespace {
+
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+bool LooksLikeIpv4(std::string_view name) {
+  int parts = 0;
+  while (true) {
+    size_t dot = name.find('.');
+    std::string_view part = name.substr(0, dot);
+    if (part.empty() || part.size() > 3) return false;
+    for (char c : part) {
+      if (c < '0' || c > '9') return false;
+    }
+    ++parts;
+    if (dot == std::string_view::npos) break;
+    name.remove_prefix(dot + 1);
+  }
+  return parts == 4;
+}
+
+}  // namespace
+
+bool CannedBucketAcl(std::string_view acl, storage::AccessMode* mode) {
+  if (acl == "private") {
+    *mode = storage::AccessMode::kNone;
+  } else if (acl == "public-read") {
+    *mode = storage::AccessMode::kReadOnly;
+  } else if (acl == "public-read-write") {
+    *mode = storage::AccessMode::kReadWrite;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool IsValidBucketName(std::string_view name) {
+  if (name.size() < 3 || name.size() > 63) return false;
+  for (char c : name) {
+    if (!IsLowerAlnum(c) && c != '.' && c != '-') return false;
+  }
+  if (!IsLowerAlnum(name.front()) || !IsLowerAlnum(name.back())) return false;
+  if (name.find("..") != std::string_view::npos || name.find(".-") != std::string_view::npos ||
+      name.find("-.") != std::string_view::npos) {
+    return false;
+  }
+  if (name.starts_with("xn--") || name.starts_with("sthree-") || name.ends_with("-s3alias") ||
+      name.ends_with("--ol-s3")) {
+    return false;
+  }
+  return !LooksLikeIpv4(name);
+}
+
+HttpResponse ListBuckets(const Context& ctx) {
+  storage::Result<std::vector<storage::BucketRecord>> buckets = ctx.store->ListBuckets();
+  if (!buckets.ok()) return StorageError(ctx, buckets.status());
+  const storage::AccessKeyRecord& key = *ctx.auth.key;
+  XmlWriter w;
+  w.Open("ListAllMyBucketsResult", kS3Namespace);
+  w.Open("Owner");
+  w.Element("ID", kOwnerId);
+  w.Element("DisplayName", kOwnerDisplayName);
+  w.Close();
+  w.Open("Buckets");
+  for (const storage::BucketRecord& b : *buckets) {
+    if (!key.all_buckets && !key.grants.contains(b.name)) continue;
+    w.Open("Bucket");
+    w.Element("Name", b.name);
+    w.Element("CreationDate", Iso8601(b.created_ms));
+    w.Close();
+  }
+  w.Close();
+  return XmlResponse(std::move(w).Finish());
+}
+
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateBucket.html
+HttpResponse CreateBucket(const Context& ctx) {
+  const std::string& name = ctx.route.bucket;
+  if (!IsValidBucketName(name)) return ErrorResponse(ctx, ErrorCode::kInvalidBucketName);
+
+  storage::BucketRecord record;
+  record.name = name;
+  record.created_ms = ctx.now_ms();
+  if (const std::string* acl = ctx.request.Find("x-amz-acl")) {
+    if (!CannedBucketAcl(*acl, &record.anonymous)) {
+      return ErrorResponse(ctx, ErrorCode::kNotImplemented,
+                           "Only the private, public-read and public-read-write canned ACLs "
+                           "are supported.");
+    }
+  }
+
+  std::string body;
+  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e);
+  }
+  if (!body.empty()) {
+    XmlNode root;
+    if (!ParseXml(body, &root) || root.name != "CreateBucketConfiguration") {
+      return ErrorResponse(ctx, ErrorCode::kMalformedXML);
+    }
+    const XmlNode* location = root.Child("LocationConstraint");
+    std::string constraint = location ? location->text : "";
+    bool ok = constraint == ctx.options.region ||
+              (constraint.empty() && ctx.options.region == "us-east-1");
+    if (!ok) return ErrorResponse(ctx, ErrorCode::kInvalidLocationConstraint);
+  }
+
+  storage::Status s = ctx.store->CreateBucket(record);
+  if (!s.ok()) return StorageError(ctx, s);
+  HttpResponse r;
+  r.Set("Location", "/" + name);
+  return r;
+}
+
+HttpResponse HeadBucket(const Context& ctx) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  HttpResponse r;
+  r.Set("x-amz-bucket-region", ctx.options.region);
+  return r;
+}
+
+HttpResponse DeleteBucket(const Context& ctx) {
+  storage::Status s = ctx.store->DeleteBucket(ctx.route.bucket, /*force=*/false);
+  if (!s.ok()) return StorageError(ctx, s);
+  HttpResponse r;
+  r.status = 204;
+  return r;
+}
+
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketLocation.html: us-east-1 is
+// reported as an empty LocationConstraint.
+HttpResponse GetBucketLocation(const Context& ctx) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  XmlWriter w;
+  w.Open("LocationConstraint", kS3Namespace);
+  if (ctx.options.region != "us-east-1") w.Text(ctx.options.region);
+  return XmlResponse(std::move(w).Finish());
+}
+
+// Versioning was never enabled: an empty VersioningConfiguration, as AWS answers then.
+HttpResponse GetBucketVersioning(const Context& ctx) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  XmlWriter w;
+  w.Open("VersioningConfiguration", kS3Namespace);
+  return XmlResponse(std::move(w).Finish());
+}
+
+}  // namespace cubby::s3api

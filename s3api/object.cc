@@ -1,0 +1,316 @@
+// Object operations: PutObject, GetObject / HeadObject, DeleteObject.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
+#include <algorithm>
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include "s3api/auth/crypto.h"
+#include "s3api/format.h"
+#include "s3api/handlers.h"
+
+namespace cubby::s3api {
+
+namespace {
+
+constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB, AWS's single PUT limit
+constexpr size_t kMaxUserMetaBytes = 2 << 10;     // 2 KiB of x-amz-meta-* names + values
+constexpr size_t kPutBufferBytes = 64 << 10;
+constexpr std::string_view kMetaPrefix = "x-amz-meta-";
+
+// Streams [offset, offset + remaining) of a pinned object version.
+class ObjectSource : public BodySource {
+ public:
+  ObjectSource(std::unique_ptr<storage::ObjectReader> reader, uint64_t remaining)
+      : reader_(std::move(reader)), remaining_(remaining) {}
+
+  ReadResult Read(char* buf, size_t n) override {
+    if (remaining_ == 0) return {};
+    size_t want = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
+    storage::Result<size_t> got = reader_->Read(buf, want);
+    // A short object is a storage fault: the response promised content_length bytes.
+    if (!got.ok() || *got == 0) return {0, ErrorCode::kInternalError};
+    remaining_ -= *got;
+    return {*got, ErrorCode::kNone};
+  }
+
+ private:
+  std::unique_ptr<storage::ObjectReader> reader_;
+  uint64_t remaining_;
+};
+
+// Fills the stored content headers and user metadata from the request.
+ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta) {
+  auto copy = [&](std::string_view name, std::string* field) {
+    if (const std::string* v = request.Find(name)) *field = *v;
+  };
+  meta->content_type = "binary/octet-stream";
+  copy("content-type", &meta->content_type);
+  copy("content-encoding", &meta->content_encoding);
+  copy("content-disposition", &meta->content_disposition);
+  copy("content-language", &meta->content_language);
+  copy("cache-control", &meta->cache_control);
+  copy("expires", &meta->expires);
+  size_t user_bytes = 0;
+  for (const Header& h : request.headers) {
+    if (!h.name.starts_with(kMetaPrefix)) continue;
+    std::string name = h.name.substr(kMetaPrefix.size());
+    user_bytes += name.size() + h.value.size();
+    meta->user_meta.emplace_back(std::move(name), h.value);
+  }
+  if (user_bytes > kMaxUserMetaBytes) return ErrorCode::kMetadataTooLarge;
+  return ErrorCode::kNone;
+}
+
+bool ParseUint(std::string_view s, uint64_t* out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+struct ByteRange {
+  uint64_t first = 0;
+  uint64_t length = 0;
+};
+enum class RangeResult { kNone, kRange, kUnsatisfiable };
+
+// A single "bytes=" range (RFC 7233). Syntax errors and multiple ranges are ignored (the whole
+// object is returned), as S3 does.
+RangeResult ParseRange(std::string_view header, uint64_t size, ByteRange* range) {
+  if (!header.starts_with("bytes=")) return RangeResult::kNone;
+  std::string_view spec = header.substr(6);
+  if (spec.find(',') != std::string_view::npos) return RangeResult::kNone;
+  size_t dash = spec.find('-');
+  if (dash == std::string_view::npos) return RangeResult::kNone;
+  std::string_view a = spec.substr(0, dash), b = spec.substr(dash + 1);
+  uint64_t first = 0, last = 0;
+  if (a.empty()) {  // suffix: the last n bytes
+    if (!ParseUint(b, &last)) return RangeResult::kNone;
+    if (last == 0 || size == 0) return RangeResult::kUnsatisfiable;
+    uint64_t n = std::min(last, size);
+    *range = {size - n, n};
+    return RangeResult::kRange;
+  }
+  if (!ParseUint(a, &first)) return RangeResult::kNone;
+  if (b.empty()) {
+    last = UINT64_MAX;
+  } else if (!ParseUint(b, &last) || last < first) {
+    return RangeResult::kNone;
+  }
+  if (first >= size) return RangeResult::kUnsatisfiable;
+  last = std::min(last, size - 1);
+  *range = {first, last - first + 1};
+  return RangeResult::kRange;
+}
+
+bool EtagMatches(const std::vector<std::string>& list, const std::string& etag) {
+  for (const std::string& e : list) {
+    if (e == "*" || e == etag) return true;
+  }
+  return false;
+}
+
+// GET/HEAD preconditions in S3's order (RFC 7232 section 6). Returns kNone, kPreconditionFailed
+// or kNotModified.
+ErrorCode CheckConditions(const HttpRequest& request, const storage::ObjectMeta& meta) {
+  const int64_t modified_s = meta.last_modified_ms / 1000;
+  const std::string* if_match = request.Find("if-match");
+  const std::string* if_none_match = request.Find("if-none-match");
+  if (if_match != nullptr) {
+    if (!EtagMatches(ParseEtagList(*if_match), meta.etag)) return ErrorCode::kPreconditionFailed;
+  } else if (const std::string* h = request.Find("if-unmodified-since")) {
+    std::optional<int64_t> since = ParseHttpDate(*h);
+    if (since && modified_s > *since) return ErrorCode::kPreconditionFailed;
+  }
+  if (if_none_match != nullptr) {
+    if (EtagMatches(ParseEtagList(*if_none_match), meta.etag)) return ErrorCode::kNotModified;
+  } else if (const std::string* h = request.Find("if-modified-since")) {
+    std::optional<int64_t> since = ParseHttpDate(*h);
+    if (since && modified_s <= *since) return ErrorCode::kNotModified;
+  }
+  return ErrorCode::kNone;
+}
+
+void SetObjectHeaders(const storage::ObjectMeta& meta, HttpResponse* r) {
+  r->Set("ETag", QuoteEtag(meta.etag));
+  r->Set("Last-Modified", HttpDate(meta.last_modified_ms));
+}
+
+}  // namespace
+
+HttpResponse PutObject(const Context& ctx) {
+  const HttpRequest& request = ctx.request;
+  const std::optional<uint64_t>& length = request.content_length;
+  if (!length && request.Find("transfer-encoding") == nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kMissingContentLength);
+  }
+  if (length && *length > kMaxObjectBytes) return ErrorResponse(ctx, ErrorCode::kEntityTooLarge);
+
+  storage::ObjectMeta meta;
+  if (ErrorCode e = MetaFromHeaders(request, &meta); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e);
+  }
+  std::string expected_md5;
+  if (const std::string* content_md5 = request.Find("content-md5")) {
+    if (!auth::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidDigest);
+    }
+  }
+  storage::WriteCondition cond;
+  if (const std::string* h = request.Find("if-none-match")) {
+    if (*h != "*") {
+      return ErrorResponse(ctx, ErrorCode::kNotImplemented,
+                           "If-None-Match on PUT supports only '*'.");
+    }
+    cond.if_none_match_any = true;
+  }
+  if (const std::string* h = request.Find("if-match")) {
+    std::vector<std::string> etags = ParseEtagList(*h);
+    if (etags.size() != 1) return ErrorResponse(ctx, ErrorCode::kNotImplemented);
+    if (etags[0] != "*") cond.if_match = etags[0];
+    // "If-Match: *" only asks that the key exists; storage has no such condition, so check it
+    // now (racing deletes are indistinguishable from a delete right after the PUT).
+    if (etags[0] == "*") {
+      storage::Result<storage::ObjectMeta> current =
+          ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
+      if (!current.ok()) {
+        return current.status().code() == storage::Code::kNoSuchKey
+                   ? ErrorResponse(ctx, ErrorCode::kPreconditionFailed)
+                   : StorageError(ctx, current.status());
+      }
+    }
+  }
+
+  storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
+      ctx.store->NewObjectWriter(ctx.route.bucket);
+  if (!writer.ok()) return StorageError(ctx, writer.status());
+
+  // Stream: body → MD5 → storage. Nothing is committed until the whole body is read and
+  // verified, so any error below leaves no object (the writer's destructor releases the data).
+  std::unique_ptr<BodyReader> body = ctx.Body();
+  auth::Hasher md5(auth::HashAlgorithm::kMd5);
+  std::vector<char> buf(kPutBufferBytes);
+  uint64_t total = 0;
+  for (;;) {
+    ReadResult r = body->Read(buf.data(), buf.size());
+    if (r.error != ErrorCode::kNone) return ErrorResponse(ctx, r.error);
+    if (r.n == 0) break;
+    total += r.n;
+    if (total > kMaxObjectBytes) return ErrorResponse(ctx, ErrorCode::kEntityTooLarge);
+    std::string_view chunk(buf.data(), r.n);
+    md5.Update(chunk);
+    storage::Status s = (*writer)->Append(chunk);
+    if (!s.ok()) return StorageError(ctx, s);
+  }
+  if (length && total != *length) return ErrorResponse(ctx, ErrorCode::kIncompleteBody);
+  std::string digest = md5.Finish();
+  if (!expected_md5.empty() && !auth::ConstantTimeEquals(digest, expected_md5)) {
+    return ErrorResponse(ctx, ErrorCode::kBadDigest);
+  }
+  meta.etag = auth::HexEncode(digest);
+  meta.last_modified_ms = ctx.now_ms();
+  storage::Result<storage::ObjectMeta> committed =
+      (*writer)->Commit(ctx.route.key, std::move(meta), cond);
+  if (!committed.ok()) return StorageError(ctx, committed.status());
+  HttpResponse r;
+  r.Set("ETag", QuoteEtag(committed->etag));
+  return r;
+}
+
+HttpResponse GetObject(const Context& ctx) {
+  const HttpRequest& request = ctx.request;
+  // Response header overrides: https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
+  // ("You must sign the request ... Anonymous requests can't use these parameters").
+  static constexpr std::pair<std::string_view, std::string_view> kOverrides[] = {
+      {"response-content-type", "Content-Type"},
+      {"response-content-language", "Content-Language"},
+      {"response-expires", "Expires"},
+      {"response-cache-control", "Cache-Control"},
+      {"response-content-disposition", "Content-Disposition"},
+      {"response-content-encoding", "Content-Encoding"},
+  };
+  bool overrides = false;
+  for (const auto& [param, header] : kOverrides) overrides |= ctx.route.Has(param);
+  if (overrides && ctx.auth.anonymous) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "Request specific response headers cannot be used for anonymous GET "
+                         "requests.");
+  }
+
+  storage::Result<std::unique_ptr<storage::ObjectReader>> reader =
+      ctx.store->OpenObject(ctx.route.bucket, ctx.route.key);
+  if (!reader.ok()) return StorageError(ctx, reader.status());
+  const storage::ObjectMeta& meta = (*reader)->meta();
+
+  if (ErrorCode e = CheckConditions(request, meta); e != ErrorCode::kNone) {
+    if (e == ErrorCode::kNotModified) {
+      HttpResponse r;
+      r.status = 304;
+      SetObjectHeaders(meta, &r);
+      return r;
+    }
+    return ErrorResponse(ctx, e);
+  }
+
+  ByteRange range{0, meta.size};
+  RangeResult range_result = RangeResult::kNone;
+  if (const std::string* h = request.Find("range")) {
+    range_result = ParseRange(*h, meta.size, &range);
+    if (range_result == RangeResult::kUnsatisfiable) {
+      HttpResponse r = ErrorResponse(ctx, ErrorCode::kInvalidRange);
+      r.Set("Content-Range", "bytes */" + std::to_string(meta.size));
+      return r;
+    }
+    if (range_result == RangeResult::kNone) range = {0, meta.size};
+  }
+
+  HttpResponse r;
+  auto header = [&](std::string_view name, const std::string& stored) {
+    std::string_view value = stored;
+    for (const auto& [param, h] : kOverrides) {
+      if (h == name) {
+        if (const std::string* o = ctx.route.Param(param)) value = *o;
+      }
+    }
+    if (!value.empty()) r.Set(std::string(name), std::string(value));
+  };
+  header("Content-Type", meta.content_type);
+  header("Content-Encoding", meta.content_encoding);
+  header("Content-Disposition", meta.content_disposition);
+  header("Content-Language", meta.content_language);
+  header("Cache-Control", meta.cache_control);
+  header("Expires", meta.expires);
+  SetObjectHeaders(meta, &r);
+  r.Set("Accept-Ranges", "bytes");
+  for (const auto& [name, value] : meta.user_meta) r.Set(std::string(kMetaPrefix) + name, value);
+  if (range_result == RangeResult::kRange) {
+    r.status = 206;
+    r.Set("Content-Range", "bytes " + std::to_string(range.first) + "-" +
+                               std::to_string(range.first + range.length - 1) + "/" +
+                               std::to_string(meta.size));
+  }
+  if (ctx.head()) {
+    // No body: the server sends this length as Content-Length of the would-be GET.
+    r.content_length = range.length;
+    return r;
+  }
+  if (range.first > 0) {
+    storage::Status s = (*reader)->Seek(range.first);
+    if (!s.ok()) return StorageError(ctx, s);
+  }
+  r.content_length = range.length;
+  r.source = std::make_unique<ObjectSource>(std::move(reader).value(), range.length);
+  return r;
+}
+
+// 204 whether or not the key existed, as AWS answers.
+HttpResponse DeleteObject(const Context& ctx) {
+  storage::Status s = ctx.store->DeleteObject(ctx.route.bucket, ctx.route.key);
+  if (!s.ok()) return StorageError(ctx, s);
+  HttpResponse r;
+  r.status = 204;
+  return r;
+}
+
+}  // namespace cubby::s3api

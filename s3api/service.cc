@@ -1,0 +1,283 @@
+// S3Service::Handle: route → authenticate → authorize → one exhaustive dispatch.
+#include "s3api/service.h"
+
+#include <exception>
+
+#include "s3api/auth/auth.h"
+#include "s3api/auth/crypto.h"
+#include "s3api/handlers.h"
+#include "s3api/router.h"
+#include "s3api/xml.h"
+
+namespace cubby::s3api {
+
+ReadResult CountingBodyReader::Read(char* buf, size_t n) {
+  ReadResult r = inner_.Read(buf, n);
+  count_ += r.n;
+  if (r.n == 0 && r.error == ErrorCode::kNone) at_end_ = true;
+  return r;
+}
+
+int64_t Context::now_ms() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+}
+
+namespace {
+
+// A non-owning BodyReader, so WrapBody can take ownership of a reader over the counted body.
+class BodyRef : public BodyReader {
+ public:
+  explicit BodyRef(BodyReader& inner) : inner_(inner) {}
+  ReadResult Read(char* buf, size_t n) override { return inner_.Read(buf, n); }
+
+ private:
+  BodyReader& inner_;
+};
+
+// What an operation needs from the caller's rights on the bucket.
+enum class Need { kService, kRead, kWrite, kAdmin, kAnyGrant };
+
+Need Classify(Operation op) {
+  switch (op) {
+    case Operation::kListBuckets:
+      return Need::kService;
+    case Operation::kCreateBucket:
+    case Operation::kDeleteBucket:
+    case Operation::kPutBucketAcl:
+      return Need::kAdmin;
+    case Operation::kHeadBucket:
+    case Operation::kGetBucketLocation:
+    case Operation::kGetBucketVersioning:
+    case Operation::kGetBucketAcl:
+    case Operation::kGetObjectAcl:
+    case Operation::kListObjects:
+    case Operation::kListObjectsV2:
+    case Operation::kGetObject:
+    case Operation::kHeadObject:
+    case Operation::kListParts:
+    case Operation::kListMultipartUploads:
+      return Need::kRead;
+    case Operation::kPutObject:
+    case Operation::kDeleteObject:
+    case Operation::kCreateMultipartUpload:
+    case Operation::kUploadPart:
+    case Operation::kUploadPartCopy:
+    case Operation::kCompleteMultipartUpload:
+    case Operation::kAbortMultipartUpload:
+    case Operation::kCopyObject:
+    case Operation::kDeleteObjects:
+      return Need::kWrite;
+    case Operation::kNotImplemented:
+      return Need::kAnyGrant;
+  }
+  return Need::kAdmin;
+}
+
+// Anonymous access follows the bucket's COSI anonymousBucketAccessMode: ReadOnly allows
+// listing and reading objects, WriteOnly allows PutObject, ReadWrite both. Nothing else.
+bool AnonymousAllowed(Operation op, storage::AccessMode mode) {
+  switch (op) {
+    case Operation::kHeadBucket:
+    case Operation::kListObjects:
+    case Operation::kListObjectsV2:
+    case Operation::kGetObject:
+    case Operation::kHeadObject:
+      return storage::CanRead(mode);
+    case Operation::kPutObject:
+      return storage::CanWrite(mode);
+    default:
+      return false;
+  }
+}
+
+// kNone when the caller may run the operation; else the error to answer.
+ErrorCode Authorize(const Context& ctx) {
+  const Operation op = ctx.route.op;
+  const Need need = Classify(op);
+  if (ctx.auth.anonymous) {
+    if (need == Need::kService || need == Need::kAdmin || ctx.route.bucket.empty()) {
+      return ErrorCode::kAccessDenied;
+    }
+    // AWS answers NoSuchBucket to anonymous requests on a missing bucket.
+    storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+    if (!bucket.ok()) return FromStorage(bucket.status().code());
+    return AnonymousAllowed(op, bucket->anonymous) ? ErrorCode::kNone : ErrorCode::kAccessDenied;
+  }
+  const storage::AccessKeyRecord& key = *ctx.auth.key;
+  if (key.all_buckets) return ErrorCode::kNone;
+  if (need == Need::kService) return ErrorCode::kNone;  // ListBuckets filters by grants
+  if (need == Need::kAdmin) return ErrorCode::kAccessDenied;
+  if (ctx.route.bucket.empty()) return ErrorCode::kNone;  // service-level NotImplemented
+  auto grant = key.grants.find(ctx.route.bucket);
+  if (grant == key.grants.end()) return ErrorCode::kAccessDenied;
+  switch (need) {
+    case Need::kRead:
+      return storage::CanRead(grant->second) ? ErrorCode::kNone : ErrorCode::kAccessDenied;
+    case Need::kWrite:
+      return storage::CanWrite(grant->second) ? ErrorCode::kNone : ErrorCode::kAccessDenied;
+    case Need::kAnyGrant:
+      return grant->second != storage::AccessMode::kNone ? ErrorCode::kNone
+                                                         : ErrorCode::kAccessDenied;
+    case Need::kService:
+    case Need::kAdmin:
+      break;
+  }
+  return ErrorCode::kAccessDenied;
+}
+
+HttpResponse Dispatch(const Context& ctx) {
+  switch (ctx.route.op) {
+    case Operation::kListBuckets: return ListBuckets(ctx);
+    case Operation::kCreateBucket: return CreateBucket(ctx);
+    case Operation::kHeadBucket: return HeadBucket(ctx);
+    case Operation::kDeleteBucket: return DeleteBucket(ctx);
+    case Operation::kGetBucketLocation: return GetBucketLocation(ctx);
+    case Operation::kGetBucketVersioning: return GetBucketVersioning(ctx);
+    case Operation::kGetBucketAcl: return GetBucketAcl(ctx);
+    case Operation::kPutBucketAcl: return PutBucketAcl(ctx);
+    case Operation::kGetObjectAcl: return GetObjectAcl(ctx);
+    case Operation::kListObjects: return ListObjects(ctx);
+    case Operation::kListObjectsV2: return ListObjectsV2(ctx);
+    case Operation::kPutObject: return PutObject(ctx);
+    case Operation::kGetObject: return GetObject(ctx);
+    case Operation::kHeadObject: return GetObject(ctx);
+    case Operation::kDeleteObject: return DeleteObject(ctx);
+    case Operation::kCreateMultipartUpload:
+    case Operation::kUploadPart:
+    case Operation::kUploadPartCopy:
+    case Operation::kCompleteMultipartUpload:
+    case Operation::kAbortMultipartUpload:
+    case Operation::kListParts:
+    case Operation::kListMultipartUploads:
+    case Operation::kCopyObject:
+    case Operation::kDeleteObjects:
+    case Operation::kNotImplemented:
+      return ErrorResponse(ctx, ErrorCode::kNotImplemented);
+  }
+  return ErrorResponse(ctx, ErrorCode::kInternalError);
+}
+
+}  // namespace
+
+std::unique_ptr<BodyReader> Context::Body() const {
+  return auth::WrapBody(auth, std::make_unique<BodyRef>(raw_body));
+}
+
+S3Service::S3Service(storage::Store* store, ServiceOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
+                               RequestSummary* summary) {
+  RequestSummary local_summary;
+  RequestSummary& sum = summary != nullptr ? *summary : local_summary;
+  sum = RequestSummary{};
+  sum.operation = "Unknown";
+  CountingBodyReader counted(body);
+  HttpResponse response;
+  try {
+    const std::string* host = request.Find("host");
+    Route route = RouteRequest(request.method, request.target, host ? *host : std::string_view{},
+                               options_.domain, request.Find("x-amz-copy-source") != nullptr);
+    auth::AuthResult auth_result;
+    Context ctx{request, counted, route, auth_result, store_, options_, options_.clock()};
+    if (route.error != ErrorCode::kNone) {
+      response = ErrorResponse(ctx, route.error);
+    } else {
+      sum.operation = std::string(OperationName(route.op));
+      sum.bucket = route.bucket;
+      sum.key = route.key;
+      auth::KeyLookup lookup =
+          [this](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
+        storage::Result<storage::AccessKeyRecord> key = store_->GetAccessKey(id);
+        if (!key.ok()) return std::nullopt;
+        return std::move(key).value();
+      };
+      auth_result = auth::Authenticate(request, options_.region, lookup, ctx.now);
+      if (auth_result.key) sum.access_key_id = auth_result.key->access_key_id;
+      if (auth_result.error != ErrorCode::kNone) {
+        response = ErrorResponse(ctx, auth_result.error, auth_result.error_message);
+      } else if (ErrorCode denied = Authorize(ctx); denied != ErrorCode::kNone) {
+        response = ErrorResponse(ctx, denied);
+      } else {
+        response = Dispatch(ctx);
+      }
+    }
+  } catch (const std::exception&) {
+    response = HttpResponse{};
+    response.status = 500;
+    response.Set("Content-Type", "application/xml");
+    if (request.method != "HEAD") {
+      response.body = ErrorXml(ErrorCode::kInternalError, "", request.request_id);
+    }
+    response.close_connection = true;
+  }
+  sum.bytes_in = counted.count();
+  response.Set("x-amz-request-id", request.request_id);
+  response.Set("x-amz-id-2", auth::Base64Encode(request.request_id));
+  const std::string* transfer_encoding = request.Find("transfer-encoding");
+  bool has_body = request.content_length ? *request.content_length > 0
+                                         : transfer_encoding != nullptr;
+  if (has_body && !counted.at_end()) response.close_connection = true;
+  return response;
+}
+
+// ---- Helpers shared by the handlers.
+
+ErrorCode FromStorage(storage::Code code) {
+  switch (code) {
+    case storage::Code::kOk: return ErrorCode::kInternalError;  // not an error: caller bug
+    case storage::Code::kNoSuchBucket: return ErrorCode::kNoSuchBucket;
+    case storage::Code::kNoSuchKey: return ErrorCode::kNoSuchKey;
+    case storage::Code::kNoSuchUpload: return ErrorCode::kNoSuchUpload;
+    case storage::Code::kNoSuchAccessKey: return ErrorCode::kInvalidAccessKeyId;
+    case storage::Code::kBucketAlreadyExists: return ErrorCode::kBucketAlreadyOwnedByYou;
+    case storage::Code::kBucketNotEmpty: return ErrorCode::kBucketNotEmpty;
+    case storage::Code::kPreconditionFailed: return ErrorCode::kPreconditionFailed;
+    case storage::Code::kInvalidArgument: return ErrorCode::kInvalidArgument;
+    case storage::Code::kAborted: return ErrorCode::kServiceUnavailable;
+    case storage::Code::kIOError: return ErrorCode::kInternalError;
+    case storage::Code::kCorruption: return ErrorCode::kInternalError;
+  }
+  return ErrorCode::kInternalError;
+}
+
+HttpResponse ErrorResponse(const Context& ctx, ErrorCode code, std::string_view message) {
+  HttpResponse r;
+  r.status = Info(code).http_status;
+  r.Set("Content-Type", "application/xml");
+  if (!ctx.head()) r.body = ErrorXml(code, ctx.route.path, ctx.request.request_id, message);
+  return r;
+}
+
+HttpResponse StorageError(const Context& ctx, const storage::Status& status) {
+  // Internal failures keep storage's message out of the response (it may name files).
+  ErrorCode code = FromStorage(status.code());
+  return ErrorResponse(ctx, code);
+}
+
+HttpResponse XmlResponse(std::string body, int status) {
+  HttpResponse r;
+  r.status = status;
+  r.Set("Content-Type", "application/xml");
+  r.body = std::move(body);
+  return r;
+}
+
+ErrorCode ReadSmallBody(const Context& ctx, std::string* out) {
+  out->clear();
+  const auto& length = ctx.request.content_length;
+  if (length && *length > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
+  std::unique_ptr<BodyReader> body = ctx.Body();
+  char buf[16 << 10];
+  for (;;) {
+    ReadResult r = body->Read(buf, sizeof(buf));
+    if (r.error != ErrorCode::kNone) return r.error;
+    if (r.n == 0) break;
+    out->append(buf, r.n);
+    if (out->size() > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
+  }
+  if (length && out->size() != *length) return ErrorCode::kIncompleteBody;
+  return ErrorCode::kNone;
+}
+
+}  // namespace cubby::s3api

@@ -1,0 +1,295 @@
+#include "s3api/xml.h"
+
+#include <cstdint>
+
+namespace cubby::s3api {
+
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+XmlWriter::XmlWriter() : out_("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") {}
+
+void XmlWriter::Open(std::string_view name, std::string_view xmlns) {
+  out_ += '<';
+  out_ += name;
+  if (!xmlns.empty()) {
+    out_ += " xmlns=\"";
+    out_ += XmlEscape(xmlns);
+    out_ += '"';
+  }
+  out_ += '>';
+  open_.emplace_back(name);
+}
+
+void XmlWriter::OpenWithAttributes(
+    std::string_view name, const std::vector<std::pair<std::string, std::string>>& attributes) {
+  out_ += '<';
+  out_ += name;
+  for (const auto& [attr, value] : attributes) {
+    out_ += ' ';
+    out_ += attr;
+    out_ += "=\"";
+    out_ += XmlEscape(value);
+    out_ += '"';
+  }
+  out_ += '>';
+  open_.emplace_back(name);
+}
+
+void XmlWriter::Text(std::string_view text) { out_ += XmlEscape(text); }
+
+void XmlWriter::Close() {
+  if (open_.empty()) return;
+  out_ += "</";
+  out_ += open_.back();
+  out_ += '>';
+  open_.pop_back();
+}
+
+void XmlWriter::Element(std::string_view name, std::string_view text) {
+  out_ += '<';
+  out_ += name;
+  out_ += '>';
+  out_ += XmlEscape(text);
+  out_ += "</";
+  out_ += name;
+  out_ += '>';
+}
+
+std::string XmlWriter::Finish() && {
+  while (!open_.empty()) Close();
+  return std::move(out_);
+}
+
+const XmlNode* XmlNode::Child(std::string_view child_name) const {
+  for (const XmlNode& c : children) {
+    if (c.name == child_name) return &c;
+  }
+  return nullptr;
+}
+
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool IsNameChar(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == ':' || c == '-' || c == '.';
+}
+
+void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    *out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out += static_cast<char>(0xC0 | (cp >> 6));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *out += static_cast<char>(0xE0 | (cp >> 12));
+    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out += static_cast<char>(0xF0 | (cp >> 18));
+    *out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view s) : s_(s) {}
+
+  bool Document(XmlNode* root) {
+    if (!Misc(/*allow_decl=*/true)) return false;
+    if (!Element(root, 0)) return false;
+    if (!Misc(/*allow_decl=*/false)) return false;
+    return pos_ == s_.size();
+  }
+
+ private:
+  bool StartsWith(std::string_view p) const { return s_.substr(pos_).starts_with(p); }
+  void SkipSpace() {
+    while (pos_ < s_.size() && IsSpace(s_[pos_])) ++pos_;
+  }
+
+  // Whitespace, comments and processing instructions outside the root element.
+  bool Misc(bool allow_decl) {
+    for (;;) {
+      SkipSpace();
+      if (StartsWith("<?")) {
+        if (!allow_decl && StartsWith("<?xml")) return false;
+        size_t end = s_.find("?>", pos_ + 2);
+        if (end == std::string_view::npos) return false;
+        pos_ = end + 2;
+        allow_decl = false;
+      } else if (StartsWith("<!--")) {
+        if (!Comment()) return false;
+      } else if (StartsWith("<!")) {
+        return false;  // DOCTYPE and friends: never.
+      } else {
+        return true;
+      }
+    }
+  }
+
+  bool Comment() {
+    size_t end = s_.find("-->", pos_ + 4);
+    if (end == std::string_view::npos) return false;
+    pos_ = end + 3;
+    return true;
+  }
+
+  bool Name(std::string* name) {
+    size_t start = pos_;
+    while (pos_ < s_.size() && IsNameChar(s_[pos_])) ++pos_;
+    if (pos_ == start) return false;
+    *name = std::string(s_.substr(start, pos_ - start));
+    return true;
+  }
+
+  // Decodes character data up to (not including) the next '<' into *out.
+  bool Text(std::string* out, char stop) {
+    while (pos_ < s_.size() && s_[pos_] != stop) {
+      char c = s_[pos_];
+      if (c == '&') {
+        if (!Entity(out)) return false;
+      } else if (c == '<') {
+        return false;  // only reachable inside attribute values
+      } else {
+        *out += c;
+        ++pos_;
+      }
+    }
+    return true;
+  }
+
+  bool Entity(std::string* out) {
+    size_t end = s_.find(';', pos_);
+    if (end == std::string_view::npos || end - pos_ > 12) return false;
+    std::string_view ent = s_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    if (ent == "amp") { *out += '&'; return true; }
+    if (ent == "lt") { *out += '<'; return true; }
+    if (ent == "gt") { *out += '>'; return true; }
+    if (ent == "quot") { *out += '"'; return true; }
+    if (ent == "apos") { *out += '\''; return true; }
+    if (ent.size() < 2 || ent[0] != '#') return false;
+    bool hex = ent[1] == 'x';
+    std::string_view digits = ent.substr(hex ? 2 : 1);
+    if (digits.empty()) return false;
+    uint32_t cp = 0;
+    for (char d : digits) {
+      uint32_t v;
+      if (d >= '0' && d <= '9') v = d - '0';
+      else if (hex && d >= 'a' && d <= 'f') v = d - 'a' + 10;
+      else if (hex && d >= 'A' && d <= 'F') v = d - 'A' + 10;
+      else return false;
+      cp = cp * (hex ? 16 : 10) + v;
+      if (cp > 0x10FFFF) return false;
+    }
+    if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    AppendUtf8(cp, out);
+    return true;
+  }
+
+  static std::string LocalName(const std::string& qname) {
+    size_t colon = qname.rfind(':');
+    return colon == std::string::npos ? qname : qname.substr(colon + 1);
+  }
+
+  bool Element(XmlNode* node, int depth) {
+    if (depth >= kMaxDepth) return false;
+    if (pos_ >= s_.size() || s_[pos_] != '<') return false;
+    ++pos_;
+    std::string qname;
+    if (!Name(&qname)) return false;
+    node->name = LocalName(qname);
+    // Attributes are parsed for well-formedness and dropped.
+    for (;;) {
+      bool had_space = pos_ < s_.size() && IsSpace(s_[pos_]);
+      SkipSpace();
+      if (pos_ >= s_.size()) return false;
+      if (StartsWith("/>")) {
+        pos_ += 2;
+        return true;
+      }
+      if (s_[pos_] == '>') {
+        ++pos_;
+        break;
+      }
+      if (!had_space) return false;
+      std::string attr;
+      if (!Name(&attr)) return false;
+      SkipSpace();
+      if (pos_ >= s_.size() || s_[pos_] != '=') return false;
+      ++pos_;
+      SkipSpace();
+      if (pos_ >= s_.size() || (s_[pos_] != '"' && s_[pos_] != '\'')) return false;
+      char quote = s_[pos_++];
+      std::string value;
+      if (!Text(&value, quote)) return false;
+      if (pos_ >= s_.size()) return false;
+      ++pos_;
+    }
+    // Content.
+    for (;;) {
+      if (pos_ >= s_.size()) return false;
+      if (StartsWith("</")) {
+        pos_ += 2;
+        std::string end_name;
+        if (!Name(&end_name) || end_name != qname) return false;
+        SkipSpace();
+        if (pos_ >= s_.size() || s_[pos_] != '>') return false;
+        ++pos_;
+        return true;
+      }
+      if (StartsWith("<!--")) {
+        if (!Comment()) return false;
+      } else if (StartsWith("<![CDATA[")) {
+        size_t end = s_.find("]]>", pos_ + 9);
+        if (end == std::string_view::npos) return false;
+        node->text.append(s_.substr(pos_ + 9, end - pos_ - 9));
+        pos_ = end + 3;
+      } else if (StartsWith("<?")) {
+        size_t end = s_.find("?>", pos_ + 2);
+        if (end == std::string_view::npos) return false;
+        pos_ = end + 2;
+      } else if (StartsWith("<!")) {
+        return false;
+      } else if (s_[pos_] == '<') {
+        node->children.emplace_back();
+        if (!Element(&node->children.back(), depth + 1)) return false;
+      } else {
+        if (!Text(&node->text, '<')) return false;
+      }
+    }
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+bool ParseXml(std::string_view doc, XmlNode* root) {
+  if (doc.size() > kMaxRequestXmlBytes) return false;
+  *root = XmlNode{};
+  return Parser(doc).Document(root);
+}
+
+}  // namespace cubby::s3api
