@@ -1,0 +1,573 @@
+// cubby-loadgen: a closed-loop S3 load generator. N threads, one keep-alive connection each,
+// send SigV4-signed PUT or GET requests of one object size for a bounded time (or count) and
+// the run is reported as one table line per operation: ops/s, MiB/s, exact p50/p99 latency,
+// time to first byte, errors, and the CPU the client itself used (so a client-bound run is
+// visible). With --server-pid it also reports the server's CPU and peak RSS over the
+// measured interval.
+//
+// Bodies are random bytes generated once and sent straight from memory for every request; GET
+// bodies are read into a per-connection buffer (and compared with the original under
+// --verify), never accumulated.
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <latch>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "bench/http_client.h"
+#include "bench/measure.h"
+#include "s3api/auth/auth.h"
+#include "s3api/auth/crypto.h"
+
+namespace cubby::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace auth = s3api::auth;
+
+// sha256("") in hex: the payload hash of every request without a body.
+constexpr std::string_view kEmptySha256 =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
+// A thread gives up after this many failures in a row (server gone): the run still ends and
+// reports the errors instead of spinning until the deadline.
+constexpr int kMaxConsecutiveErrors = 100;
+
+enum class Mode { kPut, kGet, kMixed };
+enum Op { kPut = 0, kGet = 1, kOpCount = 2 };
+constexpr const char* kOpNames[kOpCount] = {"put", "get"};
+
+struct Options {
+  Endpoint endpoint;
+  std::string access_key;
+  std::string secret_key;  // never printed
+  std::string region = "us-east-1";
+  std::string bucket = "cubby-bench";
+  std::string prefix = "loadgen";
+  Mode mode = Mode::kPut;
+  uint64_t size = 4096;
+  int concurrency = 1;
+  double duration_seconds = 10;
+  uint64_t requests = 0;  // > 0: stop after this many requests instead of a duration
+  uint64_t keys = 0;      // 0: default (see DefaultKeys)
+  int get_percent = 50;   // mixed: share of GETs
+  bool signed_payload = false;
+  bool verify = false;
+  bool skip_prepare = false;
+  bool header = true;
+  pid_t server_pid = 0;
+  std::chrono::milliseconds io_timeout{60000};
+};
+
+constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
+  --endpoint URL        S3 endpoint, http only (default http://127.0.0.1:9000)
+  --access-key ID       access key id (default: env AWS_ACCESS_KEY_ID)
+  --secret-key KEY      secret key (default: env AWS_SECRET_ACCESS_KEY)
+  --region NAME         signing region (default us-east-1)
+  --bucket NAME         bucket, created if missing (default cubby-bench)
+  --prefix P            key prefix (default loadgen)
+  --op put|get|mixed    operation (default put); mixed: --get-percent GETs, rest PUTs
+  --get-percent N       share of GETs in mixed mode, 0..100 (default 50)
+  --size S              object size: 4KiB, 64MiB, 1GiB, or bytes (default 4KiB)
+  --concurrency N       connections, one thread each (default 1)
+  --duration SECONDS    measured time (default 10); in-flight requests finish after it
+  --requests N          stop after N requests in total instead of a duration
+  --keys N              key space; GET/mixed write these keys first (prepare phase);
+                        PUT overwrites them cyclically (default for PUT: a new key per request;
+                        for GET/mixed: 256, or the concurrency for sizes >= 8MiB)
+  --skip-prepare        GET/mixed: assume the keys already exist
+  --signed-payload      sign the PUT body's SHA-256 instead of UNSIGNED-PAYLOAD
+  --verify              compare every GET body with the bytes that were written
+  --server-pid PID      also report that process's CPU (cores) and peak RSS in the interval
+  --timeout SECONDS     per send/recv timeout (default 60)
+  --no-header           print only the result lines
+  --print-header        print the table header and exit
+Exit status: 0 all requests succeeded, 3 some failed, 1 setup failed, 2 usage error.
+)";
+
+constexpr const char* kHeaderLine =
+    "op     size   conc      ops/s      MiB/s   p50_ms   p99_ms  ttfb_p50   errors  "
+    "cli_cpu  srv_cpu  srv_rss_MiB";
+
+bool ParseInt(std::string_view text, uint64_t min, uint64_t max, uint64_t* out) {
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return false;
+  if (n < min || n > max) return false;
+  *out = n;
+  return true;
+}
+
+bool ParseSeconds(std::string_view text, double* out) {
+  char* end = nullptr;
+  std::string s(text);
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !(v > 0) || v > 86400) return false;
+  *out = v;
+  return true;
+}
+
+// Parses argv into `options`; returns an error message, empty on success. `print_header` is
+// set for --print-header, `help` for --help.
+std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, bool* help) {
+  std::string endpoint = "http://127.0.0.1:9000";
+  if (const char* v = std::getenv("AWS_ACCESS_KEY_ID")) o->access_key = v;
+  if (const char* v = std::getenv("AWS_SECRET_ACCESS_KEY")) o->secret_key = v;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string_view name = arg;
+    std::optional<std::string_view> value;
+    if (size_t eq = arg.find('='); arg.substr(0, 2) == "--" && eq != std::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    auto flag = [&](std::string_view n) {
+      if (name != n) return false;
+      if (value) return false;  // a flag takes no value; reported below as unknown
+      return true;
+    };
+    if (flag("--help") || flag("-h")) {
+      *help = true;
+      return "";
+    }
+    if (flag("--signed-payload")) { o->signed_payload = true; continue; }
+    if (flag("--verify")) { o->verify = true; continue; }
+    if (flag("--skip-prepare")) { o->skip_prepare = true; continue; }
+    if (flag("--no-header")) { o->header = false; continue; }
+    if (flag("--print-header")) { *print_header = true; continue; }
+    static constexpr std::string_view kValued[] = {
+        "--endpoint", "--access-key", "--secret-key", "--region",   "--bucket",
+        "--prefix",   "--op",         "--size",       "--concurrency", "--duration",
+        "--requests", "--keys",       "--get-percent", "--server-pid", "--timeout"};
+    if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
+      return "unknown option " + std::string(name);
+    }
+    if (!value) {
+      if (i + 1 >= argc) return std::string(name) + " needs a value";
+      value = argv[++i];
+    }
+    std::string_view v = *value;
+    uint64_t n = 0;
+    if (name == "--endpoint") {
+      endpoint = v;
+    } else if (name == "--access-key") {
+      o->access_key = v;
+    } else if (name == "--secret-key") {
+      o->secret_key = v;
+    } else if (name == "--region") {
+      o->region = v;
+    } else if (name == "--bucket") {
+      o->bucket = v;
+    } else if (name == "--prefix") {
+      o->prefix = v;
+    } else if (name == "--op") {
+      if (v == "put") o->mode = Mode::kPut;
+      else if (v == "get") o->mode = Mode::kGet;
+      else if (v == "mixed") o->mode = Mode::kMixed;
+      else return "--op must be put, get or mixed";
+    } else if (name == "--size") {
+      if (!ParseSize(v, &o->size)) return "--size: expected e.g. 4KiB, 64MiB or a byte count";
+    } else if (name == "--concurrency") {
+      if (!ParseInt(v, 1, 4096, &n)) return "--concurrency must be 1..4096";
+      o->concurrency = static_cast<int>(n);
+    } else if (name == "--duration") {
+      if (!ParseSeconds(v, &o->duration_seconds)) return "--duration must be 0 < s <= 86400";
+    } else if (name == "--requests") {
+      if (!ParseInt(v, 1, UINT64_MAX, &o->requests)) return "--requests must be >= 1";
+    } else if (name == "--keys") {
+      if (!ParseInt(v, 1, UINT64_MAX, &o->keys)) return "--keys must be >= 1";
+    } else if (name == "--get-percent") {
+      if (!ParseInt(v, 0, 100, &n)) return "--get-percent must be 0..100";
+      o->get_percent = static_cast<int>(n);
+    } else if (name == "--server-pid") {
+      if (!ParseInt(v, 1, INT32_MAX, &n)) return "--server-pid must be a process id";
+      o->server_pid = static_cast<pid_t>(n);
+    } else if (name == "--timeout") {
+      double seconds = 0;
+      if (!ParseSeconds(v, &seconds)) return "--timeout must be 0 < s <= 86400";
+      o->io_timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+    }
+  }
+  if (*print_header) return "";
+  std::string error;
+  if (!ParseEndpoint(endpoint, &o->endpoint, &error)) return error;
+  if (o->access_key.empty() || o->secret_key.empty()) {
+    return "credentials: --access-key/--secret-key or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY";
+  }
+  if (o->bucket.empty()) return "--bucket must not be empty";
+  return "";
+}
+
+uint64_t DefaultKeys(const Options& o) {
+  if (o.keys > 0) return o.keys;
+  if (o.size >= (8u << 20)) return static_cast<uint64_t>(o.concurrency);
+  return 256;
+}
+
+// Keys and prefixes are plain [A-Za-z0-9/_.-] (checked in main), so the path needs no encoding.
+bool IsPlainKeyText(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '/' || c == '_' || c == '.' || c == '-';
+  });
+}
+
+// The S3 error code in an error document ("<Code>NoSuchKey</Code>"), or "".
+std::string S3ErrorCode(std::string_view body) {
+  size_t start = body.find("<Code>");
+  if (start == std::string_view::npos) return "";
+  start += 6;
+  size_t end = body.find("</Code>", start);
+  if (end == std::string_view::npos) return "";
+  return std::string(body.substr(start, end - start));
+}
+
+// What every worker shares: options, the body, and its payload hash. Read-only during a run.
+struct Shared {
+  const Options* options;
+  std::string body;          // `size` random bytes
+  std::string body_sha256;   // hex, or UNSIGNED-PAYLOAD
+};
+
+// Builds the request head with SigV4 headers for `path` (already encoded).
+std::string BuildHead(const Shared& shared, std::string_view method, const std::string& path,
+                      std::string_view payload_sha256, std::optional<uint64_t> content_length) {
+  const Options& o = *shared.options;
+  auth::SignInput in;
+  in.method = std::string(method);
+  in.host = o.endpoint.host_header;
+  in.path = path;
+  in.payload_sha256 = std::string(payload_sha256);
+  in.access_key_id = o.access_key;
+  in.secret_key = o.secret_key;
+  in.region = o.region;
+  in.now = std::chrono::system_clock::now();
+  std::vector<s3api::Header> headers = auth::SignV4(in);
+  std::string head;
+  head.reserve(512);
+  head.append(method).append(" ").append(path).append(" HTTP/1.1\r\n");
+  for (const s3api::Header& h : headers) {
+    head.append(h.name).append(": ").append(h.value).append("\r\n");
+  }
+  if (content_length) {
+    head.append("content-length: ").append(std::to_string(*content_length)).append("\r\n");
+  }
+  head.append("\r\n");
+  return head;
+}
+
+struct OpStats {
+  std::vector<int64_t> latency_ns;
+  std::vector<int64_t> ttfb_ns;
+  uint64_t ok = 0;
+  uint64_t errors = 0;
+  uint64_t bytes = 0;
+};
+
+struct ThreadStats {
+  OpStats ops[kOpCount];
+  std::string first_error;
+  bool gave_up = false;
+};
+
+// One request on `conn`. Records the outcome in `stats`; returns false on failure.
+bool Execute(const Shared& shared, HttpConnection* conn, Op op, const std::string& key,
+             ThreadStats* stats) {
+  const Options& o = *shared.options;
+  std::string path = "/" + o.bucket + "/" + key;
+  OpStats& s = stats->ops[op];
+  Clock::time_point start = Clock::now();
+  std::string head = op == kPut ? BuildHead(shared, "PUT", path, shared.body_sha256, o.size)
+                                : BuildHead(shared, "GET", path, kEmptySha256, std::nullopt);
+  std::string error;
+  Response response;
+  bool mismatch = false;
+  BodySink sink;
+  if (op == kGet && o.verify) {
+    sink = [&](uint64_t offset, const char* data, size_t n) {
+      if (offset + n > shared.body.size() ||
+          std::memcmp(shared.body.data() + offset, data, n) != 0) {
+        mismatch = true;
+      }
+    };
+  }
+  std::string_view body = op == kPut ? std::string_view(shared.body) : std::string_view();
+  bool ok = conn->Send(head, body, &error) && conn->ReadResponse(false, sink, &response, &error);
+  Clock::time_point end = Clock::now();
+  if (ok && response.status != 200) {
+    std::string code = S3ErrorCode(response.body_prefix);
+    error = "HTTP " + std::to_string(response.status) + (code.empty() ? "" : " " + code);
+    ok = false;
+  } else if (ok && op == kGet && response.body_bytes != o.size) {
+    error = "GET returned " + std::to_string(response.body_bytes) + " bytes, expected " +
+            std::to_string(o.size);
+    ok = false;
+  } else if (ok && mismatch) {
+    error = "GET body differs from the bytes written";
+    ok = false;
+  }
+  if (!ok) {
+    ++s.errors;
+    if (stats->first_error.empty()) {
+      stats->first_error = std::string(kOpNames[op]) + " " + key + ": " + error;
+    }
+    return false;
+  }
+  ++s.ok;
+  s.bytes += o.size;
+  s.latency_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+  s.ttfb_ns.push_back(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(response.first_byte - start).count());
+  return true;
+}
+
+// Stop rule for a phase: a deadline, a total request budget, or a fixed key range.
+struct Budget {
+  std::optional<Clock::time_point> deadline;
+  uint64_t limit = 0;  // > 0: at most this many requests in total
+  std::atomic<uint64_t> next{0};
+
+  // The index of the next request, or nullopt when the phase is over.
+  std::optional<uint64_t> Take() {
+    if (deadline && Clock::now() >= *deadline) return std::nullopt;
+    uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
+    if (limit > 0 && i >= limit) return std::nullopt;
+    return i;
+  }
+};
+
+struct PhaseResult {
+  std::vector<ThreadStats> threads;
+  double wall_seconds = 0;
+  double client_cpu_seconds = 0;
+  std::optional<ProcSample> server_before;
+  std::optional<ProcSample> server_after;
+};
+
+// Runs `concurrency` workers, each with its own connection, from a common start until the
+// budget is spent. `choose(index, rng)` returns the op and key of request `index`.
+template <typename Choose>
+PhaseResult RunPhase(const Shared& shared, Budget* budget, double duration_seconds,
+                     bool sample_server, Choose choose) {
+  const Options& o = *shared.options;
+  PhaseResult result;
+  result.threads.resize(static_cast<size_t>(o.concurrency));
+  std::latch ready(o.concurrency + 1);
+  std::latch go(1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < o.concurrency; ++t) {
+    threads.emplace_back([&, t] {
+      ThreadStats& stats = result.threads[static_cast<size_t>(t)];
+      for (OpStats& s : stats.ops) s.latency_ns.reserve(1 << 14), s.ttfb_ns.reserve(1 << 14);
+      HttpConnection conn(o.endpoint, o.io_timeout);
+      std::mt19937_64 rng(static_cast<uint64_t>(t) * 0x9e3779b97f4a7c15ull + 1);
+      ready.count_down();
+      go.wait();
+      int consecutive_errors = 0;
+      while (std::optional<uint64_t> index = budget->Take()) {
+        auto [op, key] = choose(*index, rng);
+        if (Execute(shared, &conn, op, key, &stats)) {
+          consecutive_errors = 0;
+        } else if (++consecutive_errors >= kMaxConsecutiveErrors) {
+          stats.gave_up = true;
+          break;
+        }
+      }
+    });
+  }
+  ready.arrive_and_wait();
+  if (sample_server && o.server_pid > 0) {
+    ResetPeakRss(o.server_pid);  // best effort: without it the peak is the process lifetime's
+    result.server_before = SampleProcess(o.server_pid);
+  }
+  double cpu_before = SelfCpuSeconds();
+  Clock::time_point start = Clock::now();
+  if (duration_seconds > 0) {
+    budget->deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(duration_seconds));
+  }
+  go.count_down();
+  for (std::thread& t : threads) t.join();
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.client_cpu_seconds = SelfCpuSeconds() - cpu_before;
+  if (sample_server && o.server_pid > 0) result.server_after = SampleProcess(o.server_pid);
+  return result;
+}
+
+std::string FirstError(const PhaseResult& r) {
+  for (const ThreadStats& t : r.threads) {
+    if (!t.first_error.empty()) return t.first_error;
+  }
+  return "";
+}
+
+uint64_t TotalErrors(const PhaseResult& r) {
+  uint64_t n = 0;
+  for (const ThreadStats& t : r.threads) {
+    for (const OpStats& s : t.ops) n += s.errors;
+  }
+  return n;
+}
+
+// PUT /bucket; an existing bucket of ours is fine.
+bool EnsureBucket(const Shared& shared, std::string* error) {
+  const Options& o = *shared.options;
+  HttpConnection conn(o.endpoint, o.io_timeout);
+  std::string head = BuildHead(shared, "PUT", "/" + o.bucket, kEmptySha256, 0);
+  Response response;
+  if (!conn.Send(head, "", error) || !conn.ReadResponse(false, {}, &response, error)) {
+    *error = "create bucket: " + *error;
+    return false;
+  }
+  std::string code = S3ErrorCode(response.body_prefix);
+  if (response.status == 200 || code == "BucketAlreadyOwnedByYou") return true;
+  *error = "create bucket " + o.bucket + ": HTTP " + std::to_string(response.status) + " " + code;
+  return false;
+}
+
+std::string KeyName(const Options& o, uint64_t i) {
+  return o.prefix + "/" + FormatSize(o.size) + "/obj-" + std::to_string(i);
+}
+
+void PrintLine(const Options& o, const char* op, const OpStats& merged_in,
+               const PhaseResult& r) {
+  OpStats merged = merged_in;
+  LatencySummary latency = Summarize(&merged.latency_ns);
+  LatencySummary ttfb = Summarize(&merged.ttfb_ns);
+  double wall = r.wall_seconds > 0 ? r.wall_seconds : 1e-9;
+  char server_cpu[32] = "-";
+  char server_rss[32] = "-";
+  if (r.server_before && r.server_after) {
+    std::snprintf(server_cpu, sizeof server_cpu, "%.2f",
+                  (r.server_after->cpu_seconds - r.server_before->cpu_seconds) / wall);
+    std::snprintf(server_rss, sizeof server_rss, "%.1f",
+                  static_cast<double>(r.server_after->peak_rss_bytes) / (1 << 20));
+  }
+  std::printf("%-5s %6s %6d %10.1f %10.2f %8.3f %8.3f %9.3f %8llu %8.2f %8s %12s\n", op,
+              FormatSize(o.size).c_str(), o.concurrency, static_cast<double>(merged.ok) / wall,
+              static_cast<double>(merged.bytes) / wall / (1 << 20), latency.p50_ms,
+              latency.p99_ms, ttfb.p50_ms, static_cast<unsigned long long>(merged.errors),
+              r.client_cpu_seconds / wall, server_cpu, server_rss);
+}
+
+int Main(int argc, char** argv) {
+  Options o;
+  bool print_header = false;
+  bool help = false;
+  std::string error = ParseOptions(argc, argv, &o, &print_header, &help);
+  if (help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "cubby-loadgen: %s (see --help)\n", error.c_str());
+    return 2;
+  }
+  if (print_header) {
+    std::puts(kHeaderLine);
+    return 0;
+  }
+  if (!IsPlainKeyText(o.prefix) || !IsPlainKeyText(o.bucket)) {
+    std::fprintf(stderr, "cubby-loadgen: --bucket and --prefix must be [A-Za-z0-9/_.-]\n");
+    return 2;
+  }
+
+  Shared shared;
+  shared.options = &o;
+  if (!auth::RandomBytes(o.size, &shared.body)) {
+    std::fprintf(stderr, "cubby-loadgen: random body generation failed\n");
+    return 1;
+  }
+  shared.body_sha256 = o.signed_payload ? auth::HexEncode(auth::Sha256(shared.body))
+                                        : std::string(kUnsignedPayload);
+  if (!EnsureBucket(shared, &error)) {
+    std::fprintf(stderr, "cubby-loadgen: %s\n", error.c_str());
+    return 1;
+  }
+
+  uint64_t keys = DefaultKeys(o);
+  bool reads = o.mode != Mode::kPut;
+  if (reads && !o.skip_prepare) {
+    Budget prepare;
+    prepare.limit = keys;
+    PhaseResult r = RunPhase(shared, &prepare, 0, false, [&](uint64_t i, std::mt19937_64&) {
+      return std::pair<Op, std::string>(kPut, KeyName(o, i));
+    });
+    if (uint64_t n = TotalErrors(r); n > 0) {
+      std::fprintf(stderr, "cubby-loadgen: prepare: %llu of %llu PUTs failed; first: %s\n",
+                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(keys),
+                   FirstError(r).c_str());
+      return 1;
+    }
+  }
+
+  // PUT-only runs write a fresh key per request unless --keys bounds the space; the run id
+  // keeps repeated runs from overwriting each other.
+  std::string run_id = std::to_string(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch()).count());
+  Budget budget;
+  budget.limit = o.requests;
+  double duration = o.requests > 0 ? 0 : o.duration_seconds;
+  PhaseResult r = RunPhase(shared, &budget, duration, true,
+                           [&](uint64_t i, std::mt19937_64& rng) -> std::pair<Op, std::string> {
+    switch (o.mode) {
+      case Mode::kPut:
+        if (o.keys > 0) return {kPut, KeyName(o, i % o.keys)};
+        return {kPut, o.prefix + "/" + FormatSize(o.size) + "/put-" + run_id + "/" +
+                          std::to_string(i)};
+      case Mode::kGet:
+        return {kGet, KeyName(o, i % keys)};
+      case Mode::kMixed: {
+        bool get = static_cast<int>(rng() % 100) < o.get_percent;
+        return {get ? kGet : kPut, KeyName(o, i % keys)};
+      }
+    }
+    return {kGet, KeyName(o, i % keys)};  // unreachable: the switch covers every Mode
+  });
+
+  if (o.header) std::puts(kHeaderLine);
+  for (int op = 0; op < kOpCount; ++op) {
+    OpStats merged;
+    for (ThreadStats& t : r.threads) {
+      OpStats& s = t.ops[op];
+      merged.ok += s.ok;
+      merged.errors += s.errors;
+      merged.bytes += s.bytes;
+      merged.latency_ns.insert(merged.latency_ns.end(), s.latency_ns.begin(), s.latency_ns.end());
+      merged.ttfb_ns.insert(merged.ttfb_ns.end(), s.ttfb_ns.begin(), s.ttfb_ns.end());
+    }
+    if (merged.ok + merged.errors == 0) continue;
+    std::string label = o.mode == Mode::kMixed ? std::string("m:") + kOpNames[op] : kOpNames[op];
+    PrintLine(o, label.c_str(), merged, r);
+  }
+  std::fflush(stdout);
+  uint64_t errors = TotalErrors(r);
+  if (errors > 0) {
+    bool gave_up = std::any_of(r.threads.begin(), r.threads.end(),
+                               [](const ThreadStats& t) { return t.gave_up; });
+    std::fprintf(stderr, "cubby-loadgen: %llu requests failed%s; first: %s\n",
+                 static_cast<unsigned long long>(errors),
+                 gave_up ? " (a thread gave up after repeated failures)" : "",
+                 FirstError(r).c_str());
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace cubby::bench
+
+int main(int argc, char** argv) { return cubby::bench::Main(argc, argv); }
