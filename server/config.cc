@@ -1,0 +1,264 @@
+#include "server/config.h"
+
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+#include <boost/asio/ip/address.hpp>
+
+namespace cubby::server {
+namespace {
+
+using storage::Code;
+using storage::Result;
+using storage::Status;
+
+Status Invalid(std::string message) { return Status(Code::kInvalidArgument, std::move(message)); }
+
+bool AllOf(std::string_view s, bool (*pred)(char)) {
+  for (char c : s) {
+    if (!pred(c)) return false;
+  }
+  return true;
+}
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || IsDigit(c); }
+bool IsAlnum(char c) { return IsLowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
+bool IsRegionChar(char c) { return IsLowerAlnum(c) || c == '-'; }
+bool IsDomainChar(char c) { return IsLowerAlnum(c) || c == '-' || c == '.'; }
+
+// "host:port", "[v6]:port" or ":port" (all interfaces). The host must be an IP literal or
+// "localhost": we bind to it, and resolving names is not worth its failure modes here.
+Status ParseAddress(std::string_view name, std::string_view value, Config* config) {
+  std::string_view host;
+  std::string_view port;
+  if (!value.empty() && value.front() == '[') {
+    size_t close = value.find(']');
+    if (close == std::string_view::npos || close + 1 >= value.size() || value[close + 1] != ':') {
+      return Invalid(std::string(name) + ": expected [ipv6]:port, got '" + std::string(value) + "'");
+    }
+    host = value.substr(1, close - 1);
+    port = value.substr(close + 2);
+  } else {
+    size_t colon = value.rfind(':');
+    if (colon == std::string_view::npos) {
+      return Invalid(std::string(name) + ": expected host:port, got '" + std::string(value) + "'");
+    }
+    host = value.substr(0, colon);
+    port = value.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos) {
+      return Invalid(std::string(name) + ": write IPv6 addresses as [addr]:port, got '" +
+                     std::string(value) + "'");
+    }
+  }
+  if (port.empty() || port.size() > 5 || !AllOf(port, IsDigit) ||
+      std::stoul(std::string(port)) > 65535) {
+    return Invalid(std::string(name) + ": invalid port '" + std::string(port) + "'");
+  }
+  std::string host_str(host);
+  if (host_str.empty()) host_str = "0.0.0.0";
+  if (host_str == "localhost") host_str = "127.0.0.1";
+  boost::system::error_code ec;
+  auto address = boost::asio::ip::make_address(host_str, ec);
+  if (ec) {
+    return Invalid(std::string(name) + ": '" + std::string(host) + "' is not an IP address");
+  }
+  if (address.is_v6() != (value.front() == '[')) {
+    return Invalid(std::string(name) + ": write IPv6 addresses as [addr]:port");
+  }
+  config->s3_host = address.to_string();
+  config->s3_port = static_cast<uint16_t>(std::stoul(std::string(port)));
+  return Status::Ok();
+}
+
+// One configurable setting: its flag, its environment variable, and how a value is applied.
+struct Setting {
+  std::string_view flag;  // without "--"
+  std::string_view env;
+  Status (*apply)(std::string_view name, std::string_view value, Config* config);
+};
+
+Status ApplyDataDir(std::string_view name, std::string_view value, Config* config) {
+  config->data_dir = std::string(value);
+  return Status::Ok();
+}
+
+Status ApplyRegion(std::string_view name, std::string_view value, Config* config) {
+  if (!AllOf(value, IsRegionChar) || value.size() > 64) {
+    return Invalid(std::string(name) + ": invalid region '" + std::string(value) +
+                   "' (allowed: a-z, 0-9, '-')");
+  }
+  config->region = std::string(value);
+  return Status::Ok();
+}
+
+Status ApplyLogLevel(std::string_view name, std::string_view value, Config* config) {
+  for (LogLevel level : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarn, LogLevel::kError}) {
+    if (value == LogLevelName(level)) {
+      config->log_level = level;
+      return Status::Ok();
+    }
+  }
+  return Invalid(std::string(name) + ": invalid log level '" + std::string(value) +
+                 "' (allowed: debug, info, warn, error)");
+}
+
+Status ApplyDomain(std::string_view name, std::string_view value, Config* config) {
+  if (!AllOf(value, IsDomainChar) || value.size() > 253 || value.front() == '.' ||
+      value.back() == '.' || value.find("..") != std::string_view::npos) {
+    return Invalid(std::string(name) + ": invalid domain '" + std::string(value) +
+                   "' (lowercase host name expected)");
+  }
+  config->domain = std::string(value);
+  return Status::Ok();
+}
+
+constexpr Setting kSettings[] = {
+    {"data-dir", "CUBBY_DATA_DIR", ApplyDataDir},
+    {"s3-address", "CUBBY_S3_ADDRESS", ParseAddress},
+    {"region", "CUBBY_REGION", ApplyRegion},
+    {"log-level", "CUBBY_LOG_LEVEL", ApplyLogLevel},
+    {"domain", "CUBBY_DOMAIN", ApplyDomain},
+};
+
+constexpr std::string_view kRootKeyEnv = "CUBBY_ROOT_ACCESS_KEY";
+constexpr std::string_view kRootSecretEnv = "CUBBY_ROOT_SECRET_KEY";
+
+std::optional<std::string> NonEmptyEnv(const EnvLookup& env, std::string_view name) {
+  auto value = env(name);
+  if (value && value->empty()) return std::nullopt;
+  return value;
+}
+
+Status ApplyRootKey(const EnvLookup& env, Config* config) {
+  auto id = NonEmptyEnv(env, kRootKeyEnv);
+  auto secret = NonEmptyEnv(env, kRootSecretEnv);
+  if (!id && !secret) return Status::Ok();
+  if (!id || !secret) {
+    return Invalid("set both CUBBY_ROOT_ACCESS_KEY and CUBBY_ROOT_SECRET_KEY, or neither");
+  }
+  if (id->size() < 3 || id->size() > 128 || !AllOf(*id, IsAlnum)) {
+    return Invalid("CUBBY_ROOT_ACCESS_KEY: must be 3 to 128 characters of A-Z, a-z, 0-9");
+  }
+  // The secret's value is never echoed, not even in an error.
+  if (secret->size() < 8 || secret->size() > 128) {
+    return Invalid("CUBBY_ROOT_SECRET_KEY: must be 8 to 128 characters long");
+  }
+  for (char c : *secret) {
+    if (c < 0x21 || c > 0x7e) {
+      return Invalid("CUBBY_ROOT_SECRET_KEY: must be printable ASCII without spaces");
+    }
+  }
+  config->root_key = RootKeyConfig{*id, storage::SecretKey(*secret)};
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
+  }
+  return "info";
+}
+
+EnvLookup ProcessEnv() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+storage::Result<Config> ParseConfig(int argc, const char* const* argv, const EnvLookup& env) {
+  Config config;
+  // Flags first, remembered by setting; then each setting takes its flag or else its variable.
+  std::vector<std::optional<std::string>> flag_values(std::size(kSettings));
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      config.help = true;
+      continue;
+    }
+    if (arg == "--version") {
+      config.version = true;
+      continue;
+    }
+    if (!arg.starts_with("--")) {
+      return Invalid("unexpected argument '" + std::string(arg) + "' (see --help)");
+    }
+    std::string_view name = arg.substr(2);
+    std::optional<std::string_view> inline_value;
+    if (size_t eq = name.find('='); eq != std::string_view::npos) {
+      inline_value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    size_t index = 0;
+    while (index < std::size(kSettings) && kSettings[index].flag != name) ++index;
+    if (index == std::size(kSettings)) {
+      return Invalid("unknown flag --" + std::string(name) + " (see --help)");
+    }
+    if (inline_value) {
+      flag_values[index] = std::string(*inline_value);
+    } else if (i + 1 < argc) {
+      flag_values[index] = std::string(argv[++i]);
+    } else {
+      return Invalid("missing value for --" + std::string(name));
+    }
+    if (flag_values[index]->empty()) {
+      return Invalid("empty value for --" + std::string(name));
+    }
+  }
+  if (config.help || config.version) return config;
+
+  for (size_t i = 0; i < std::size(kSettings); ++i) {
+    const Setting& setting = kSettings[i];
+    std::string name;
+    std::optional<std::string> value;
+    if (flag_values[i]) {
+      name = "--" + std::string(setting.flag);
+      value = flag_values[i];
+    } else if ((value = NonEmptyEnv(env, setting.env))) {
+      name = std::string(setting.env);
+    }
+    if (!value) continue;
+    if (Status status = setting.apply(name, *value, &config); !status.ok()) return status;
+  }
+  if (Status status = ApplyRootKey(env, &config); !status.ok()) return status;
+  return config;
+}
+
+std::string Usage() {
+  return R"(Usage: cubby [flags]
+
+A small S3-compatible object store on RocksDB.
+
+Flags (each also settable by its environment variable; a flag wins):
+  --data-dir DIR        CUBBY_DATA_DIR     data folder (default ./data)
+  --s3-address ADDR     CUBBY_S3_ADDRESS   S3 listen address host:port or [v6]:port;
+                                           port 0 picks a free port (default 0.0.0.0:9000)
+  --region NAME         CUBBY_REGION       SigV4 region (default us-east-1)
+  --log-level LEVEL     CUBBY_LOG_LEVEL    debug, info, warn or error (default info)
+  --domain NAME         CUBBY_DOMAIN       base domain for virtual-hosted-style buckets (unset)
+  --help                                   print this text
+  --version                                print the version
+
+Environment only:
+  CUBBY_ROOT_ACCESS_KEY, CUBBY_ROOT_SECRET_KEY   the root key (both or neither). When unset, a key
+      is generated on first start and written to <data dir>/root-credentials (mode 0600).
+)";
+}
+
+std::string FormatAddress(const std::string& host, uint16_t port) {
+  if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
+  return host + ":" + std::to_string(port);
+}
+
+}  // namespace cubby::server

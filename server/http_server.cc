@@ -1,0 +1,427 @@
+#include "server/http_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <vector>
+
+#include <boost/asio/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+
+#include "server/poll_stream.h"
+
+namespace cubby::server {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = asio::ip::tcp;
+using s3api::ErrorCode;
+using Parser = http::request_parser<http::buffer_body>;
+
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+// After announcing Connection: close, unread request bytes are read and dropped for up to
+// this long before close(2): closing with unread data makes the kernel send RST, which can
+// destroy the response before the client reads it ("lingering close").
+constexpr std::chrono::milliseconds kLingerTime{1000};
+
+bool IsTimeout(const boost::system::error_code& ec) { return ec == asio::error::timed_out; }
+
+// The request body, pulled through the parser. Reports kIncompleteBody when the client
+// disconnects or sends a malformed body, kRequestTimeout when it stalls; any error is sticky.
+class ParserBodyReader final : public s3api::BodyReader {
+ public:
+  ParserBodyReader(PollStream& stream, beast::flat_buffer& buffer, Parser& parser,
+                   bool expect_continue)
+      : stream_(stream), buffer_(buffer), parser_(parser), expect_continue_(expect_continue) {}
+
+  s3api::ReadResult Read(char* buf, size_t n) override {
+    if (error_ != ErrorCode::kNone) return {0, error_};
+    if (parser_.is_done() || n == 0) return {0, ErrorCode::kNone};
+    if (expect_continue_ && !sent_continue_) {
+      sent_continue_ = true;
+      auto ec = stream_.WriteAll(kContinue.data(), kContinue.size());
+      if (ec) return Fail(IsTimeout(ec) ? ErrorCode::kRequestTimeout : ErrorCode::kIncompleteBody);
+    }
+    while (true) {
+      auto& body = parser_.get().body();
+      body.data = buf;
+      body.size = n;
+      body.more = true;
+      boost::system::error_code ec;
+      http::read_some(stream_, buffer_, parser_, ec);
+      if (ec == http::error::need_buffer) ec = {};
+      size_t got = n - body.size;
+      body.data = nullptr;
+      body.size = 0;
+      consumed_ += got;
+      if (ec) {
+        Fail(IsTimeout(ec) ? ErrorCode::kRequestTimeout : ErrorCode::kIncompleteBody);
+        // Bytes that did arrive are delivered; the error follows on the next Read.
+        if (got > 0) return {got, ErrorCode::kNone};
+        return {0, error_};
+      }
+      if (got > 0 || parser_.is_done()) return {got, ErrorCode::kNone};
+    }
+  }
+
+  // Reads and drops the rest of the body, up to `limit` bytes. True if the body ended.
+  bool Drain(uint64_t limit) {
+    char scratch[16 << 10];
+    uint64_t dropped = 0;
+    while (!parser_.is_done() && error_ == ErrorCode::kNone && dropped <= limit) {
+      dropped += Read(scratch, sizeof scratch).n;
+    }
+    return parser_.is_done() && error_ == ErrorCode::kNone;
+  }
+
+  bool failed() const { return error_ != ErrorCode::kNone; }
+  bool continue_pending() const { return expect_continue_ && !sent_continue_; }
+  uint64_t consumed() const { return consumed_; }
+
+ private:
+  s3api::ReadResult Fail(ErrorCode code) {
+    error_ = code;
+    return {0, code};
+  }
+
+  PollStream& stream_;
+  beast::flat_buffer& buffer_;
+  Parser& parser_;
+  const bool expect_continue_;
+  bool sent_continue_ = false;
+  ErrorCode error_ = ErrorCode::kNone;
+  uint64_t consumed_ = 0;
+};
+
+bool HeaderEquals(const http::request_header<>& header, http::field field,
+                  std::string_view value) {
+  auto it = header.find(field);
+  if (it == header.end()) return false;
+  return beast::iequals(it->value(), value);
+}
+
+// Reads and drops whatever the client still sends, for a bounded time, after our side of the
+// connection was shut down. See kLingerTime.
+void LingerBeforeClose(int fd) {
+  ::shutdown(fd, SHUT_WR);
+  auto end = std::chrono::steady_clock::now() + kLingerTime;
+  char scratch[16 << 10];
+  while (true) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return;
+    pollfd pfd{fd, POLLIN, 0};
+    int rc = ::poll(&pfd, 1, static_cast<int>(left.count()));
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc <= 0) return;
+    ssize_t n = ::recv(fd, scratch, sizeof scratch, 0);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return;
+  }
+}
+
+}  // namespace
+
+HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler, Logger* logger)
+    : options_(std::move(options)),
+      handler_(std::move(handler)),
+      logger_(logger),
+      acceptor_(io_) {}
+
+HttpServer::~HttpServer() {
+  Stop(std::chrono::milliseconds(0));
+  for (int fd : stop_pipe_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+storage::Status HttpServer::Start() {
+  auto fail = [](std::string what, const boost::system::error_code& ec) {
+    return storage::Status(storage::Code::kIOError, what + ": " + ec.message());
+  };
+  if (::pipe2(stop_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    return storage::Status(storage::Code::kIOError,
+                           std::string("pipe: ") + std::strerror(errno));
+  }
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(options_.host, ec);
+  if (ec) return fail("invalid listen address " + options_.host, ec);
+  tcp::endpoint endpoint(address, options_.port);
+  std::string where = FormatAddress(options_.host, options_.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (ec) return fail("socket for " + where, ec);
+  acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (ec) {
+    return fail("SO_REUSEADDR on " + where, ec);
+  }
+  acceptor_.bind(endpoint, ec);
+  if (ec) return fail("bind " + where, ec);
+  acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return fail("listen on " + where, ec);
+  }
+  // Non-blocking: the acceptor thread waits in poll(2) on the listener and the stop pipe.
+  acceptor_.non_blocking(true, ec);
+  if (ec) return fail("non-blocking listener", ec);
+  port_ = acceptor_.local_endpoint(ec).port();
+  if (ec) return fail("local endpoint", ec);
+  acceptor_thread_ = std::thread([this] { AcceptLoop(); });
+  return storage::Status::Ok();
+}
+
+std::string HttpServer::EndpointUrl() const {
+  std::string host = options_.host;
+  if (host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  return "http://" + FormatAddress(host, port_);
+}
+
+void HttpServer::AcceptLoop() {
+  while (true) {
+    pollfd fds[2] = {{acceptor_.native_handle(), POLLIN, 0}, {stop_pipe_[0], POLLIN, 0}};
+    int rc = ::poll(fds, 2, -1);
+    if (rc < 0 && errno == EINTR) continue;
+    if (fds[1].revents & POLLIN) return;
+    boost::system::error_code ec;
+    tcp::socket socket = acceptor_.accept(ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again ||
+        ec == asio::error::connection_aborted) {
+      continue;
+    }
+    if (ec) {
+      // E.g. EMFILE. The listener stays readable, so back off instead of spinning; the stop
+      // pipe still ends the wait at once.
+      logger_->Warn("accept failed", {{"error", ec.message()}});
+      pollfd stop{stop_pipe_[0], POLLIN, 0};
+      ::poll(&stop, 1, 100);
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++active_;
+    }
+    try {
+      std::thread([this, s = std::move(socket)]() mutable { Serve(std::move(s)); }).detach();
+    } catch (const std::system_error& e) {
+      // Thread creation failed (resource limits): the socket was moved into the lambda and is
+      // closed with it; give the slot back.
+      logger_->Warn("cannot start connection thread", {{"error", e.what()}});
+      ConnectionDone(-1);
+    }
+  }
+}
+
+void HttpServer::ConnectionDone(int fd) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (fd >= 0) connection_fds_.erase(fd);
+  --active_;
+  // Notify under the lock: once active_ reaches 0, Stop may return and destroy *this.
+  idle_cv_.notify_all();
+}
+
+size_t HttpServer::active_connections() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return active_;
+}
+
+size_t HttpServer::Stop(std::chrono::milliseconds grace) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return 0;
+    stopped_ = true;
+  }
+  stopping_ = true;
+  if (stop_pipe_[1] >= 0) {
+    char byte = 1;
+    while (::write(stop_pipe_[1], &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  if (acceptor_thread_.joinable()) acceptor_thread_.join();
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+
+  std::unique_lock<std::mutex> lock(mutex_);
+  size_t aborted = 0;
+  if (!idle_cv_.wait_for(lock, grace, [this] { return active_ == 0; })) {
+    aborted = active_;
+    // Still registered means not yet closed (a connection leaves the set before close), so
+    // these fds are the connections' own.
+    for (int fd : connection_fds_) ::shutdown(fd, SHUT_RDWR);
+    idle_cv_.wait(lock, [this] { return active_ == 0; });
+  }
+  return aborted;
+}
+
+void HttpServer::Serve(tcp::socket socket) {
+  boost::system::error_code ec;
+  const int fd = socket.native_handle();
+  std::string remote = "-";
+  if (auto ep = socket.remote_endpoint(ec); !ec) {
+    remote = FormatAddress(ep.address().to_string(), ep.port());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    connection_fds_.insert(fd);
+  }
+  bool linger = false;
+  socket.non_blocking(true, ec);
+  if (!ec) {
+    PollStream stream(fd, stop_pipe_[0]);
+    beast::flat_buffer buffer;
+    bool first_request = true;
+    while (!stopping_) {
+      // Between requests: wait for the first byte (idle timeout; a stop ends the wait), then
+      // the whole header must arrive within the header timeout.
+      stream.set_watch_stop(true);
+      stream.set_stall_timeout(options_.idle_timeout);
+      stream.set_deadline(std::nullopt);
+      if (buffer.size() == 0) {
+        if (first_request) stream.set_stall_timeout(options_.header_timeout);
+        if (stream.WaitReadable()) break;
+      }
+      first_request = false;
+      stream.set_stall_timeout(options_.header_timeout);
+      stream.set_deadline(PollStream::Clock::now() + options_.header_timeout);
+
+      Parser parser;
+      parser.header_limit(options_.header_limit);
+      parser.body_limit(boost::none);  // bodies stream; S3Service enforces S3's size limits
+      http::read_header(stream, buffer, parser, ec);
+      auto start = std::chrono::steady_clock::now();
+      if (ec) {
+        bool client_gone = ec == http::error::end_of_stream || ec == asio::error::eof ||
+                           ec == http::error::partial_message || IsTimeout(ec) ||
+                           ec == asio::error::operation_aborted ||
+                           ec == asio::error::connection_reset;
+        if (!client_gone) {
+          s3api::HttpResponse bad;
+          bad.status = 400;
+          std::string head = SerializeResponseHead(
+              bad, {.head_request = false, .close = true,
+                    .date = HttpDate(std::chrono::system_clock::now())});
+          stream.set_deadline(std::nullopt);
+          stream.set_watch_stop(false);
+          stream.set_stall_timeout(options_.write_stall_timeout);
+          stream.WriteAll(head.data(), head.size()).clear();
+          logger_->Info("bad request", {{"request_id", "-"},
+                                        {"remote", remote},
+                                        {"status", 400},
+                                        {"error", ec.message()}});
+          linger = true;
+        }
+        break;
+      }
+      stream.set_deadline(std::nullopt);
+      stream.set_watch_stop(false);
+      stream.set_stall_timeout(options_.body_stall_timeout);
+
+      const auto& header = parser.get().base();
+      std::optional<uint64_t> content_length;
+      if (auto cl = parser.content_length()) content_length = *cl;
+      s3api::HttpRequest request =
+          ToHttpRequest(header, content_length, remote, request_ids_.Next());
+      const bool is_head = header.method() == http::verb::head;
+      ParserBodyReader body(stream, buffer, parser,
+                            HeaderEquals(header, http::field::expect, "100-continue"));
+      s3api::RequestSummary summary;
+      s3api::HttpResponse response;
+      try {
+        response = handler_(request, body, &summary);
+      } catch (const std::exception& e) {
+        // Handlers must not throw; if one does anyway, the client still gets an answer.
+        logger_->Error("handler threw", {{"request_id", request.request_id}, {"error", e.what()}});
+        response = s3api::HttpResponse{};
+        response.status = 500;
+        response.close_connection = true;
+      }
+
+      // Keep the connection only if the next request can be found on it.
+      bool close = response.close_connection || !parser.keep_alive() || stopping_ ||
+                   body.failed();
+      bool drain = false;
+      if (!close && !parser.is_done()) {
+        auto remaining = parser.content_length_remaining();
+        // A client waiting for "100 Continue" may never send the body: don't wait for it.
+        if (body.continue_pending() || !remaining || *remaining > options_.drain_limit) {
+          close = true;
+        } else {
+          drain = true;
+        }
+      }
+
+      std::string head = SerializeResponseHead(
+          response, {.head_request = is_head, .close = close,
+                     .date = HttpDate(std::chrono::system_clock::now())});
+      stream.set_stall_timeout(options_.write_stall_timeout);
+      bool write_ok = !stream.WriteAll(head.data(), head.size());
+      uint64_t to_send = ResponseBodySize(response, is_head);
+      uint64_t sent = 0;
+      if (write_ok && to_send > 0) {
+        if (!response.source) {
+          write_ok = !stream.WriteAll(response.body.data(), response.body.size());
+          if (write_ok) sent = to_send;
+        } else {
+          std::vector<char> piece(std::min<uint64_t>(options_.response_chunk, to_send));
+          while (write_ok && sent < to_send) {
+            size_t want = static_cast<size_t>(std::min<uint64_t>(piece.size(), to_send - sent));
+            s3api::ReadResult r = response.source->Read(piece.data(), want);
+            if (r.error != ErrorCode::kNone || r.n == 0) {
+              // Headers are out; the only honest signal left is a short body and a close.
+              logger_->Warn("response body source failed",
+                            {{"request_id", request.request_id},
+                             {"sent", sent},
+                             {"expected", to_send}});
+              write_ok = false;
+              break;
+            }
+            write_ok = !stream.WriteAll(piece.data(), r.n);
+            if (write_ok) sent += r.n;
+          }
+        }
+      }
+      response.source.reset();
+      if (write_ok && drain) {
+        stream.set_stall_timeout(options_.body_stall_timeout);
+        if (!body.Drain(options_.drain_limit)) close = true;
+      }
+      auto duration = std::chrono::duration<double, std::milli>(
+          std::chrono::steady_clock::now() - start);
+      logger_->Info("request", {{"request_id", request.request_id},
+                                {"remote", remote},
+                                {"method", request.method},
+                                {"operation", summary.operation.empty() ? "-" : summary.operation},
+                                {"bucket", summary.bucket},
+                                {"key", summary.key},
+                                {"status", response.status},
+                                {"bytes_in", body.consumed()},
+                                {"bytes_out", sent},
+                                {"duration_ms", duration.count()},
+                                {"access_key", summary.access_key_id}});
+      if (!write_ok) break;
+      if (close) {
+        linger = !parser.is_done();
+        break;
+      }
+    }
+  }
+  // Leave the set before the fd is closed, so Stop never shuts down a reused descriptor.
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    connection_fds_.erase(fd);
+  }
+  if (linger) LingerBeforeClose(fd);
+  socket.close(ec);
+  ConnectionDone(-1);
+}
+
+}  // namespace cubby::server

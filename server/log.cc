@@ -1,0 +1,106 @@
+#include "server/log.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+
+namespace cubby::server {
+
+std::string LogField::FormatDouble(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+std::string LogfmtValue(std::string_view value) {
+  bool needs_quotes = value.empty();
+  for (unsigned char c : value) {
+    if (c <= ' ' || c == '"' || c == '=' || c == '\\' || c == 0x7f) {
+      needs_quotes = true;
+      break;
+    }
+  }
+  if (!needs_quotes) return std::string(value);
+  std::string out = "\"";
+  for (unsigned char c : value) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string FormatLogLine(std::chrono::system_clock::time_point time, LogLevel level,
+                          std::string_view msg, std::initializer_list<LogField> fields) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
+  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char stamp[64];
+  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  std::string line = "time=";
+  line += stamp;
+  line += " level=";
+  line += LogLevelName(level);
+  line += " msg=";
+  line += LogfmtValue(msg);
+  for (const LogField& field : fields) {
+    line += ' ';
+    line += field.key;
+    line += '=';
+    line += LogfmtValue(field.value);
+  }
+  line += '\n';
+  return line;
+}
+
+void Logger::Log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields) {
+  if (!Enabled(level)) return;
+  Write(FormatLogLine(std::chrono::system_clock::now(), level, msg, fields));
+}
+
+void Logger::Always(std::string_view msg, std::initializer_list<LogField> fields) {
+  Write(FormatLogLine(std::chrono::system_clock::now(), LogLevel::kInfo, msg, fields));
+}
+
+void Logger::Write(const std::string& line) {
+  // Normally one write(2) per line; the mutex keeps a line whole even when the kernel takes
+  // it in several pieces (EINTR, a full pipe).
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // nowhere to log to; nothing sensible to do
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace cubby::server

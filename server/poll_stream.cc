@@ -1,0 +1,95 @@
+#include "server/poll_stream.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include <boost/asio/error.hpp>
+
+namespace cubby::server {
+namespace {
+
+boost::system::error_code Errno(int err) {
+  return boost::system::error_code(err, boost::system::system_category());
+}
+
+}  // namespace
+
+boost::system::error_code PollStream::Wait(short events) {
+  while (true) {
+    auto timeout = stall_timeout_;
+    if (deadline_) {
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline_ - Clock::now());
+      timeout = std::min(timeout, left);
+    }
+    if (timeout.count() <= 0) return boost::asio::error::timed_out;
+    pollfd fds[2] = {{fd_, events, 0}, {stop_fd_, POLLIN, 0}};
+    nfds_t nfds = (watch_stop_ && stop_fd_ >= 0) ? 2 : 1;
+    int rc = ::poll(fds, nfds, static_cast<int>(std::min<int64_t>(timeout.count(), 1 << 30)));
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      return Errno(errno);
+    }
+    if (rc == 0) return boost::asio::error::timed_out;
+    if (nfds == 2 && (fds[1].revents & POLLIN)) return boost::asio::error::operation_aborted;
+    // POLLERR / POLLHUP: let recv/send report what happened.
+    if (fds[0].revents != 0) return {};
+  }
+}
+
+boost::system::error_code PollStream::WaitReadable() { return Wait(POLLIN); }
+
+size_t PollStream::ReadIov(iovec* iov, size_t count, boost::system::error_code& ec) {
+  ec = {};
+  if (count == 0) return 0;
+  while (true) {
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = count;
+    ssize_t n = ::recvmsg(fd_, &msg, 0);
+    if (n > 0) return static_cast<size_t>(n);
+    if (n == 0) {
+      ec = boost::asio::error::eof;
+      return 0;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      ec = Errno(errno);
+      return 0;
+    }
+    if ((ec = Wait(POLLIN))) return 0;
+  }
+}
+
+size_t PollStream::WriteIov(const iovec* iov, size_t count, boost::system::error_code& ec) {
+  ec = {};
+  if (count == 0) return 0;
+  while (true) {
+    msghdr msg{};
+    msg.msg_iov = const_cast<iovec*>(iov);
+    msg.msg_iovlen = count;
+    // MSG_NOSIGNAL: a peer that went away is an error code, not a SIGPIPE.
+    ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      ec = Errno(errno);
+      return 0;
+    }
+    if ((ec = Wait(POLLOUT))) return 0;
+  }
+}
+
+boost::system::error_code PollStream::WriteAll(const char* data, size_t size) {
+  while (size > 0) {
+    boost::system::error_code ec;
+    size_t n = write_some(boost::asio::const_buffer(data, size), ec);
+    if (ec) return ec;
+    data += n;
+    size -= n;
+  }
+  return {};
+}
+
+}  // namespace cubby::server

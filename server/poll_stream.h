@@ -1,0 +1,110 @@
+// PollStream: Beast's SyncReadStream/SyncWriteStream over a socket's file descriptor, with
+// timeouts but no async machinery. Each read_some/write_some waits in poll(2) for at most the
+// stall timeout (and never past the deadline, if one is set) before recv/send, so a client that
+// stops sending or reading can never pin a connection thread forever.
+//
+// Errors reported through the error_code overloads:
+//   boost::asio::error::timed_out          the wait ran out (stall timeout or deadline)
+//   boost::asio::error::operation_aborted  the stop fd became readable while watch_stop is set
+//   boost::asio::error::eof                the peer closed its sending side (read_some)
+//   a system error                         from recv/send/poll
+// The throwing overloads exist only because Beast's stream concepts require them; the server
+// calls the error_code ones.
+//
+// Not thread-safe: one connection thread uses a stream. The fd is not owned; it is switched to
+// non-blocking mode by the caller (recv/send never block; poll does the waiting).
+#pragma once
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/system/error_code.hpp>
+#include <boost/system/system_error.hpp>
+
+namespace cubby::server {
+
+class PollStream {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `stop_fd`: a descriptor that becomes (and stays) readable when the server stops; -1 if none.
+  PollStream(int fd, int stop_fd) : fd_(fd), stop_fd_(stop_fd) {}
+
+  int fd() const { return fd_; }
+  // The longest a single read_some/write_some waits for progress.
+  void set_stall_timeout(std::chrono::milliseconds timeout) { stall_timeout_ = timeout; }
+  // An absolute limit for waits, e.g. "the whole header within 60 s". nullopt: none.
+  void set_deadline(std::optional<Clock::time_point> deadline) { deadline_ = deadline; }
+  // When true, a readable stop fd aborts a wait (used between requests, not inside one).
+  void set_watch_stop(bool watch) { watch_stop_ = watch; }
+
+  // Waits until the socket is readable (or the peer closed), without consuming anything.
+  boost::system::error_code WaitReadable();
+
+  template <class MutableBufferSequence>
+  size_t read_some(const MutableBufferSequence& buffers, boost::system::error_code& ec) {
+    iovec iov[kMaxIov];
+    size_t count = ToIovec(boost::asio::buffer_sequence_begin(buffers),
+                           boost::asio::buffer_sequence_end(buffers), iov);
+    return ReadIov(iov, count, ec);
+  }
+  template <class MutableBufferSequence>
+  size_t read_some(const MutableBufferSequence& buffers) {
+    boost::system::error_code ec;
+    size_t n = read_some(buffers, ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+
+  template <class ConstBufferSequence>
+  size_t write_some(const ConstBufferSequence& buffers, boost::system::error_code& ec) {
+    iovec iov[kMaxIov];
+    size_t count = ToIovec(boost::asio::buffer_sequence_begin(buffers),
+                           boost::asio::buffer_sequence_end(buffers), iov);
+    return WriteIov(iov, count, ec);
+  }
+  template <class ConstBufferSequence>
+  size_t write_some(const ConstBufferSequence& buffers) {
+    boost::system::error_code ec;
+    size_t n = write_some(buffers, ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+
+  // Writes all of `data`, waiting as needed. Returns the first error.
+  boost::system::error_code WriteAll(const char* data, size_t size);
+
+ private:
+  static constexpr size_t kMaxIov = 16;
+
+  template <class Iterator>
+  static size_t ToIovec(Iterator begin, Iterator end, iovec* iov) {
+    size_t count = 0;
+    for (auto it = begin; it != end && count < kMaxIov; ++it) {
+      auto buffer = boost::asio::buffer(*it);
+      if (buffer.size() == 0) continue;
+      iov[count].iov_base = const_cast<void*>(static_cast<const void*>(buffer.data()));
+      iov[count].iov_len = buffer.size();
+      ++count;
+    }
+    return count;
+  }
+
+  size_t ReadIov(iovec* iov, size_t count, boost::system::error_code& ec);
+  size_t WriteIov(const iovec* iov, size_t count, boost::system::error_code& ec);
+  // Waits for `events` on fd_; returns an error on timeout, stop, or poll failure.
+  boost::system::error_code Wait(short events);
+
+  int fd_;
+  int stop_fd_;
+  std::chrono::milliseconds stall_timeout_{60'000};
+  std::optional<Clock::time_point> deadline_;
+  bool watch_stop_ = false;
+};
+
+}  // namespace cubby::server

@@ -1,0 +1,178 @@
+#include "server/root_credentials.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "storage/keygen.h"
+
+namespace cubby::server {
+namespace {
+
+using storage::Code;
+using storage::Result;
+using storage::Status;
+
+Status Context(const Status& status, std::string_view what) {
+  return Status(status.code(), std::string(what) + ": " + status.message());
+}
+
+Status Errno(std::string_view what, const std::string& path) {
+  return Status(Code::kIOError, std::string(what) + " " + path + ": " + std::strerror(errno));
+}
+
+// The file's current content, or nullopt if it cannot be read (missing, unreadable).
+std::optional<std::string> ReadFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return std::nullopt;
+  std::string content;
+  char buf[4096];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    content.append(buf, static_cast<size_t>(n));
+    if (content.size() > (1 << 16)) break;  // not ours; will be replaced
+  }
+  ::close(fd);
+  return content;
+}
+
+// Writes `content` to `path` atomically (temp file + fsync + rename + fsync of the folder),
+// mode 0600 from creation on: the secret is never readable by others, not even briefly.
+Status WriteSecretFile(const std::string& dir, const std::string& path,
+                       const std::string& content) {
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return Errno("cannot create", tmp);
+  // The umask cannot widen 0600, but a pre-existing temp file keeps its mode: force it.
+  if (::fchmod(fd, 0600) != 0) {
+    Status status = Errno("cannot chmod", tmp);
+    ::close(fd);
+    return status;
+  }
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Status status = Errno("cannot write", tmp);
+      ::close(fd);
+      return status;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    Status status = Errno("cannot sync", tmp);
+    ::close(fd);
+    return status;
+  }
+  if (::close(fd) != 0) return Errno("cannot close", tmp);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno("cannot rename to", path);
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return Errno("cannot open", dir);
+  int rc = ::fsync(dir_fd);
+  ::close(dir_fd);
+  if (rc != 0) return Errno("cannot sync", dir);
+  return Status::Ok();
+}
+
+Result<RootCredentials> UseConfiguredKey(storage::Store& store, const std::string& path,
+                                         const RootKeyConfig& configured, int64_t now_ms) {
+  const std::string& id = configured.access_key_id;
+  std::optional<std::string> previous;
+  if (auto setting = store.GetSetting(kRootKeySetting); setting.ok()) {
+    previous = *setting;
+  } else if (setting.status().code() != Code::kNoSuchKey) {
+    return Context(setting.status(), "reading the root key id");
+  }
+  // Refuse to turn a COSI-issued key into root.
+  if (auto existing = store.GetAccessKey(id); existing.ok()) {
+    if (!existing->all_buckets && previous != id) {
+      return Status(Code::kInvalidArgument,
+                    "CUBBY_ROOT_ACCESS_KEY names an existing non-root access key");
+    }
+  } else if (existing.status().code() != Code::kNoSuchAccessKey) {
+    return Context(existing.status(), "reading the root key");
+  }
+  // Old key out first, then the new key, then the setting: a crash in between leaves at most
+  // the new key, which the next start (with the same configuration) records.
+  if (previous && *previous != id) {
+    if (Status s = store.DeleteAccessKey(*previous); !s.ok()) {
+      return Context(s, "deleting the previous root key");
+    }
+  }
+  storage::AccessKeyRecord record;
+  record.access_key_id = id;
+  record.secret = configured.secret;
+  record.all_buckets = true;
+  record.created_ms = now_ms;
+  if (Status s = store.PutAccessKey(record); !s.ok()) return Context(s, "storing the root key");
+  if (!previous || *previous != id) {
+    if (Status s = store.PutSetting(kRootKeySetting, id); !s.ok()) {
+      return Context(s, "storing the root key id");
+    }
+  }
+  // A file left from a generated key names a key that no longer works (or, for the same id,
+  // duplicates a secret the operator manages): remove it.
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("cannot remove", path);
+  return RootCredentials{id, "", false};
+}
+
+}  // namespace
+
+std::string SharedCredentialsText(const storage::AccessKeyRecord& key) {
+  return "[default]\naws_access_key_id = " + key.access_key_id +
+         "\naws_secret_access_key = " + key.secret.reveal() + "\n";
+}
+
+Result<RootCredentials> EnsureRootCredentials(storage::Store& store, const std::string& data_dir,
+                                              const std::optional<RootKeyConfig>& configured,
+                                              int64_t now_ms) {
+  const std::string path = data_dir + "/" + std::string(kRootCredentialsFile);
+  if (configured) return UseConfiguredKey(store, path, *configured, now_ms);
+
+  std::optional<storage::AccessKeyRecord> key;
+  if (auto setting = store.GetSetting(kRootKeySetting); setting.ok()) {
+    if (auto stored = store.GetAccessKey(*setting); stored.ok()) {
+      key = std::move(*stored);
+    } else if (stored.status().code() != Code::kNoSuchAccessKey) {
+      return Context(stored.status(), "reading the root key");
+    }
+  } else if (setting.status().code() != Code::kNoSuchKey) {
+    return Context(setting.status(), "reading the root key id");
+  }
+
+  bool generated = false;
+  if (!key) {
+    auto fresh = storage::GenerateAccessKey();
+    if (!fresh.ok()) return Context(fresh.status(), "generating the root key");
+    fresh->all_buckets = true;
+    fresh->created_ms = now_ms;
+    // Setting first, then the key: a crash in between leaves a setting naming a missing key,
+    // which the next start replaces; never a root key nobody knows about.
+    if (Status s = store.PutSetting(kRootKeySetting, fresh->access_key_id); !s.ok()) {
+      return Context(s, "storing the root key id");
+    }
+    if (Status s = store.PutAccessKey(*fresh); !s.ok()) return Context(s, "storing the root key");
+    key = std::move(*fresh);
+    generated = true;
+  }
+
+  std::string text = SharedCredentialsText(*key);
+  if (ReadFile(path) != text) {
+    if (Status s = WriteSecretFile(data_dir, path, text); !s.ok()) return s;
+  } else if (::chmod(path.c_str(), 0600) != 0) {
+    return Errno("cannot chmod", path);
+  }
+  return RootCredentials{key->access_key_id, path, generated};
+}
+
+}  // namespace cubby::server
