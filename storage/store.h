@@ -4,7 +4,8 @@
 // writes), "keys" (access keys and the COSI grant index). Only storage/ sees rocksdb::.
 //
 // Thread-safety: a Store is safe for concurrent use from any number of threads. Readers and
-// writers returned by it are used by one thread at a time.
+// writers returned by it are used by one thread at a time. REQUIRES: the Store outlives every
+// reader and writer it returned.
 //
 // Durability: every call that changes metadata returns only after its WriteBatch is in a synced
 // WAL (WriteOptions::sync); concurrent callers share syncs through RocksDB's group commit.
@@ -148,6 +149,9 @@ class Store {
   // ---- Small settings (e.g. the persisted root key id). NotFound is kNoSuchKey.
   virtual Result<std::string> GetSetting(std::string_view name) = 0;
   virtual Status PutSetting(std::string_view name, std::string_view value) = 0;
+
+  // ---- Introspection for tests: the number of object data chunks stored (committed or not).
+  virtual Result<uint64_t> DebugCountDataChunks() = 0;
 };
 
 }  // namespace cubby::storage

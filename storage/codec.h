@@ -1,0 +1,70 @@
+// Binary encoding of storage records and RocksDB keys. Private to storage/.
+//
+// Records: one version byte, then fields in a fixed order. Integers are LEB128 varints (signed
+// ones zigzag-encoded), strings are varint-length-prefixed bytes, maps and lists are a varint
+// count followed by their elements. Decoding is strict: an unknown version, a truncated field,
+// an out-of-range enum or trailing bytes yield kCorruption.
+//
+// Keys (per column family):
+//   buckets:  <bucket>                                  -> BucketRecord
+//   objects:  <bucket> 0x00 <key>                       -> ObjectMeta (bucket names hold no 0x00,
+//                                                          so keys of a bucket sort in byte order)
+//   data:     <data_id BE64> <chunk index BE64>         -> chunk bytes
+//   uploads:  'p' <data_id BE64>                        -> "" (in-flight writer marker)
+//             'u' <bucket> 0x00 ...                     -> multipart uploads (reserved)
+//   keys:     'k' <access_key_id>                       -> AccessKeyRecord
+//             'g' <bucket> 0x00 <grant_name>            -> access_key_id (COSI grant index)
+//   default:  <setting name>                            -> value
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "storage/records.h"
+#include "storage/status.h"
+
+namespace cubby::storage::codec {
+
+std::string EncodeBucket(const BucketRecord& record);
+Result<BucketRecord> DecodeBucket(std::string_view in);
+
+std::string EncodeObjectMeta(const ObjectMeta& meta);
+Result<ObjectMeta> DecodeObjectMeta(std::string_view in);
+
+// The fields a listing needs, decoded without copying the rest (e.g. inline data).
+struct ObjectSummary {
+  uint64_t size = 0;
+  std::string etag;
+  int64_t last_modified_ms = 0;
+};
+Result<ObjectSummary> DecodeObjectSummary(std::string_view in);
+
+std::string EncodeAccessKey(const AccessKeyRecord& record);
+Result<AccessKeyRecord> DecodeAccessKey(std::string_view in);
+
+// ---- Keys.
+std::string ObjectKey(std::string_view bucket, std::string_view key);
+std::string ObjectPrefix(std::string_view bucket);  // <bucket> 0x00
+std::string ObjectPrefixEnd(std::string_view bucket);  // <bucket> 0x01: exclusive end of the bucket
+
+std::string DataKey(uint64_t data_id, uint64_t chunk);
+// The data id of a data key; false if `key` is not 16 bytes.
+bool DecodeDataKey(std::string_view key, uint64_t* data_id, uint64_t* chunk);
+
+std::string MarkerKey(uint64_t data_id);
+bool DecodeMarkerKey(std::string_view key, uint64_t* data_id);
+inline constexpr char kMarkerTag = 'p';
+std::string UploadPrefix(std::string_view bucket);
+std::string UploadPrefixEnd(std::string_view bucket);
+
+std::string AccessKeyKey(std::string_view access_key_id);
+std::string GrantIndexKey(std::string_view bucket, std::string_view grant_name);
+std::string GrantIndexPrefix(std::string_view bucket);
+std::string GrantIndexPrefixEnd(std::string_view bucket);
+
+// The smallest string greater than every string starting with `prefix`; empty if there is none
+// (prefix empty or all 0xff).
+std::string PrefixSuccessor(std::string_view prefix);
+
+}  // namespace cubby::storage::codec

@@ -1,0 +1,66 @@
+#include "storage/db_options.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+namespace cubby::storage {
+namespace {
+
+constexpr size_t kMiB = 1 << 20;
+
+rocksdb::ColumnFamilyOptions BaseCfOptions(const std::shared_ptr<rocksdb::Cache>& cache,
+                                           bool bloom, size_t write_buffer) {
+  rocksdb::ColumnFamilyOptions cf;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  // Index and filter blocks live in (and are bounded by) the shared cache.
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  if (bloom) table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  cf.write_buffer_size = write_buffer;
+  cf.max_write_buffer_number = 2;
+  cf.compression = rocksdb::kNoCompression;  // object bytes are often already compressed
+  return cf;
+}
+
+}  // namespace
+
+DbConfig MakeDbConfig(const StoreOptions& options) {
+  DbConfig config;
+  rocksdb::DBOptions& db = config.db;
+  db.create_if_missing = true;
+  db.create_missing_column_families = true;
+  db.max_background_jobs = 2;
+  db.bytes_per_sync = 1 * kMiB;
+  // Every family shares the WAL: cap it so rarely written families get flushed and old logs go.
+  db.max_total_wal_size = 64 * kMiB;
+  db.keep_log_file_num = 4;
+  db.max_log_file_size = 8 * kMiB;
+
+  auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+
+  rocksdb::ColumnFamilyOptions defaults = BaseCfOptions(cache, false, 2 * kMiB);
+  rocksdb::ColumnFamilyOptions buckets = BaseCfOptions(cache, true, 2 * kMiB);
+  rocksdb::ColumnFamilyOptions objects = BaseCfOptions(cache, true, 8 * kMiB);
+  rocksdb::ColumnFamilyOptions uploads = BaseCfOptions(cache, false, 2 * kMiB);
+  rocksdb::ColumnFamilyOptions keys = BaseCfOptions(cache, true, 2 * kMiB);
+
+  // Object chunks: large values go to blob files at flush, so compaction does not rewrite them;
+  // blob GC reclaims space of deleted objects.
+  rocksdb::ColumnFamilyOptions data = BaseCfOptions(cache, false, 16 * kMiB);
+  data.enable_blob_files = true;
+  data.min_blob_size = 64 * 1024;
+  data.blob_file_size = 64 * kMiB;
+  data.enable_blob_garbage_collection = true;
+  data.blob_garbage_collection_age_cutoff = 0.25;
+
+  config.column_families = {
+      {kCfDefault, defaults}, {kCfBuckets, buckets}, {kCfObjects, objects},
+      {kCfData, data},        {kCfUploads, uploads}, {kCfKeys, keys},
+  };
+  return config;
+}
+
+}  // namespace cubby::storage

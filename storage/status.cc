@@ -1,0 +1,33 @@
+#include "storage/status.h"
+
+namespace cubby::storage {
+
+const char* CodeName(Code code) {
+  switch (code) {
+    case Code::kOk: return "OK";
+    case Code::kNoSuchBucket: return "NoSuchBucket";
+    case Code::kNoSuchKey: return "NoSuchKey";
+    case Code::kNoSuchUpload: return "NoSuchUpload";
+    case Code::kNoSuchAccessKey: return "NoSuchAccessKey";
+    case Code::kBucketAlreadyExists: return "BucketAlreadyExists";
+    case Code::kBucketNotEmpty: return "BucketNotEmpty";
+    case Code::kPreconditionFailed: return "PreconditionFailed";
+    case Code::kInvalidArgument: return "InvalidArgument";
+    case Code::kAborted: return "Aborted";
+    case Code::kIOError: return "IOError";
+    case Code::kCorruption: return "Corruption";
+  }
+  return "Unknown";
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  std::string out = CodeName(code_);
+  if (!message_.empty()) {
+    out += ": ";
+    out += message_;
+  }
+  return out;
+}
+
+}  // namespace cubby::storage

@@ -1,0 +1,244 @@
+#include "storage/codec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace cubby::storage::codec {
+namespace {
+
+using namespace std::string_literals;
+
+void ExpectSame(const BucketRecord& a, const BucketRecord& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.created_ms, b.created_ms);
+  EXPECT_EQ(a.anonymous, b.anonymous);
+  EXPECT_EQ(a.force_delete, b.force_delete);
+  EXPECT_EQ(a.created_by_cosi, b.created_by_cosi);
+  EXPECT_EQ(a.cosi_parameters, b.cosi_parameters);
+}
+
+void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
+  EXPECT_EQ(a.size, b.size);
+  EXPECT_EQ(a.etag, b.etag);
+  EXPECT_EQ(a.last_modified_ms, b.last_modified_ms);
+  EXPECT_EQ(a.content_type, b.content_type);
+  EXPECT_EQ(a.content_encoding, b.content_encoding);
+  EXPECT_EQ(a.content_disposition, b.content_disposition);
+  EXPECT_EQ(a.content_language, b.content_language);
+  EXPECT_EQ(a.cache_control, b.cache_control);
+  EXPECT_EQ(a.expires, b.expires);
+  EXPECT_EQ(a.user_meta, b.user_meta);
+  EXPECT_EQ(a.checksums, b.checksums);
+  EXPECT_EQ(a.part_sizes, b.part_sizes);
+  EXPECT_EQ(a.data_id, b.data_id);
+  EXPECT_EQ(a.chunk_size, b.chunk_size);
+  EXPECT_EQ(a.inline_data, b.inline_data);
+}
+
+void ExpectSame(const AccessKeyRecord& a, const AccessKeyRecord& b) {
+  EXPECT_EQ(a.access_key_id, b.access_key_id);
+  EXPECT_TRUE(a.secret == b.secret);
+  EXPECT_EQ(a.all_buckets, b.all_buckets);
+  EXPECT_EQ(a.grants, b.grants);
+  EXPECT_EQ(a.grant_name, b.grant_name);
+  EXPECT_EQ(a.created_ms, b.created_ms);
+}
+
+std::vector<BucketRecord> Buckets() {
+  BucketRecord empty;
+  BucketRecord full;
+  full.name = "my-bucket";
+  full.created_ms = 1700000000123;
+  full.anonymous = AccessMode::kReadWrite;
+  full.force_delete = true;
+  full.created_by_cosi = true;
+  full.cosi_parameters = {{"anonymous", "ro"}, {"bin\0key"s, "\xff\x00v"s}, {"", ""}};
+  BucketRecord negative;
+  negative.name = "n";
+  negative.created_ms = -5;
+  negative.anonymous = AccessMode::kWriteOnly;
+  return {empty, full, negative};
+}
+
+std::vector<ObjectMeta> Metas() {
+  ObjectMeta empty;
+  ObjectMeta inline_binary;
+  inline_binary.inline_data = "\0\1\2\xff bytes"s;
+  inline_binary.size = inline_binary.inline_data.size();
+  inline_binary.etag = "d41d8cd98f00b204e9800998ecf8427e";
+  inline_binary.last_modified_ms = 1;
+  inline_binary.content_type = "text/plain; charset=utf-8";
+  inline_binary.content_encoding = "gzip";
+  inline_binary.content_disposition = "attachment; filename=\"a b\"";
+  inline_binary.content_language = "de";
+  inline_binary.cache_control = "no-cache";
+  inline_binary.expires = "Thu, 01 Dec 1994 16:00:00 GMT";
+  inline_binary.user_meta = {{"b", "2"}, {"a", "\xc3\xa9"}, {"a", "dup"}};  // order kept
+  inline_binary.checksums = {{"CRC32", "AAAAAA=="}, {"SHA256", "x"}};
+  ObjectMeta chunked;
+  chunked.size = 1ull << 40;
+  chunked.etag = "abc-3";
+  chunked.last_modified_ms = INT64_MAX;
+  chunked.part_sizes = {5ull << 20, 5ull << 20, 0, UINT64_MAX};
+  chunked.data_id = UINT64_MAX;
+  chunked.chunk_size = UINT32_MAX;
+  return {empty, inline_binary, chunked};
+}
+
+std::vector<AccessKeyRecord> Keys() {
+  AccessKeyRecord empty;
+  AccessKeyRecord root;
+  root.access_key_id = "CBROOTROOTROOTROOT00";
+  root.secret = SecretKey("s3cr3t/+abc");
+  root.all_buckets = true;
+  root.created_ms = 42;
+  AccessKeyRecord granted;
+  granted.access_key_id = "CB1234567890ABCDEFGH";
+  granted.secret = SecretKey("\0\xff"s);
+  granted.grants = {{"b1", AccessMode::kReadOnly}, {"b2", AccessMode::kNone}, {"b3", AccessMode::kReadWrite}};
+  granted.grant_name = "ba-1234";
+  granted.created_ms = INT64_MIN;
+  return {empty, root, granted};
+}
+
+TEST(Codec, BucketRoundTrip) {
+  for (const BucketRecord& r : Buckets()) {
+    Result<BucketRecord> back = DecodeBucket(EncodeBucket(r));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ExpectSame(r, *back);
+  }
+}
+
+TEST(Codec, ObjectMetaRoundTrip) {
+  for (const ObjectMeta& m : Metas()) {
+    std::string enc = EncodeObjectMeta(m);
+    Result<ObjectMeta> back = DecodeObjectMeta(enc);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ExpectSame(m, *back);
+    Result<ObjectSummary> summary = DecodeObjectSummary(enc);
+    ASSERT_TRUE(summary.ok());
+    EXPECT_EQ(summary->size, m.size);
+    EXPECT_EQ(summary->etag, m.etag);
+    EXPECT_EQ(summary->last_modified_ms, m.last_modified_ms);
+  }
+}
+
+TEST(Codec, AccessKeyRoundTrip) {
+  for (const AccessKeyRecord& r : Keys()) {
+    Result<AccessKeyRecord> back = DecodeAccessKey(EncodeAccessKey(r));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ExpectSame(r, *back);
+  }
+}
+
+// Every strict prefix of a valid encoding, a wrong version and a trailing byte are corrupt.
+template <typename Decode>
+void ExpectCorruptVariants(const std::string& valid, Decode decode) {
+  ASSERT_TRUE(decode(valid).ok());
+  for (size_t n = 0; n < valid.size(); ++n) {
+    auto r = decode(std::string_view(valid).substr(0, n));
+    ASSERT_FALSE(r.ok()) << "prefix of length " << n << " decoded";
+    EXPECT_EQ(r.status().code(), Code::kCorruption);
+  }
+  std::string wrong_version = valid;
+  wrong_version[0] = 2;
+  EXPECT_EQ(decode(wrong_version).status().code(), Code::kCorruption);
+  EXPECT_EQ(decode(valid + "x").status().code(), Code::kCorruption);
+}
+
+TEST(Codec, CorruptInputIsCorruption) {
+  for (const auto& r : Buckets()) {
+    ExpectCorruptVariants(EncodeBucket(r), [](std::string_view in) { return DecodeBucket(in); });
+  }
+  for (const auto& m : Metas()) {
+    ExpectCorruptVariants(EncodeObjectMeta(m), [](std::string_view in) { return DecodeObjectMeta(in); });
+  }
+  for (const auto& k : Keys()) {
+    ExpectCorruptVariants(EncodeAccessKey(k), [](std::string_view in) { return DecodeAccessKey(in); });
+  }
+}
+
+TEST(Codec, CorruptFieldValues) {
+  BucketRecord b;
+  b.name = "x";
+  std::string enc = EncodeBucket(b);
+  // Layout: version, name(len 1, 'x'), created_ms(0), anonymous, force_delete, cosi, map count.
+  std::string bad_mode = enc;
+  bad_mode[4] = 4;
+  EXPECT_EQ(DecodeBucket(bad_mode).status().code(), Code::kCorruption);
+  std::string bad_bool = enc;
+  bad_bool[5] = 2;
+  EXPECT_EQ(DecodeBucket(bad_bool).status().code(), Code::kCorruption);
+  std::string huge_count = enc;
+  huge_count.back() = 0x7f;  // 127 map entries in 0 bytes
+  EXPECT_EQ(DecodeBucket(huge_count).status().code(), Code::kCorruption);
+  std::string overlong_varint = "\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f"s;
+  EXPECT_EQ(DecodeBucket(overlong_varint).status().code(), Code::kCorruption);
+
+  // Meta invariants: inline bytes must match the size; chunked data needs a chunk size.
+  ObjectMeta m;
+  m.inline_data = "abc";
+  m.size = 4;
+  EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(m)).status().code(), Code::kCorruption);
+  ObjectMeta c;
+  c.size = 10;
+  c.data_id = 7;
+  EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(c)).status().code(), Code::kCorruption);
+}
+
+TEST(Codec, ObjectKeysSortInByteOrderWithinABucket) {
+  std::vector<std::string> keys = {"", "a", "a/", "a/b", "a\x7f", "b", "\xc3\xa9", "\xe4\xb8\xad",
+                                   "\xff", "a\0b"s, "A"};
+  std::vector<std::string> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::string> encoded;
+  for (const auto& k : keys) encoded.push_back(ObjectKey("bkt", k));
+  std::sort(encoded.begin(), encoded.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    EXPECT_EQ(encoded[i], ObjectKey("bkt", sorted[i]));
+    EXPECT_GE(encoded[i], ObjectPrefix("bkt"));
+    EXPECT_LT(encoded[i], ObjectPrefixEnd("bkt"));
+  }
+  // Another bucket whose name extends this one sorts outside its range.
+  EXPECT_GE(ObjectKey("bkt2", ""), ObjectPrefixEnd("bkt"));
+  EXPECT_LT(ObjectKey("bk", "\xff\xff"), ObjectPrefix("bkt"));
+}
+
+TEST(Codec, DataKeysSortByIdThenChunk) {
+  std::vector<std::pair<uint64_t, uint64_t>> ids = {{1, 0}, {1, 1}, {1, 256}, {2, 0}, {256, 0}, {UINT64_MAX, 3}};
+  for (size_t i = 0; i + 1 < ids.size(); ++i) {
+    EXPECT_LT(DataKey(ids[i].first, ids[i].second), DataKey(ids[i + 1].first, ids[i + 1].second));
+  }
+  for (auto [id, chunk] : ids) {
+    uint64_t a, b;
+    ASSERT_TRUE(DecodeDataKey(DataKey(id, chunk), &a, &b));
+    EXPECT_EQ(a, id);
+    EXPECT_EQ(b, chunk);
+    ASSERT_TRUE(DecodeMarkerKey(MarkerKey(id), &a));
+    EXPECT_EQ(a, id);
+  }
+  uint64_t a, b;
+  EXPECT_FALSE(DecodeDataKey("short", &a, &b));
+  EXPECT_FALSE(DecodeMarkerKey("x12345678", &a));
+}
+
+TEST(Codec, PrefixSuccessor) {
+  struct Case {
+    std::string in, want;
+  } cases[] = {
+      {"", ""}, {"a", "b"}, {"a/", "a0"}, {"a\xff", "b"}, {"\xff\xff", ""}, {"ab\xfe", "ab\xff"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(PrefixSuccessor(c.in), c.want) << c.in;
+}
+
+TEST(Codec, GrantIndexKeysStayInsideTheirBucket) {
+  EXPECT_GE(GrantIndexKey("b", "ba-1"), GrantIndexPrefix("b"));
+  EXPECT_LT(GrantIndexKey("b", "\xff"), GrantIndexPrefixEnd("b"));
+  EXPECT_GE(GrantIndexKey("b2", ""), GrantIndexPrefixEnd("b"));
+  EXPECT_NE(AccessKeyKey("x").front(), GrantIndexKey("x", "y").front());
+}
+
+}  // namespace
+}  // namespace cubby::storage::codec
