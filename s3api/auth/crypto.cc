@@ -1,0 +1,211 @@
+#include "s3api/auth/crypto.h"
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#include <cstdlib>
+#include <limits>
+
+namespace cubby::s3api::auth {
+namespace {
+
+// Explicitly fetched algorithms, once per process: the EVP_sha256()-style getters make OpenSSL 3
+// fetch the implementation again on every init, which shows up on the per-request hot path.
+// A fetched EVP_MD / EVP_MAC is immutable and safe to share between threads.
+const EVP_MD* FetchDigest(const char* name, const EVP_MD* fallback) {
+  EVP_MD* md = EVP_MD_fetch(nullptr, name, nullptr);
+  return md != nullptr ? md : fallback;
+}
+
+const EVP_MD* Digest(HashAlgorithm algorithm) {
+  static const EVP_MD* const md5 = FetchDigest("MD5", EVP_md5());
+  static const EVP_MD* const sha1 = FetchDigest("SHA1", EVP_sha1());
+  static const EVP_MD* const sha256 = FetchDigest("SHA256", EVP_sha256());
+  switch (algorithm) {
+    case HashAlgorithm::kMd5:
+      return md5;
+    case HashAlgorithm::kSha1:
+      return sha1;
+    case HashAlgorithm::kSha256:
+      return sha256;
+  }
+  std::abort();
+}
+
+// Running out of memory inside OpenSSL leaves no sensible result to return from a hash; like
+// operator new, treat it as fatal rather than hand back a digest that is not one.
+void Check(bool ok) {
+  if (!ok) std::abort();
+}
+
+std::string OneShot(HashAlgorithm algorithm, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  Check(EVP_Digest(data.data(), data.size(), out, &n, Digest(algorithm), nullptr) == 1);
+  return std::string(reinterpret_cast<char*>(out), n);
+}
+
+struct MacCtxDeleter {
+  void operator()(EVP_MAC_CTX* ctx) const { EVP_MAC_CTX_free(ctx); }
+};
+
+// One HMAC context per thread and digest, its digest parameter set once; EVP_MAC_init with a
+// new key and no parameters re-keys it for each call (SigV4 derives four keys per request).
+EVP_MAC_CTX* HmacContext(const char* digest_name) {
+  static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  Check(mac != nullptr);
+  EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(mac);
+  Check(ctx != nullptr);
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, const_cast<char*>(digest_name), 0),
+      OSSL_PARAM_construct_end()};
+  Check(EVP_MAC_CTX_set_params(ctx, params) == 1);
+  return ctx;
+}
+
+std::string Hmac(EVP_MAC_CTX* ctx, std::string_view key, std::string_view data) {
+  // HMAC accepts an empty key, but EVP_MAC_init treats a null key pointer as "keep the old one".
+  static const unsigned char kEmpty = 0;
+  const auto* key_bytes =
+      key.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(key.data());
+  Check(EVP_MAC_init(ctx, key_bytes, key.size(), nullptr) == 1);
+  Check(EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size()) ==
+        1);
+  unsigned char out[EVP_MAX_MD_SIZE];
+  size_t n = 0;
+  Check(EVP_MAC_final(ctx, out, &n, sizeof(out)) == 1);
+  return std::string(reinterpret_cast<char*>(out), n);
+}
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool IsBase64Char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+         c == '+' || c == '/';
+}
+
+}  // namespace
+
+struct Hasher::Impl {
+  EVP_MD_CTX* ctx = nullptr;
+  ~Impl() { EVP_MD_CTX_free(ctx); }
+};
+
+Hasher::Hasher(HashAlgorithm algorithm) : impl_(std::make_unique<Impl>()) {
+  impl_->ctx = EVP_MD_CTX_new();
+  Check(impl_->ctx != nullptr);
+  Check(EVP_DigestInit_ex2(impl_->ctx, Digest(algorithm), nullptr) == 1);
+}
+
+Hasher::~Hasher() = default;
+Hasher::Hasher(Hasher&&) noexcept = default;
+Hasher& Hasher::operator=(Hasher&&) noexcept = default;
+
+void Hasher::Update(std::string_view data) {
+  Check(EVP_DigestUpdate(impl_->ctx, data.data(), data.size()) == 1);
+}
+
+std::string Hasher::Finish() {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  Check(EVP_DigestFinal_ex(impl_->ctx, out, &n) == 1);
+  return std::string(reinterpret_cast<char*>(out), n);
+}
+
+std::string Sha256(std::string_view data) { return OneShot(HashAlgorithm::kSha256, data); }
+std::string Md5(std::string_view data) { return OneShot(HashAlgorithm::kMd5, data); }
+
+std::string HmacSha256(std::string_view key, std::string_view data) {
+  thread_local std::unique_ptr<EVP_MAC_CTX, MacCtxDeleter> ctx(HmacContext("SHA256"));
+  return Hmac(ctx.get(), key, data);
+}
+
+std::string HmacSha1(std::string_view key, std::string_view data) {
+  thread_local std::unique_ptr<EVP_MAC_CTX, MacCtxDeleter> ctx(HmacContext("SHA1"));
+  return Hmac(ctx.get(), key, data);
+}
+
+std::string HexEncode(std::string_view raw) {
+  std::string out;
+  out.resize(raw.size() * 2);
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const auto b = static_cast<unsigned char>(raw[i]);
+    out[2 * i] = kHexDigits[b >> 4];
+    out[2 * i + 1] = kHexDigits[b & 0x0f];
+  }
+  return out;
+}
+
+bool HexDecode(std::string_view hex, std::string* raw) {
+  if (hex.size() % 2 != 0) return false;
+  std::string out;
+  out.resize(hex.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = HexValue(hex[2 * i]);
+    const int lo = HexValue(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out[i] = static_cast<char>((hi << 4) | lo);
+  }
+  *raw = std::move(out);
+  return true;
+}
+
+std::string Base64Encode(std::string_view raw) {
+  std::string out;
+  out.resize(4 * ((raw.size() + 2) / 3) + 1);  // EVP_EncodeBlock writes a trailing NUL
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(raw.data()),
+                                static_cast<int>(raw.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+bool Base64Decode(std::string_view b64, std::string* raw) {
+  // EVP_DecodeBlock skips surrounding whitespace and counts padding as zero bytes, so the
+  // strict shape (RFC 4648 §4, padded, no whitespace) is checked here first.
+  if (b64.size() % 4 != 0) return false;
+  size_t padding = 0;
+  if (!b64.empty() && b64.back() == '=') ++padding;
+  if (b64.size() >= 2 && b64[b64.size() - 2] == '=') ++padding;
+  for (size_t i = 0; i < b64.size() - padding; ++i) {
+    if (!IsBase64Char(b64[i])) return false;
+  }
+  std::string out;
+  out.resize(b64.size() / 4 * 3);
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(b64.data()),
+                                static_cast<int>(b64.size()));
+  if (n < 0 || static_cast<size_t>(n) < padding) return false;
+  out.resize(static_cast<size_t>(n) - padding);
+  *raw = std::move(out);
+  return true;
+}
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (a.empty()) return true;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+bool RandomBytes(size_t n, std::string* out) {
+  if (n > static_cast<size_t>(std::numeric_limits<int>::max())) return false;
+  std::string buf;
+  buf.resize(n);
+  if (n > 0 && RAND_bytes(reinterpret_cast<unsigned char*>(buf.data()), static_cast<int>(n)) != 1) {
+    return false;
+  }
+  *out = std::move(buf);
+  return true;
+}
+
+}  // namespace cubby::s3api::auth

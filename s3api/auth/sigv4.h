@@ -1,0 +1,168 @@
+// The steps of AWS Signature Version 4, each a small pure function, shared by the verifier
+// (auth.cc) and the client-side signer so that both build the canonical request the same way.
+// Private to s3api/auth; exposed as a header for its tests and for aws-chunked decoding.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html
+//   https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "s3api/http.h"
+
+namespace cubby::s3api::auth::sigv4 {
+
+inline constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
+inline constexpr std::string_view kChunkAlgorithm = "AWS4-HMAC-SHA256-PAYLOAD";
+inline constexpr std::string_view kService = "s3";
+inline constexpr std::string_view kTerminator = "aws4_request";
+inline constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
+inline constexpr std::string_view kStreamingSignedPayload = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD";
+inline constexpr std::string_view kStreamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
+inline constexpr std::string_view kStreamingSignedTrailer =
+    "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER";
+inline constexpr std::string_view kEmptySha256 =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+// Header and query names (headers lowercase, as HttpRequest stores them).
+inline constexpr std::string_view kAuthorization = "authorization";
+inline constexpr std::string_view kAmzDate = "x-amz-date";
+inline constexpr std::string_view kDate = "date";
+inline constexpr std::string_view kHost = "host";
+inline constexpr std::string_view kAmzContentSha256 = "x-amz-content-sha256";
+inline constexpr std::string_view kQueryAlgorithm = "X-Amz-Algorithm";
+inline constexpr std::string_view kQueryCredential = "X-Amz-Credential";
+inline constexpr std::string_view kQueryDate = "X-Amz-Date";
+inline constexpr std::string_view kQueryExpires = "X-Amz-Expires";
+inline constexpr std::string_view kQuerySignedHeaders = "X-Amz-SignedHeaders";
+inline constexpr std::string_view kQuerySignature = "X-Amz-Signature";
+inline constexpr std::string_view kQueryContentSha256 = "X-Amz-Content-Sha256";
+
+// How far a request's date may be from the server's clock, and the longest presign validity.
+inline constexpr std::chrono::seconds kMaxSkew{15 * 60};
+inline constexpr int64_t kMaxPresignExpiresSeconds = 7 * 24 * 3600;
+
+// ---- Encoding
+
+// AWS UriEncode: every byte but A-Z a-z 0-9 - . _ ~ becomes %XX (uppercase hex); '/' is kept
+// unless `encode_slash`.
+std::string UriEncode(std::string_view s, bool encode_slash);
+
+// Percent-decoding. A '%' not followed by two hex digits stays a literal '%'. With
+// `plus_is_space` (query strings), '+' decodes to a space.
+std::string PercentDecode(std::string_view s, bool plus_is_space);
+
+// ---- Canonical request
+
+// The path part of a request-target as the client encoded it, normalised: each '/'-separated
+// segment is decoded and UriEncoded again, so "!" and "%21" (or "~" and "%7E") give the same
+// canonical URI, while an encoded slash "%2F" stays distinct from a real '/'. S3 does not
+// encode twice. "" becomes "/".
+std::string CanonicalUri(std::string_view raw_path);
+
+struct QueryParam {
+  std::string key;    // decoded
+  std::string value;  // decoded; "" for a parameter without '='
+};
+
+// Splits a raw query ("a=1&b&c=x%20y", no '?') into decoded parameters, in order. Empty
+// pieces ("a=1&&b") are skipped.
+std::vector<QueryParam> ParseQuery(std::string_view raw_query);
+
+// Each key and value UriEncoded (slashes too), sorted by key then value, joined as
+// "k=v&k2=v2". Parameters named `exclude` (X-Amz-Signature for presigned URLs) are left out.
+std::string CanonicalQueryString(const std::vector<QueryParam>& params,
+                                 std::string_view exclude = {});
+
+// A header value with leading/trailing spaces removed and inner runs of spaces collapsed.
+std::string CanonicalHeaderValue(std::string_view value);
+
+// "name:value\n" for each name in `signed_names` (in that order), the values of repeated
+// headers joined by ','. `headers` names must be lowercase. A signed header that is absent
+// contributes "name:\n" (and so, in practice, a signature mismatch).
+std::string CanonicalHeaders(const std::vector<Header>& headers,
+                             const std::vector<std::string>& signed_names);
+
+// "a;b;c"
+std::string JoinSignedHeaders(const std::vector<std::string>& names);
+
+std::string CanonicalRequest(std::string_view method, std::string_view canonical_uri,
+                             std::string_view canonical_query,
+                             std::string_view canonical_headers, std::string_view signed_headers,
+                             std::string_view hashed_payload);
+
+// "AWS4-HMAC-SHA256\n<amz_date>\n<scope>\n<hex sha256(canonical_request)>"
+std::string StringToSign(std::string_view amz_date, std::string_view scope,
+                         std::string_view canonical_request);
+
+// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request").
+// Raw 32 bytes: secret material.
+std::string SigningKey(std::string_view secret, std::string_view date, std::string_view region,
+                       std::string_view service);
+
+// Lowercase hex HMAC-SHA256(signing_key, string_to_sign).
+std::string Signature(std::string_view signing_key, std::string_view string_to_sign);
+
+// ---- aws-chunked (STREAMING-AWS4-HMAC-SHA256-PAYLOAD)
+// https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming.html
+
+// "AWS4-HMAC-SHA256-PAYLOAD\n<amz_date>\n<scope>\n<previous_signature>\n<sha256("")>\n<chunk hash>"
+std::string ChunkStringToSign(std::string_view amz_date, std::string_view scope,
+                              std::string_view previous_signature,
+                              std::string_view chunk_sha256_hex);
+
+// The chunk-signature of `chunk_data` chained from `previous_signature` (the seed signature
+// for the first chunk).
+std::string ChunkSignature(std::string_view signing_key, std::string_view amz_date,
+                           std::string_view scope, std::string_view previous_signature,
+                           std::string_view chunk_data);
+
+// ---- Credential and Authorization header
+
+struct Credential {
+  std::string access_key_id;
+  std::string date;        // YYYYMMDD
+  std::string region;
+  std::string service;
+  std::string terminator;  // "aws4_request"
+
+  // "<date>/<region>/<service>/<terminator>"
+  std::string Scope() const;
+};
+
+// "AKID/20130524/us-east-1/s3/aws4_request". The four scope parts are taken from the right
+// and none may be empty. Only the shape is checked here.
+std::optional<Credential> ParseCredential(std::string_view text);
+
+// Why a credential's scope does not fit this server, or "" if it does: date must equal
+// `request_date` (YYYYMMDD), region `region`, service "s3", terminator "aws4_request".
+std::string CheckScope(const Credential& credential, std::string_view request_date,
+                       std::string_view region);
+
+struct ParsedAuthorization {
+  Credential credential;
+  std::vector<std::string> signed_headers;
+  std::string signature;
+};
+
+// Parses "AWS4-HMAC-SHA256 Credential=..., SignedHeaders=a;b, Signature=hex" (spaces after
+// the commas optional). On failure returns nullopt and a reason in *error.
+std::optional<ParsedAuthorization> ParseAuthorization(std::string_view value, std::string* error);
+
+// "a;b;c" → {"a","b","c"}; nullopt if empty or any name is empty.
+std::optional<std::vector<std::string>> ParseSignedHeaders(std::string_view text);
+
+// ---- Dates
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+// "20130524T000000Z" (ISO 8601 basic, UTC).
+std::optional<TimePoint> ParseAmzDate(std::string_view text);
+std::string FormatAmzDate(TimePoint t);
+// RFC 1123 "Fri, 24 May 2013 00:00:00 GMT", the Date header's form.
+std::optional<TimePoint> ParseHttpDate(std::string_view text);
+
+}  // namespace cubby::s3api::auth::sigv4

@@ -1,0 +1,301 @@
+// The SigV4 steps one by one, against the canonical requests and signatures that AWS publishes:
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming.html
+#include "s3api/auth/sigv4.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "s3api/auth/crypto.h"
+
+namespace cubby::s3api::auth::sigv4 {
+namespace {
+
+constexpr std::string_view kSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+constexpr std::string_view kAwsDate = "20130524T000000Z";
+constexpr std::string_view kAwsScope = "20130524/us-east-1/s3/aws4_request";
+
+TEST(UriEncodeTest, Table) {
+  struct Case {
+    std::string in;
+    bool encode_slash;
+    std::string out;
+  };
+  const std::vector<Case> cases = {
+      {"AZaz09-._~", true, "AZaz09-._~"},
+      {"a b", true, "a%20b"},
+      {"a/b", false, "a/b"},
+      {"a/b", true, "a%2Fb"},
+      {"!*'()$&+,;=:@", true, "%21%2A%27%28%29%24%26%2B%2C%3B%3D%3A%40"},
+      {"\xc3\xa9", true, "%C3%A9"},
+      {"%", true, "%25"},
+      {std::string("\0\xff", 2), true, "%00%FF"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(UriEncode(c.in, c.encode_slash), c.out) << c.in;
+}
+
+TEST(PercentDecodeTest, Table) {
+  EXPECT_EQ(PercentDecode("a%20b%2fc", false), "a b/c");
+  EXPECT_EQ(PercentDecode("a+b", false), "a+b");
+  EXPECT_EQ(PercentDecode("a+b", true), "a b");
+  EXPECT_EQ(PercentDecode("%", false), "%");
+  EXPECT_EQ(PercentDecode("%4", false), "%4");
+  EXPECT_EQ(PercentDecode("%zz%41", false), "%zzA");
+  EXPECT_EQ(PercentDecode("%C3%A9", false), "\xc3\xa9");
+}
+
+TEST(CanonicalUriTest, NormalisesEncodingButNotSlashes) {
+  struct Case {
+    std::string raw;
+    std::string canonical;
+  };
+  const std::vector<Case> cases = {
+      {"", "/"},
+      {"/", "/"},
+      {"/test.txt", "/test.txt"},
+      {"/test$file.text", "/test%24file.text"},      // AWS's PUT example sends '$' raw
+      {"/test%24file.text", "/test%24file.text"},    // ...or encoded: same canonical URI
+      {"/b/a!~b", "/b/a%21~b"},
+      {"/b/a%21%7eb", "/b/a%21~b"},
+      {"/b/my key", "/b/my%20key"},
+      {"/b/my%20key", "/b/my%20key"},
+      {"/b/a+b", "/b/a%2Bb"},                        // '+' in a path is a plus
+      {"/b/dir/file", "/b/dir/file"},
+      {"/b/dir%2Ffile", "/b/dir%2Ffile"},            // an encoded slash stays encoded
+      {"/b//double/", "/b//double/"},
+      {"/b/%C3%A9t%C3%A9", "/b/%C3%A9t%C3%A9"},
+      {"/b/\xc3\xa9t\xc3\xa9", "/b/%C3%A9t%C3%A9"},
+      {"/b/100%", "/b/100%25"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(CanonicalUri(c.raw), c.canonical) << c.raw;
+}
+
+TEST(CanonicalQueryTest, SortsEncodesAndFillsEmptyValues) {
+  struct Case {
+    std::string raw;
+    std::string canonical;
+  };
+  const std::vector<Case> cases = {
+      {"", ""},
+      {"lifecycle", "lifecycle="},
+      {"prefix=J&max-keys=2", "max-keys=2&prefix=J"},
+      {"b=2&a=2&a=1", "a=1&a=2&b=2"},
+      {"prefix=a b", "prefix=a%20b"},
+      {"prefix=a+b", "prefix=a%20b"},
+      {"prefix=a%2Bb", "prefix=a%2Bb"},
+      {"delimiter=/", "delimiter=%2F"},
+      {"delimiter=%2f", "delimiter=%2F"},
+      {"x=%E2%9C%93&y=!", "x=%E2%9C%93&y=%21"},
+      {"a=1&&b=", "a=1&b="},
+      {"uploads&prefix=", "prefix=&uploads="},
+      {"k=v=w", "k=v%3Dw"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(CanonicalQueryString(ParseQuery(c.raw)), c.canonical) << c.raw;
+  }
+}
+
+TEST(CanonicalQueryTest, ExcludesSignature) {
+  EXPECT_EQ(CanonicalQueryString(ParseQuery("X-Amz-Signature=abc&a=1"), kQuerySignature), "a=1");
+}
+
+TEST(CanonicalHeadersTest, TrimsCollapsesAndJoinsRepeats) {
+  EXPECT_EQ(CanonicalHeaderValue("  a   b  c "), "a b c");
+  EXPECT_EQ(CanonicalHeaderValue(""), "");
+  const std::vector<Header> headers = {
+      {"host", "example.com"}, {"x-amz-meta-a", " one  two "}, {"x-amz-meta-a", "three"}};
+  EXPECT_EQ(CanonicalHeaders(headers, {"host", "x-amz-meta-a"}),
+            "host:example.com\nx-amz-meta-a:one two,three\n");
+  EXPECT_EQ(CanonicalHeaders(headers, {"missing"}), "missing:\n");
+}
+
+TEST(SigningKeyTest, IamDocumentationExample) {
+  // https://docs.aws.amazon.com/IAM/latest/UserGuide/signing-elements.html (IAM example key).
+  EXPECT_EQ(HexEncode(SigningKey("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "20120215",
+                                 "us-east-1", "iam")),
+            "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d");
+}
+
+// The canonical requests printed in AWS's S3 examples, rebuilt from their parts.
+TEST(AwsExampleTest, GetObjectCanonicalRequestAndSignature) {
+  const std::vector<Header> headers = {{"host", "examplebucket.s3.amazonaws.com"},
+                                       {"range", "bytes=0-9"},
+                                       {"x-amz-content-sha256", std::string(kEmptySha256)},
+                                       {"x-amz-date", std::string(kAwsDate)}};
+  const std::vector<std::string> names = {"host", "range", "x-amz-content-sha256", "x-amz-date"};
+  const std::string canonical =
+      CanonicalRequest("GET", CanonicalUri("/test.txt"), CanonicalQueryString(ParseQuery("")),
+                       CanonicalHeaders(headers, names), JoinSignedHeaders(names), kEmptySha256);
+  EXPECT_EQ(canonical,
+            "GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.com\nrange:bytes=0-9\n"
+            "x-amz-content-sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
+            "x-amz-date:20130524T000000Z\n\nhost;range;x-amz-content-sha256;x-amz-date\n"
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  const std::string sts = StringToSign(kAwsDate, kAwsScope, canonical);
+  EXPECT_EQ(sts,
+            "AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
+            "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
+  EXPECT_EQ(Signature(SigningKey(kSecret, "20130524", "us-east-1", "s3"), sts),
+            "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+}
+
+TEST(AwsExampleTest, PutObjectCanonicalRequestAndSignature) {
+  const std::string payload = HexEncode(Sha256("Welcome to Amazon S3."));
+  ASSERT_EQ(payload, "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072");
+  const std::vector<Header> headers = {{"host", "examplebucket.s3.amazonaws.com"},
+                                       {"date", "Fri, 24 May 2013 00:00:00 GMT"},
+                                       {"x-amz-date", std::string(kAwsDate)},
+                                       {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
+                                       {"x-amz-content-sha256", payload}};
+  const std::vector<std::string> names = {"date", "host", "x-amz-content-sha256", "x-amz-date",
+                                          "x-amz-storage-class"};
+  const std::string canonical =
+      CanonicalRequest("PUT", CanonicalUri("/test$file.text"), "",
+                       CanonicalHeaders(headers, names), JoinSignedHeaders(names), payload);
+  EXPECT_EQ(canonical,
+            "PUT\n/test%24file.text\n\ndate:Fri, 24 May 2013 00:00:00 GMT\n"
+            "host:examplebucket.s3.amazonaws.com\n"
+            "x-amz-content-sha256:44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072\n"
+            "x-amz-date:20130524T000000Z\nx-amz-storage-class:REDUCED_REDUNDANCY\n\n"
+            "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class\n"
+            "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072");
+  const std::string sts = StringToSign(kAwsDate, kAwsScope, canonical);
+  EXPECT_EQ(sts.substr(sts.rfind('\n') + 1),
+            "9e0e90d9c76de8fa5b200d8c849cd5b8dc7a3be3951ddb7f6a76b4158342019d");
+  EXPECT_EQ(Signature(SigningKey(kSecret, "20130524", "us-east-1", "s3"), sts),
+            "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
+}
+
+TEST(AwsExampleTest, StreamingSeedAndChunkSignatures) {
+  const std::vector<Header> headers = {
+      {"host", "s3.amazonaws.com"},
+      {"x-amz-date", std::string(kAwsDate)},
+      {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
+      {"x-amz-content-sha256", std::string(kStreamingSignedPayload)},
+      {"content-encoding", "aws-chunked"},
+      {"x-amz-decoded-content-length", "66560"},
+      {"content-length", "66824"}};
+  const std::vector<std::string> names = {"content-encoding",
+                                          "content-length",
+                                          "host",
+                                          "x-amz-content-sha256",
+                                          "x-amz-date",
+                                          "x-amz-decoded-content-length",
+                                          "x-amz-storage-class"};
+  const std::string canonical = CanonicalRequest(
+      "PUT", CanonicalUri("/examplebucket/chunkObject.txt"), "", CanonicalHeaders(headers, names),
+      JoinSignedHeaders(names), kStreamingSignedPayload);
+  const std::string sts = StringToSign(kAwsDate, kAwsScope, canonical);
+  EXPECT_EQ(sts.substr(sts.rfind('\n') + 1),
+            "cee3fed04b70f867d036f722359b0b1f2f0e5dc0efadbc082b76c4c60e316455");
+  const std::string key = SigningKey(kSecret, "20130524", "us-east-1", "s3");
+  const std::string seed = Signature(key, sts);
+  EXPECT_EQ(seed, "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9");
+
+  const std::string first = ChunkSignature(key, kAwsDate, kAwsScope, seed, std::string(65536, 'a'));
+  EXPECT_EQ(first, "ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648");
+  const std::string second = ChunkSignature(key, kAwsDate, kAwsScope, first, std::string(1024, 'a'));
+  EXPECT_EQ(second, "0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497");
+  EXPECT_EQ(ChunkSignature(key, kAwsDate, kAwsScope, second, ""),
+            "b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9");
+}
+
+TEST(ParseCredentialTest, Table) {
+  std::optional<Credential> c = ParseCredential("AKID/20130524/us-east-1/s3/aws4_request");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->access_key_id, "AKID");
+  EXPECT_EQ(c->Scope(), "20130524/us-east-1/s3/aws4_request");
+  for (std::string_view bad : {"", "AKID", "AKID/20130524/us-east-1/s3", "/20130524/r/s3/aws4_request",
+                               "AKID/20130524//s3/aws4_request", "AKID/20130524/r/s3/"}) {
+    EXPECT_FALSE(ParseCredential(bad)) << bad;
+  }
+}
+
+TEST(CheckScopeTest, EachMismatchIsNamed) {
+  const Credential ok{"AKID", "20130524", "us-east-1", "s3", "aws4_request"};
+  EXPECT_EQ(CheckScope(ok, "20130524", "us-east-1"), "");
+  EXPECT_NE(CheckScope(ok, "20130525", "us-east-1").find("date"), std::string::npos);
+  EXPECT_EQ(CheckScope(ok, "20130524", "eu-west-1"),
+            "the region 'us-east-1' is wrong; expecting 'eu-west-1'");
+  Credential svc = ok;
+  svc.service = "ec2";
+  EXPECT_NE(CheckScope(svc, "20130524", "us-east-1").find("service"), std::string::npos);
+  Credential term = ok;
+  term.terminator = "aws5_request";
+  EXPECT_NE(CheckScope(term, "20130524", "us-east-1").find("terminal"), std::string::npos);
+}
+
+TEST(ParseAuthorizationTest, AcceptsWithAndWithoutSpaces) {
+  for (std::string_view v :
+       {"AWS4-HMAC-SHA256 Credential=AKID/20130524/us-east-1/s3/aws4_request,"
+        "SignedHeaders=host;x-amz-date,Signature=abcd",
+        "AWS4-HMAC-SHA256 Credential=AKID/20130524/us-east-1/s3/aws4_request, "
+        "SignedHeaders=host;x-amz-date, Signature=abcd",
+        "  AWS4-HMAC-SHA256 Signature=abcd ,  SignedHeaders=host;x-amz-date,"
+        "Credential=AKID/20130524/us-east-1/s3/aws4_request  "}) {
+    std::string error;
+    std::optional<ParsedAuthorization> p = ParseAuthorization(v, &error);
+    ASSERT_TRUE(p) << v << ": " << error;
+    EXPECT_EQ(p->credential.access_key_id, "AKID");
+    EXPECT_EQ(p->signed_headers, (std::vector<std::string>{"host", "x-amz-date"}));
+    EXPECT_EQ(p->signature, "abcd");
+  }
+}
+
+TEST(ParseAuthorizationTest, RejectsMalformed) {
+  const std::string cred = "Credential=AKID/20130524/us-east-1/s3/aws4_request";
+  for (const std::string& v : std::vector<std::string>{
+           std::string("AWS4-HMAC-SHA256"),
+           "AWS4-HMAC-SHA256 " + cred,
+           "AWS4-HMAC-SHA256 " + cred + ", SignedHeaders=host",
+           "AWS4-HMAC-SHA256 SignedHeaders=host, Signature=ab",
+           "AWS4-HMAC-SHA256 " + cred + ", SignedHeaders=, Signature=ab",
+           "AWS4-HMAC-SHA256 " + cred + ", SignedHeaders=host;;date, Signature=ab",
+           "AWS4-HMAC-SHA256 " + cred + ", SignedHeaders=host, Signature=",
+           "AWS4-HMAC-SHA256 " + cred + ", SignedHeaders=host, Signature=ab, Foo=bar",
+           "AWS4-HMAC-SHA256 " + cred + ", " + cred + ", SignedHeaders=host, Signature=ab",
+           "AWS4-HMAC-SHA256 Credential=AKID/us-east-1/s3/aws4_request, SignedHeaders=host, "
+           "Signature=ab",
+           "AWS4-HMAC-SHA256 " + cred + " SignedHeaders=host Signature=ab",
+           "AWS4-HMAC-SHA512 " + cred + ", SignedHeaders=host, Signature=ab",
+       }) {
+    std::string error;
+    EXPECT_FALSE(ParseAuthorization(v, &error)) << v;
+    EXPECT_FALSE(error.empty()) << v;
+  }
+}
+
+TEST(DateTest, AmzDateRoundTripAndRejects) {
+  std::optional<TimePoint> t = ParseAmzDate("20130524T000000Z");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count(),
+            1369353600);
+  EXPECT_EQ(FormatAmzDate(*t), "20130524T000000Z");
+  std::optional<TimePoint> leap = ParseAmzDate("20240229T235959Z");
+  ASSERT_TRUE(leap);
+  EXPECT_EQ(FormatAmzDate(*leap + std::chrono::milliseconds(999)), "20240229T235959Z");
+  for (std::string_view bad : {"", "20130524", "20130524T000000", "20130524T000000z",
+                               "2013-05-24T00:00:00Z", "20130532T000000Z", "20130229T000000Z",
+                               "20131324T000000Z", "20130524T240000Z", "2013052aT000000Z"}) {
+    EXPECT_FALSE(ParseAmzDate(bad)) << bad;
+  }
+}
+
+TEST(DateTest, HttpDate) {
+  std::optional<TimePoint> t = ParseHttpDate("Fri, 24 May 2013 00:00:00 GMT");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(FormatAmzDate(*t), "20130524T000000Z");
+  std::optional<TimePoint> t2 = ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT");
+  ASSERT_TRUE(t2);
+  EXPECT_EQ(FormatAmzDate(*t2), "19941106T084937Z");
+  for (std::string_view bad : {"", "Fri, 24 May 2013 00:00:00", "Fri, 24 Foo 2013 00:00:00 GMT",
+                               "Friday, 24-May-13 00:00:00 GMT", "Fri, 31 Jun 2013 00:00:00 GMT",
+                               "20130524T000000Z"}) {
+    EXPECT_FALSE(ParseHttpDate(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace cubby::s3api::auth::sigv4
