@@ -1,0 +1,84 @@
+"""Fixtures: the real `cubby` binary (CUBBY_BIN) on 127.0.0.1 port 0, and clients for it."""
+
+import os
+import signal
+import tempfile
+
+import pytest
+
+import cubby_e2e
+from cubby_e2e import Server, make_client, new_bucket_name
+
+# Read before sanitize_process_env drops every CUBBY_* variable from this process.
+_CUBBY_BIN = os.environ.get("CUBBY_BIN")
+_HOME = tempfile.mkdtemp(prefix="cubby-e2e-home-")
+cubby_e2e.sanitize_process_env(_HOME)
+
+
+@pytest.fixture(scope="session")
+def cubby_bin():
+    binary = _CUBBY_BIN
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.fail(f"set CUBBY_BIN to the built cubby executable (got {binary!r})")
+    return binary
+
+
+@pytest.fixture
+def home(tmp_path):
+    h = tmp_path / "home"
+    h.mkdir()
+    return h
+
+
+@pytest.fixture
+def start_server(cubby_bin, tmp_path, home):
+    """Factory: start_server(args=(), env_extra=None, root_keys=True, data_dir=None, ready=True).
+
+    Every server still running at teardown is stopped with SIGTERM and must exit 0.
+    """
+    started = []
+
+    def start(args=(), env_extra=None, root_keys=True, data_dir=None, ready=True, **kw):
+        if data_dir is None:
+            data_dir = tmp_path / f"data{len(started)}"
+            data_dir.mkdir()
+        srv = Server(cubby_bin, data_dir, home, args=args, env_extra=env_extra,
+                     root_keys=root_keys, **kw)
+        started.append(srv)
+        if ready:
+            srv.wait_ready()
+        return srv
+
+    yield start
+
+    failures = []
+    for srv in started:
+        if srv.stopped:
+            continue
+        code = srv.stop(signal.SIGTERM)
+        if code != 0:
+            failures.append(f"cubby pid {srv.pid} exited with {code} after SIGTERM\n{srv.output()}")
+    if failures:
+        pytest.fail("\n".join(failures))
+
+
+@pytest.fixture
+def server(start_server):
+    return start_server()
+
+
+@pytest.fixture
+def s3(server):
+    return make_client(server)
+
+
+@pytest.fixture
+def anon(server):
+    return make_client(server, anonymous=True)
+
+
+@pytest.fixture
+def bucket(s3):
+    name = new_bucket_name()
+    s3.create_bucket(Bucket=name)
+    return name
