@@ -82,6 +82,8 @@ class HttpServer {
 
   // Connection threads currently running.
   size_t active_connections() const;
+  // True once Stop has begun: responses from then on say Connection: close.
+  bool stopping() const { return stopping_; }
 
  private:
   void AcceptLoop();

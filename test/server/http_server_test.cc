@@ -1,0 +1,550 @@
+// HttpServer over real sockets on 127.0.0.1 with a stub handler: framing, keep-alive,
+// 100-continue, chunked bodies, timeouts, malformed requests, streamed responses, shutdown.
+#include "server/http_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cubby::server {
+namespace {
+
+using namespace std::chrono_literals;
+using s3api::ErrorCode;
+
+std::string Pattern(size_t n) {
+  std::string out(n, '\0');
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<char>('a' + (i * 7 + i / 13) % 26);
+  return out;
+}
+
+// A source that produces Pattern(n) in pieces, or fails after `fail_after` bytes.
+class PatternSource : public s3api::BodySource {
+ public:
+  PatternSource(uint64_t size, uint64_t fail_after) : data_(Pattern(size)), fail_after_(fail_after) {}
+  s3api::ReadResult Read(char* buf, size_t n) override {
+    if (pos_ >= fail_after_) return {0, ErrorCode::kInternalError};
+    n = std::min<uint64_t>({n, data_.size() - pos_, fail_after_ - pos_});
+    std::memcpy(buf, data_.data() + pos_, n);
+    pos_ += n;
+    return {n, ErrorCode::kNone};
+  }
+
+ private:
+  std::string data_;
+  uint64_t fail_after_;
+  uint64_t pos_ = 0;
+};
+
+// What the stub handler saw, for assertions.
+struct Observed {
+  std::mutex mutex;
+  std::vector<ErrorCode> body_errors;  // final ReadResult error of each /echo
+  std::vector<s3api::HttpRequest> requests;
+  std::promise<void> blocked;          // set when /block starts reading
+};
+
+s3api::HttpResponse StubHandler(Observed* seen, const s3api::HttpRequest& request,
+                                s3api::BodyReader& body, s3api::RequestSummary* summary) {
+  {
+    std::lock_guard<std::mutex> lock(seen->mutex);
+    seen->requests.push_back(request);
+  }
+  summary->operation = "Stub";
+  s3api::HttpResponse response;
+  response.Set("x-amz-request-id", request.request_id);
+  const std::string& target = request.target;
+  if (target == "/echo" || target == "/block") {
+    if (target == "/block") seen->blocked.set_value();
+    std::string data;
+    char buf[1000];  // odd size: exercises pieces that straddle chunk boundaries
+    s3api::ReadResult r;
+    while ((r = body.Read(buf, sizeof buf)).n > 0) data.append(buf, r.n);
+    {
+      std::lock_guard<std::mutex> lock(seen->mutex);
+      seen->body_errors.push_back(r.error);
+    }
+    if (r.error != ErrorCode::kNone) {
+      response.status = 400;
+      response.close_connection = true;
+      return response;
+    }
+    response.body = data;
+  } else if (target == "/reject") {
+    response.status = 403;
+    response.body = "denied";
+  } else if (target == "/ignore") {
+    response.body = "ignored";
+  } else if (target == "/head") {
+    response.content_length = 1234;
+  } else if (target.starts_with("/stream/")) {
+    uint64_t n = std::stoull(target.substr(8));
+    response.source = std::make_unique<PatternSource>(n, n);
+    response.content_length = n;
+  } else if (target == "/fail-stream") {
+    response.source = std::make_unique<PatternSource>(1 << 20, 300 << 10);
+    response.content_length = 1 << 20;
+  } else if (target == "/no-content") {
+    response.status = 204;
+  } else if (target == "/throw") {
+    throw std::runtime_error("boom");
+  } else {
+    response.status = 404;
+  }
+  return response;
+}
+
+struct Response {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // lowercase names
+  std::string body;
+};
+
+// A blocking client with a receive timeout, so a server bug fails the test instead of hanging.
+class Client {
+ public:
+  explicit Client(uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~Client() { ::close(fd_); }
+  bool connected() const { return connected_; }
+
+  void Send(std::string_view data) {
+    while (!data.empty()) {
+      ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+  void ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
+
+  // Reads until `marker` is buffered; false on EOF/timeout.
+  bool ReadUntil(std::string_view marker) {
+    while (buffer_.find(marker) == std::string::npos) {
+      if (!Fill()) return false;
+    }
+    return true;
+  }
+
+  // Reads one response; the body by Content-Length unless `head`. status 0 on failure.
+  Response ReadResponse(bool head = false) {
+    Response r;
+    if (!ReadUntil("\r\n\r\n")) return r;
+    size_t end = buffer_.find("\r\n\r\n");
+    std::string head_text = buffer_.substr(0, end);
+    buffer_.erase(0, end + 4);
+    size_t line_end = head_text.find("\r\n");
+    std::string status_line = head_text.substr(0, line_end);
+    r.status = std::stoi(status_line.substr(9, 3));
+    size_t pos = line_end == std::string::npos ? head_text.size() : line_end + 2;
+    while (pos < head_text.size()) {
+      size_t eol = head_text.find("\r\n", pos);
+      if (eol == std::string::npos) eol = head_text.size();
+      std::string line = head_text.substr(pos, eol - pos);
+      size_t colon = line.find(':');
+      std::string name = line.substr(0, colon);
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      r.headers[name] = line.substr(colon + 2);
+      pos = eol + 2;
+    }
+    if (head || r.status == 204 || r.status == 304 || r.status < 200) return r;
+    size_t length = std::stoull(r.headers["content-length"]);
+    while (buffer_.size() < length) {
+      if (!Fill()) break;
+    }
+    r.body = buffer_.substr(0, std::min(length, buffer_.size()));
+    buffer_.erase(0, r.body.size());
+    return r;
+  }
+
+  // True if the server closes the connection (EOF) before sending anything more.
+  bool ClosedByServer() {
+    if (!buffer_.empty()) return false;
+    char c;
+    ssize_t n = ::recv(fd_, &c, 1, 0);
+    if (n > 0) buffer_.push_back(c);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+  }
+
+  const std::string& buffered() const { return buffer_; }
+
+ private:
+  bool Fill() {
+    char buf[65536];
+    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    buffer_.append(buf, static_cast<size_t>(n));
+    return true;
+  }
+
+  int fd_ = -1;
+  bool connected_ = false;
+  std::string buffer_;
+};
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void Start(HttpServerOptions options = {}) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    server_ = std::make_unique<HttpServer>(
+        options,
+        [this](const s3api::HttpRequest& request, s3api::BodyReader& body,
+               s3api::RequestSummary* summary) {
+          return StubHandler(&seen_, request, body, summary);
+        },
+        &logger_);
+    ASSERT_TRUE(server_->Start().ok());
+    ASSERT_NE(server_->port(), 0);
+  }
+  void TearDown() override {
+    if (server_) server_->Stop(5s);
+  }
+
+  std::vector<ErrorCode> BodyErrors() {
+    std::lock_guard<std::mutex> lock(seen_.mutex);
+    return seen_.body_errors;
+  }
+
+  Logger logger_{LogLevel::kError};
+  Observed seen_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+TEST_F(HttpServerTest, EndpointUrlUsesLoopbackForAnyAddress) {
+  Start();
+  EXPECT_EQ(server_->EndpointUrl(), "http://127.0.0.1:" + std::to_string(server_->port()));
+  HttpServer any({.host = "0.0.0.0", .port = 0}, nullptr, &logger_);
+  ASSERT_TRUE(any.Start().ok());
+  EXPECT_EQ(any.EndpointUrl(), "http://127.0.0.1:" + std::to_string(any.port()));
+}
+
+TEST_F(HttpServerTest, BindFailureIsAnError) {
+  Start();
+  HttpServer second({.host = "127.0.0.1", .port = server_->port()}, nullptr, &logger_);
+  storage::Status status = second.Start();
+  EXPECT_EQ(status.code(), storage::Code::kIOError);
+  EXPECT_NE(status.message().find("bind"), std::string::npos) << status.message();
+}
+
+TEST_F(HttpServerTest, KeepAliveServesSeveralRequests) {
+  Start();
+  Client client(server_->port());
+  ASSERT_TRUE(client.connected());
+  for (int i = 0; i < 3; ++i) {
+    std::string body = "payload-" + std::to_string(i);
+    client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n" + body);
+    Response r = client.ReadResponse();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, body);
+    EXPECT_EQ(r.headers["server"], "cubby");
+    EXPECT_FALSE(r.headers["date"].empty());
+    EXPECT_EQ(r.headers.count("connection"), 0u);
+  }
+  std::lock_guard<std::mutex> lock(seen_.mutex);
+  ASSERT_EQ(seen_.requests.size(), 3u);
+  EXPECT_NE(seen_.requests[0].request_id, seen_.requests[1].request_id);
+  EXPECT_EQ(seen_.requests[0].request_id.size(), 16u);
+  EXPECT_TRUE(seen_.requests[0].remote_address.starts_with("127.0.0.1:"));
+  EXPECT_EQ(seen_.requests[0].content_length, std::optional<uint64_t>(9));
+}
+
+TEST_F(HttpServerTest, LargeBodyStreamsThrough) {
+  Start();
+  Client client(server_->port());
+  std::string body = Pattern(3 << 20);
+  std::thread sender([&] {
+    client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+                "\r\n\r\n");
+    client.Send(body);
+  });
+  Response r = client.ReadResponse();
+  sender.join();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.body == body);
+}
+
+TEST_F(HttpServerTest, ChunkedBody) {
+  Start();
+  Client client(server_->port());
+  client.Send(
+      "PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\nhello\r\n1;ext=1\r\n \r\n6\r\nworld!\r\n0\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "hello world!");
+  std::lock_guard<std::mutex> lock(seen_.mutex);
+  EXPECT_FALSE(seen_.requests[0].content_length.has_value());
+}
+
+TEST_F(HttpServerTest, ExpectContinueSentOnFirstRead) {
+  Start();
+  Client client(server_->port());
+  client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n");
+  ASSERT_TRUE(client.ReadUntil("HTTP/1.1 100 Continue\r\n\r\n"));
+  Response interim = client.ReadResponse();
+  EXPECT_EQ(interim.status, 100);
+  client.Send("data");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "data");
+}
+
+TEST_F(HttpServerTest, ExpectContinueNotSentWhenRejectedUnread) {
+  Start();
+  Client client(server_->port());
+  client.Send("PUT /reject HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 403) << "no 100 Continue before the final answer";
+  EXPECT_EQ(r.body, "denied");
+  EXPECT_EQ(r.headers["connection"], "close");
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+TEST_F(HttpServerTest, ShortBodyIsIncompleteBody) {
+  Start();
+  Client client(server_->port());
+  client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhalf");
+  client.ShutdownWrite();
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(BodyErrors(), std::vector<ErrorCode>{ErrorCode::kIncompleteBody});
+}
+
+TEST_F(HttpServerTest, MalformedChunkIsIncompleteBody) {
+  Start();
+  Client client(server_->port());
+  client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(BodyErrors(), std::vector<ErrorCode>{ErrorCode::kIncompleteBody});
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+TEST_F(HttpServerTest, StalledBodyTimesOut) {
+  HttpServerOptions options;
+  options.body_stall_timeout = 100ms;
+  Start(options);
+  Client client(server_->port());
+  client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhalf");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(BodyErrors(), std::vector<ErrorCode>{ErrorCode::kRequestTimeout});
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+TEST_F(HttpServerTest, StalledHeaderIsClosed) {
+  HttpServerOptions options;
+  options.header_timeout = 100ms;
+  Start(options);
+  Client client(server_->port());
+  client.Send("GET /echo HTTP/1.1\r\nHost: x\r\n");  // never finished
+  EXPECT_TRUE(client.ClosedByServer());
+  EXPECT_TRUE(seen_.requests.empty());
+}
+
+TEST_F(HttpServerTest, IdleKeepAliveIsClosed) {
+  HttpServerOptions options;
+  options.idle_timeout = 100ms;
+  Start(options);
+  Client client(server_->port());
+  client.Send("GET /ignore HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(client.ReadResponse().status, 200);
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+TEST_F(HttpServerTest, MalformedRequestGets400AndClose) {
+  Start();
+  const std::string cases[] = {
+      "GARBAGE\r\n\r\n",
+      "GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+      "GET / HTTP/9.9\r\n\r\n",
+      "PUT / HTTP/1.1\r\nContent-Length: x\r\n\r\n",
+      "PUT / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+  };
+  for (const auto& text : cases) {
+    SCOPED_TRACE(text);
+    Client client(server_->port());
+    client.Send(text);
+    Response r = client.ReadResponse();
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(r.headers["connection"], "close");
+    EXPECT_TRUE(client.ClosedByServer());
+  }
+  EXPECT_TRUE(seen_.requests.empty());
+}
+
+TEST_F(HttpServerTest, HeaderLimit) {
+  HttpServerOptions options;
+  options.header_limit = 1024;
+  Start(options);
+  {
+    Client client(server_->port());
+    client.Send("GET /ignore HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(2000, 'a') + "\r\n\r\n");
+    EXPECT_EQ(client.ReadResponse().status, 400);
+  }
+  {
+    Client client(server_->port());
+    client.Send("GET /ignore HTTP/1.1\r\nHost: x\r\nX-Small: " + std::string(500, 'a') +
+                "\r\n\r\n");
+    EXPECT_EQ(client.ReadResponse().status, 200);
+  }
+}
+
+TEST_F(HttpServerTest, UnreadSmallBodyIsDrainedAndConnectionKept) {
+  Start();
+  Client client(server_->port());
+  std::string body = Pattern(100000);
+  client.Send("PUT /ignore HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+              "\r\n\r\n" + body);
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers.count("connection"), 0u);
+  client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok");
+  Response next = client.ReadResponse();
+  EXPECT_EQ(next.status, 200);
+  EXPECT_EQ(next.body, "ok");
+}
+
+TEST_F(HttpServerTest, UnreadLargeBodyClosesConnection) {
+  HttpServerOptions options;
+  options.drain_limit = 1000;
+  Start(options);
+  Client client(server_->port());
+  client.Send("PUT /ignore HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" + Pattern(5000));
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ignored");
+  EXPECT_EQ(r.headers["connection"], "close");
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+TEST_F(HttpServerTest, HeadAdvertisesLengthWithoutBody) {
+  Start();
+  Client client(server_->port());
+  client.Send("HEAD /head HTTP/1.1\r\nHost: x\r\n\r\nGET /ignore HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response head = client.ReadResponse(/*head=*/true);
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.headers["content-length"], "1234");
+  // The next response follows at once: no body bytes were sent for HEAD.
+  Response next = client.ReadResponse();
+  EXPECT_EQ(next.status, 200);
+  EXPECT_EQ(next.body, "ignored");
+}
+
+TEST_F(HttpServerTest, NoContentHasNoLength) {
+  Start();
+  Client client(server_->port());
+  client.Send("DELETE /no-content HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 204);
+  EXPECT_EQ(r.headers.count("content-length"), 0u);
+}
+
+TEST_F(HttpServerTest, StreamedResponseBody) {
+  Start();
+  Client client(server_->port());
+  const uint64_t n = (1 << 20) + 12345;  // several 256 KiB pieces and a partial one
+  client.Send("GET /stream/" + std::to_string(n) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(n));
+  EXPECT_TRUE(r.body == Pattern(n));
+}
+
+TEST_F(HttpServerTest, FailingSourceClosesMidStream) {
+  Start();
+  Client client(server_->port());
+  client.Send("GET /fail-stream HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(1 << 20));
+  EXPECT_EQ(r.body.size(), size_t{300} << 10) << "short body, then the connection closes";
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+TEST_F(HttpServerTest, ThrowingHandlerGets500) {
+  Start();
+  Client client(server_->port());
+  client.Send("GET /throw HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 500);
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+TEST_F(HttpServerTest, ConnectionCloseAndHttp10) {
+  Start();
+  {
+    Client client(server_->port());
+    client.Send("GET /ignore HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    Response r = client.ReadResponse();
+    EXPECT_EQ(r.headers["connection"], "close");
+    EXPECT_TRUE(client.ClosedByServer());
+  }
+  {
+    Client client(server_->port());
+    client.Send("GET /ignore HTTP/1.0\r\n\r\n");
+    EXPECT_EQ(client.ReadResponse().status, 200);
+    EXPECT_TRUE(client.ClosedByServer());
+  }
+}
+
+TEST_F(HttpServerTest, StopClosesIdleConnectionsAtOnce) {
+  Start();
+  Client client(server_->port());
+  client.Send("GET /ignore HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(client.ReadResponse().status, 200);
+  ASSERT_EQ(server_->active_connections(), 1u);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(server_->Stop(30s), 0u);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s) << "idle waits end on stop";
+  EXPECT_EQ(server_->active_connections(), 0u);
+  EXPECT_TRUE(client.ClosedByServer());
+  Client late(server_->port());
+  EXPECT_FALSE(late.connected()) << "no longer accepting";
+}
+
+TEST_F(HttpServerTest, StopAbortsRequestsStillRunningAfterGrace) {
+  Start();  // 60 s body stall timeout: only the abort can end the blocked read
+  Client client(server_->port());
+  client.Send("PUT /block HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n");
+  seen_.blocked.get_future().wait();
+  EXPECT_EQ(server_->Stop(50ms), 1u);
+  EXPECT_EQ(server_->active_connections(), 0u);
+  EXPECT_EQ(BodyErrors(), std::vector<ErrorCode>{ErrorCode::kIncompleteBody});
+}
+
+TEST_F(HttpServerTest, StopLetsInFlightRequestFinish) {
+  Start();
+  Client client(server_->port());
+  client.Send("PUT /block HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n");
+  seen_.blocked.get_future().wait();
+  std::thread stopper([&] { EXPECT_EQ(server_->Stop(30s), 0u); });
+  while (!server_->stopping()) std::this_thread::yield();
+  client.Send("done");
+  Response r = client.ReadResponse();
+  stopper.join();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "done");
+  EXPECT_EQ(r.headers["connection"], "close") << "no keep-alive while stopping";
+}
+
+}  // namespace
+}  // namespace cubby::server
