@@ -42,8 +42,14 @@ done
 
 if [[ -z $cubby && -z $loadgen ]]; then
   build=${BUILD_DIR:-$repo/build-bench}
-  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$build" -j"$(nproc)" --target cubby cubby-loadgen >/dev/null
+  mkdir -p "$build"
+  # The build's output is shown only if it fails, so the table stays readable.
+  if ! { cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF &&
+         cmake --build "$build" -j"$(nproc)" --target cubby cubby-loadgen; } >"$build/bench-build.log" 2>&1; then
+    cat "$build/bench-build.log" >&2
+    echo "run.sh: build failed" >&2
+    exit 1
+  fi
   cubby=$build/server/cubby
   loadgen=$build/bench/cubby-loadgen
 elif [[ -z $cubby || -z $loadgen ]]; then
