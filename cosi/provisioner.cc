@@ -247,12 +247,11 @@ grpc::Status ProvisionerService::Log(std::string_view method, std::string_view b
   for (char& c : safe_bucket) {
     if (c < 0x21 || c > 0x7e) c = '?';
   }
-  std::string line = "cosi " + std::string(method) + " bucket=" + safe_bucket +
-                     " code=" + std::string(GrpcCodeName(status.error_code()));
+  const std::string_view code = GrpcCodeName(status.error_code());
   if (options_.log) {
-    options_.log(line);
+    options_.log(method, safe_bucket, code);
   } else {
-    std::clog << line << '\n';
+    std::clog << "cosi " << method << " bucket=" << safe_bucket << " code=" << code << '\n';
   }
   return status;
 }

@@ -38,8 +38,12 @@ namespace cubby::cosi {
 struct ProvisionerOptions {
   std::string region = "us-east-1";  // S3 region, in bucket_info and the "s3" credentials
   std::string endpoint;              // full URL of the S3 service as workloads reach it
-  // Receives one line per call ("DriverCreateBucket bucket=... code=OK"). Unset: stderr.
-  std::function<void(std::string_view line)> log;
+  // Called once per call with the method, the bucket it names (sanitized, bounded) and the
+  // gRPC code name ("OK", "NOT_FOUND", ...): nothing else, so no secret can reach a log.
+  // Unset: one line "cosi <method> bucket=<bucket> code=<code>" on stderr.
+  using CallLog = std::function<void(std::string_view method, std::string_view bucket,
+                                     std::string_view code)>;
+  CallLog log;
   // Milliseconds since the Unix epoch, for created_ms. Unset: the system clock.
   std::function<int64_t()> now_ms;
 };

@@ -187,6 +187,7 @@ storage::Result<std::unique_ptr<CosiListener>> CosiListener::Start(const CosiOpt
   cosi::ProvisionerOptions provisioner_options;
   provisioner_options.region = options.region;
   provisioner_options.endpoint = options.public_endpoint;
+  provisioner_options.log = options.log;
   listener->provisioner_ =
       std::make_unique<cosi::ProvisionerService>(store, std::move(provisioner_options));
 

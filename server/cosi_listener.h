@@ -40,6 +40,9 @@ struct CosiOptions {
   mode_t socket_mode = kDefaultCosiSocketMode;
   std::string public_endpoint;  // "http://cubby.storage.svc:9000"
   std::string region;
+  // Receives (method, bucket, gRPC code name) once per COSI call; unset: a line on stderr.
+  std::function<void(std::string_view method, std::string_view bucket, std::string_view code)>
+      log;
 };
 
 // Same shape as server/config.h's EnvLookup: nullopt when the variable is unset.

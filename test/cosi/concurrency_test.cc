@@ -168,7 +168,11 @@ TEST(ProvisionerLogTest, LogsMethodBucketAndCodeButNoSecret) {
   ProvisionerOptions options;
   options.region = kRegion;
   options.endpoint = kEndpoint;
-  options.log = [&lines](std::string_view line) { lines.emplace_back(line); };
+  options.log = [&lines](std::string_view method, std::string_view bucket,
+                         std::string_view code) {
+    lines.push_back(std::string(method) + " bucket=" + std::string(bucket) + " code=" +
+                    std::string(code));
+  };
   ProvisionerService service(store->get(), options);
 
   v1::DriverCreateBucketRequest create;
@@ -186,9 +190,9 @@ TEST(ProvisionerLogTest, LogsMethodBucketAndCodeButNoSecret) {
   EXPECT_FALSE(service.DriverDeleteBucket(nullptr, &bad_delete, &deleted).ok());
 
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[0], "cosi DriverCreateBucket bucket=logged-bucket code=OK");
-  EXPECT_EQ(lines[1], "cosi DriverGrantBucketAccess bucket=logged-bucket code=OK");
-  EXPECT_EQ(lines[2], "cosi DriverDeleteBucket bucket= code=INVALID_ARGUMENT");
+  EXPECT_EQ(lines[0], "DriverCreateBucket bucket=logged-bucket code=OK");
+  EXPECT_EQ(lines[1], "DriverGrantBucketAccess bucket=logged-bucket code=OK");
+  EXPECT_EQ(lines[2], "DriverDeleteBucket bucket= code=INVALID_ARGUMENT");
   const std::string secret = granted.credentials().at("s3").secrets().at("accessSecretKey");
   ASSERT_FALSE(secret.empty());
   for (const std::string& line : lines) {
