@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <utility>
 
 #include "s3api/auth/crypto.h"
@@ -287,11 +288,13 @@ AuthResult AuthenticateQuery(const HttpRequest& request, const Target& target,
   if (!when) {
     return fail("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"");
   }
-  const bool expires_numeric =
-      !expires->empty() && expires->size() <= 9 &&
-      std::all_of(expires->begin(), expires->end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!expires_numeric) return fail("X-Amz-Expires should be a number");
-  const int64_t expires_seconds = std::stoll(*expires);
+  int64_t expires_seconds = 0;
+  const char* expires_end = expires->data() + expires->size();
+  const auto [expires_stop, expires_error] =
+      std::from_chars(expires->data(), expires_end, expires_seconds);
+  if (expires->empty() || expires_error != std::errc() || expires_stop != expires_end) {
+    return fail("X-Amz-Expires should be a number");
+  }
   if (expires_seconds < 1) return fail("X-Amz-Expires must be at least one second");
   if (expires_seconds > sigv4::kMaxPresignExpiresSeconds) {
     return fail("X-Amz-Expires must be less than a week (in seconds) that is 604800");

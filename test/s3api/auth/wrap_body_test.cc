@@ -48,7 +48,9 @@ Drained Drain(BodyReader& reader, size_t buf_size) {
   while (true) {
     ++d.reads;
     const ReadResult r = reader.Read(buf.data(), buf.size());
-    if (r.n > 0) EXPECT_EQ(r.error, ErrorCode::kNone);
+    if (r.n > 0) {
+      EXPECT_EQ(r.error, ErrorCode::kNone);
+    }
     d.bytes.append(buf.data(), r.n);
     if (r.n == 0 || r.error != ErrorCode::kNone) {
       d.final_error = r.error;
