@@ -67,13 +67,17 @@ int Run(int argc, char** argv) {
                            {"root_key", config.root_key ? "configured" : "generated"}});
 
   std::error_code fs_error;
-  std::filesystem::create_directories(config.data_dir, fs_error);
+  bool created = std::filesystem::create_directories(config.data_dir, fs_error);
   if (fs_error) {
     Fatal("cannot create data dir " + config.data_dir + ": " + fs_error.message());
     return 1;
   }
-  // The data folder holds the root secret and every object: owner-only.
-  ::chmod(config.data_dir.c_str(), 0700);
+  // A data folder we create holds the root secret and every object: owner-only. An existing
+  // folder keeps the mode its owner gave it.
+  if (created && ::chmod(config.data_dir.c_str(), 0700) != 0) {
+    logger.Warn("cannot restrict the data dir to its owner",
+                {{"data_dir", config.data_dir}, {"error", std::strerror(errno)}});
+  }
 
   storage::StoreOptions store_options;
   store_options.path = config.data_dir + "/db";
