@@ -55,7 +55,17 @@ struct AuthResult {
 //  - x-amz-date / Date more than 15 minutes from now → RequestTimeTooSkewed
 //  - presigned URL past X-Amz-Date + X-Amz-Expires (max 7 days) → AccessDenied
 //  - wrong signature → SignatureDoesNotMatch (constant-time compare)
-//  - header auth without x-amz-content-sha256 → InvalidRequest
+//  - header auth without x-amz-content-sha256 → InvalidRequest; a value that is neither 64 hex
+//    digits, UNSIGNED-PAYLOAD nor a STREAMING-* mode → InvalidArgument
+//  - header auth without a valid x-amz-date or Date → AccessDenied
+//  - presigned X-Amz-Date more than 15 minutes ahead → AccessDenied ("Request is not valid yet")
+//  - host, or an x-amz-* header present in the request, not signed → AccessDenied
+//  - both an Authorization header and presign parameters → InvalidArgument
+//  - SigV2 (header "AWS ..." or AWSAccessKeyId query) → AuthorizationHeaderMalformed /
+//    AuthorizationQueryParametersError until it is implemented
+// The canonical URI and query are built from the target as sent, with percent-encoding
+// normalised ("!" and "%21" verify alike; "%2F" stays distinct from "/"); '+' in the query is
+// a space. error_message never contains secret-derived data. The steps live in sigv4.h.
 AuthResult Authenticate(const HttpRequest& request, std::string_view region,
                         const KeyLookup& lookup, std::chrono::system_clock::time_point now);
 
