@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -111,6 +113,25 @@ TEST(HmacTest, RekeyingBetweenCallsDoesNotLeakState) {
               kHmacCases[1].sha256_hex);
     EXPECT_EQ(HexEncode(HmacSha256("", "")), kHmacCases[3].sha256_hex);
   }
+}
+
+TEST(HmacTest, ThreadsEachGetTheirOwnContext) {
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&wrong, t] {
+      const HmacCase& c = kHmacCases[t % 2];
+      for (int i = 0; i < 500; ++i) {
+        if (HexEncode(HmacSha256(c.key, c.data)) != c.sha256_hex) ++wrong;
+        if (HexEncode(Sha256("abc")) !=
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(HexTest, EncodeDecodeRoundTrip) {
