@@ -221,10 +221,11 @@ def make_client(server, access_key=None, secret_key=None, anonymous=False, regio
         aws_access_key_id=access_key or server.access_key,
         aws_secret_access_key=secret_key or server.secret_key,
         region_name=region or server.region)
+    settings = {"connect_timeout": 10, "read_timeout": 120}
+    settings.update(config)
     cfg = Config(signature_version=botocore.UNSIGNED if anonymous else "s3v4",
                  s3={"addressing_style": addressing_style},
-                 retries={"total_max_attempts": 1, "mode": "standard"},
-                 connect_timeout=10, read_timeout=120, **config)
+                 retries={"total_max_attempts": 1, "mode": "standard"}, **settings)
     return session.client("s3", endpoint_url=endpoint or server.endpoint, config=cfg)
 
 

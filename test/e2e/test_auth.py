@@ -192,6 +192,8 @@ def test_anonymous_on_public_read_write_bucket(server, s3, anon, bucket):
     anon.put_object(Bucket=bucket, Key="anon", Body=b"by anyone")
     assert s3.get_object(Bucket=bucket, Key="anon")["Body"].read() == b"by anyone"
     assert anon.get_object(Bucket=bucket, Key="anon")["Body"].read() == b"by anyone"
+    # Bucket WRITE: "create, overwrite, and delete any object in the bucket"
+    # (https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#permissions).
     anon.delete_object(Bucket=bucket, Key="anon")
     assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
     with pytest.raises(ClientError) as e:

@@ -83,7 +83,7 @@ def _put(server, key, data):
     return send(server, "PUT", f"/{BUCKET}/{key}", dict(req.headers.items()), data, timeout=30)
 
 
-def _writer(server, ledger, wid, stop, errors):
+def _writer(server, ledger, wid, killed, stop, errors):
     rng = random.Random(wid)
     n = 0
     while not stop.is_set():
@@ -98,7 +98,7 @@ def _writer(server, ledger, wid, stop, errors):
             resp = _put(server, key, data)
         except (OSError, http.client.HTTPException):
             ledger.finish(attempt, acked=False)
-            if stop.is_set() or server.proc.poll() is not None:
+            if killed.is_set():
                 return
             errors.append(f"{key} v{attempt.version}: connection failed before the kill")
             return
@@ -108,7 +108,7 @@ def _writer(server, ledger, wid, stop, errors):
             want = '"' + hashlib.md5(data).hexdigest() + '"'
             if resp.header("ETag") != want:
                 errors.append(f"{key} v{attempt.version}: ETag {resp.header('ETag')} != {want}")
-        elif server.proc.poll() is None and not stop.is_set():
+        elif not killed.is_set():
             errors.append(f"{key} v{attempt.version}: status {resp.status} {resp.body[:200]!r}")
 
 
@@ -119,9 +119,11 @@ def test_sigkill_during_puts(start_server, tmp_path):
     make_client(srv).create_bucket(Bucket=BUCKET)
 
     ledger = Ledger()
+    killed = threading.Event()
     stop = threading.Event()
     errors = []
-    threads = [threading.Thread(target=_writer, args=(srv, ledger, w, stop, errors), daemon=True)
+    threads = [threading.Thread(target=_writer, args=(srv, ledger, w, killed, stop, errors),
+                                daemon=True)
                for w in range(WRITERS)]
     for t in threads:
         t.start()
@@ -133,9 +135,11 @@ def test_sigkill_during_puts(start_server, tmp_path):
         with ledger.lock:
             if ledger.in_flight >= 2:
                 in_flight_at_kill = ledger.in_flight
+                killed.set()
                 srv.proc.kill()  # SIGKILL while the ledger still shows these requests open
                 break
         time.sleep(0.001)
+    killed.set()
     srv.kill()
     stop.set()
     for t in threads:
@@ -146,6 +150,10 @@ def test_sigkill_during_puts(start_server, tmp_path):
     assert in_flight_at_kill >= 1, "no request was in flight at the kill"
     acked_total = sum(a.acked for v in ledger.attempts.values() for a in v.values())
     assert acked_total >= 10, f"only {acked_total} PUTs acknowledged before the kill"
+
+    attempted_total = sum(len(v) for v in ledger.attempts.values())
+    print(f"attempted {attempted_total}, acknowledged {acked_total}, "
+          f"in flight at kill {in_flight_at_kill}")
 
     srv2 = start_server(data_dir=data_dir)
     s3 = make_client(srv2)
@@ -199,6 +207,7 @@ def test_sigkill_during_puts(start_server, tmp_path):
                 problems.append(f"{key}: survivor v{v.version} finished before acknowledged "
                                 f"v{lost} started: acknowledged write lost")
 
+    print(f"{len(survivors)} objects survived")
     assert not problems, "\n".join(problems)
     # The restarted server is fully usable.
     s3.put_object(Bucket=BUCKET, Key="after", Body=b"ok")

@@ -62,4 +62,5 @@ def test_256mib_put_get(server, tmp_path):
         assert part["Body"].read() == f.read(100)
 
     peak = server.peak_rss_kib()
+    print(f"server peak RSS {peak} KiB")
     assert peak < RSS_LIMIT_KIB, f"server peak RSS {peak} KiB >= {RSS_LIMIT_KIB} KiB"

@@ -148,11 +148,14 @@ def test_v2_start_after(s3, tree):
     assert resp["KeyCount"] == 0
 
 
-def test_v2_start_after_with_delimiter_skips_into_prefix(s3, tree):
-    resp = s3.list_objects_v2(Bucket=tree, StartAfter="dir/one", Delimiter="/")
-    # Only keys after dir/one are considered; dir/sub/... and dir/two still roll up into dir/.
+def test_v2_start_after_with_delimiter(s3, tree):
+    resp = s3.list_objects_v2(Bucket=tree, StartAfter="dir2/z", Delimiter="/")
     assert _keys(resp) == ["zeta"]
-    assert _prefixes(resp) == ["dir/", "dir2/", "e/"]
+    assert _prefixes(resp) == ["e/"]
+    resp = s3.list_objects_v2(Bucket=tree, StartAfter="a.txt", Delimiter="/", MaxKeys=2)
+    assert _keys(resp) == []
+    assert _prefixes(resp) == ["dir/", "dir2/"]
+    assert resp["IsTruncated"] is True
 
 
 def test_v1_marker_pagination(s3, tree):
