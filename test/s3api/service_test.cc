@@ -1,0 +1,966 @@
+// S3Service::Handle end to end without sockets: a real Store in a temp folder, requests signed
+// with auth::SignV4 and a fixed clock.
+#include "s3api/service.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "s3api/auth/auth.h"
+#include "s3api/auth/crypto.h"
+#include "s3api/handlers.h"
+#include "storage/store.h"
+
+namespace cubby::s3api {
+namespace {
+
+using std::chrono::system_clock;
+
+constexpr char kRootId[] = "CBROOTKEY00000000000";
+constexpr char kRootSecret[] = "rootsecretrootsecretrootsecretrootsecret";
+constexpr char kReaderId[] = "CBREADER000000000000";  // kReadOnly on "shared"
+constexpr char kWriterId[] = "CBWRITER000000000000";  // kWriteOnly on "shared"
+constexpr char kOtherId[] = "CBOTHER0000000000000";   // kReadWrite on "other"
+constexpr char kKeySecret[] = "keysecretkeysecretkeysecretkeysecret0000";
+constexpr char kAnonymous[] = "";
+
+bool Contains(const std::string& haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+const std::string* FindHeader(const HttpResponse& r, std::string_view name) {
+  for (const Header& h : r.headers) {
+    if (h.name == name) return &h.value;
+  }
+  return nullptr;
+}
+
+std::string HeaderOr(const HttpResponse& r, std::string_view name) {
+  const std::string* v = FindHeader(r, name);
+  return v ? *v : "<absent>";
+}
+
+struct Req {
+  std::string method = "GET";
+  std::string path = "/";  // URI-encoded
+  std::string query;       // encoded, without '?'
+  std::vector<Header> headers;
+  std::string body;
+  std::string key_id = kRootId;  // kAnonymous for unsigned requests
+  std::optional<std::optional<uint64_t>> content_length;  // override; default body.size()
+  std::optional<std::string> payload_sha256;              // override what is signed
+};
+
+struct Reply {
+  HttpResponse response;
+  std::string body;  // response.body or everything the source produced
+  RequestSummary summary;
+  int status() const { return response.status; }
+  std::string Header(std::string_view name) const { return HeaderOr(response, name); }
+  // The <Code> of an error document.
+  std::string Code() const {
+    size_t a = body.find("<Code>"), b = body.find("</Code>");
+    if (a == std::string::npos || b == std::string::npos) return "<none>";
+    return body.substr(a + 6, b - a - 6);
+  }
+};
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/s3api_service_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    storage::StoreOptions options;
+    options.path = dir_;
+    options.sync = false;
+    options.inline_limit = 1024;  // exercise chunked objects with small bodies
+    options.chunk_size = 4096;
+    auto store = storage::Store::Open(options);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+
+    AddKey(kRootId, kRootSecret, true, {});
+    AddKey(kReaderId, kKeySecret, false, {{"shared", storage::AccessMode::kReadOnly}});
+    AddKey(kWriterId, kKeySecret, false, {{"shared", storage::AccessMode::kWriteOnly}});
+    AddKey(kOtherId, kKeySecret, false, {{"other", storage::AccessMode::kReadWrite}});
+
+    ServiceOptions service_options;
+    service_options.region = "us-east-1";
+    service_options.domain = "s3.test";
+    service_options.clock = [this] { return now_; };
+    service_ = std::make_unique<S3Service>(store_.get(), service_options);
+  }
+
+  void TearDown() override {
+    service_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void AddKey(const std::string& id, const std::string& secret, bool all,
+              std::map<std::string, storage::AccessMode> grants) {
+    storage::AccessKeyRecord key;
+    key.access_key_id = id;
+    key.secret = storage::SecretKey(secret);
+    key.all_buckets = all;
+    key.grants = std::move(grants);
+    ASSERT_TRUE(store_->PutAccessKey(key).ok());
+  }
+
+  Reply Send(Req req) {
+    HttpRequest request;
+    request.method = req.method;
+    request.target = req.path + (req.query.empty() ? "" : "?" + req.query);
+    request.request_id = "REQ" + std::to_string(++request_counter_);
+    request.content_length =
+        req.content_length ? *req.content_length : std::optional<uint64_t>(req.body.size());
+    request.headers = req.headers;
+    if (req.key_id.empty()) {
+      request.headers.push_back({"host", "localhost:9000"});
+    } else {
+      auth::SignInput in;
+      in.method = req.method;
+      in.host = "localhost:9000";
+      in.path = req.path;
+      in.query = req.query;
+      in.extra_headers = req.headers;
+      in.payload_sha256 = req.payload_sha256 ? *req.payload_sha256
+                                             : auth::HexEncode(auth::Sha256(req.body));
+      in.access_key_id = req.key_id;
+      in.secret_key = req.key_id == std::string(kRootId) ? kRootSecret : kKeySecret;
+      in.region = "us-east-1";
+      in.now = now_;
+      for (Header& h : auth::SignV4(in)) {
+        bool replaced = false;
+        for (Header& existing : request.headers) {
+          if (existing.name == h.name) {
+            existing.value = h.value;
+            replaced = true;
+          }
+        }
+        if (!replaced) request.headers.push_back(h);
+      }
+    }
+    StringBodyReader body(req.body);
+    Reply reply;
+    reply.response = service_->Handle(request, body, &reply.summary);
+    EXPECT_EQ(HeaderOr(reply.response, "x-amz-request-id"), request.request_id);
+    EXPECT_NE(FindHeader(reply.response, "x-amz-id-2"), nullptr);
+    if (reply.response.source) {
+      EXPECT_TRUE(reply.response.body.empty());
+      char buf[1000];
+      for (;;) {
+        ReadResult r = reply.response.source->Read(buf, sizeof(buf));
+        EXPECT_EQ(r.error, ErrorCode::kNone);
+        if (r.n == 0 || r.error != ErrorCode::kNone) break;
+        reply.body.append(buf, r.n);
+      }
+      EXPECT_EQ(reply.body.size(), reply.response.content_length);
+    } else {
+      reply.body = reply.response.body;
+    }
+    if (reply.status() >= 300 && reply.status() != 304 && req.method != "HEAD") {
+      EXPECT_EQ(reply.Header("Content-Type"), "application/xml");
+      EXPECT_TRUE(Contains(reply.body, "<RequestId>" + request.request_id + "</RequestId>"));
+    }
+    return reply;
+  }
+
+  Reply Do(std::string method, std::string path, std::string query = "",
+           std::string key_id = kRootId) {
+    Req r;
+    r.method = std::move(method);
+    r.path = std::move(path);
+    r.query = std::move(query);
+    r.key_id = std::move(key_id);
+    return Send(std::move(r));
+  }
+
+  Reply Put(std::string path, std::string body, std::vector<Header> headers = {},
+            std::string key_id = kRootId) {
+    Req r;
+    r.method = "PUT";
+    r.path = std::move(path);
+    r.body = std::move(body);
+    r.headers = std::move(headers);
+    r.key_id = std::move(key_id);
+    return Send(std::move(r));
+  }
+
+  Reply Get(std::string path, std::vector<Header> headers = {}, std::string key_id = kRootId) {
+    Req r;
+    r.path = std::move(path);
+    r.headers = std::move(headers);
+    r.key_id = std::move(key_id);
+    return Send(std::move(r));
+  }
+
+  void MakeBucket(const std::string& name) {
+    Reply r = Do("PUT", "/" + name);
+    ASSERT_EQ(r.status(), 200) << r.body;
+  }
+
+  bool ObjectExists(const std::string& bucket, const std::string& key) {
+    return store_->HeadObject(bucket, key).ok();
+  }
+
+  static std::string Md5Hex(std::string_view data) { return auth::HexEncode(auth::Md5(data)); }
+
+  std::string dir_;
+  std::unique_ptr<storage::Store> store_;
+  std::unique_ptr<S3Service> service_;
+  system_clock::time_point now_ = system_clock::time_point(std::chrono::seconds(1767225600));
+  int request_counter_ = 0;
+};
+
+// ---- Buckets
+
+TEST_F(ServiceTest, CreateListHeadDeleteBucket) {
+  Reply created = Do("PUT", "/photos");
+  EXPECT_EQ(created.status(), 200);
+  EXPECT_EQ(created.Header("Location"), "/photos");
+  EXPECT_EQ(created.summary.operation, "CreateBucket");
+  EXPECT_EQ(created.summary.bucket, "photos");
+  EXPECT_EQ(created.summary.access_key_id, kRootId);
+
+  Reply list = Do("GET", "/");
+  EXPECT_EQ(list.status(), 200);
+  EXPECT_TRUE(Contains(list.body, "<ListAllMyBucketsResult"));
+  EXPECT_TRUE(Contains(list.body, "<Bucket><Name>photos</Name>"
+                                  "<CreationDate>2026-01-01T00:00:00.000Z</CreationDate>"));
+  EXPECT_TRUE(Contains(list.body, "<Owner><ID>"));
+
+  Reply head = Do("HEAD", "/photos");
+  EXPECT_EQ(head.status(), 200);
+  EXPECT_EQ(head.Header("x-amz-bucket-region"), "us-east-1");
+
+  Reply location = Do("GET", "/photos", "location");
+  EXPECT_EQ(location.status(), 200);
+  EXPECT_TRUE(Contains(location.body, "<LocationConstraint xmlns=\"http://s3.amazonaws.com/doc/"
+                                      "2006-03-01/\"></LocationConstraint>"));
+  Reply versioning = Do("GET", "/photos", "versioning");
+  EXPECT_EQ(versioning.status(), 200);
+  EXPECT_TRUE(Contains(versioning.body, "<VersioningConfiguration"));
+
+  Reply deleted = Do("DELETE", "/photos");
+  EXPECT_EQ(deleted.status(), 204);
+  Reply head_missing = Do("HEAD", "/photos");
+  EXPECT_EQ(head_missing.status(), 404);
+  EXPECT_TRUE(head_missing.body.empty());
+  EXPECT_EQ(Do("DELETE", "/photos").Code(), "NoSuchBucket");
+  EXPECT_EQ(Do("GET", "/photos", "location").Code(), "NoSuchBucket");
+  EXPECT_EQ(Do("GET", "/photos", "versioning").Code(), "NoSuchBucket");
+}
+
+TEST_F(ServiceTest, CreateBucketTwiceIsAlreadyOwnedByYou) {
+  MakeBucket("dup");
+  Reply again = Do("PUT", "/dup");
+  EXPECT_EQ(again.status(), 409);
+  EXPECT_EQ(again.Code(), "BucketAlreadyOwnedByYou");
+}
+
+TEST_F(ServiceTest, BucketNameRules) {
+  const std::vector<std::pair<std::string, bool>> names = {
+      {"abc", true},           {"a.b-c.1", true},       {std::string(63, 'a'), true},
+      {"ab", false},           {std::string(64, 'a'), false}, {"ABC", false},
+      {"a_b", false},          {"-abc", false},         {"abc-", false},
+      {".abc", false},         {"a..b", false},         {"a.-b", false},
+      {"a-.b", false},         {"192.168.1.1", false},  {"xn--abc", false},
+      {"abc-s3alias", false},  {"sthree-abc", false},   {"192.168.1", true},
+  };
+  for (const auto& [name, valid] : names) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(IsValidBucketName(name), valid);
+  }
+  Reply r = Do("PUT", "/Bad_Name");
+  EXPECT_EQ(r.status(), 400);
+  EXPECT_EQ(r.Code(), "InvalidBucketName");
+  EXPECT_EQ(Do("PUT", "/ab").Code(), "InvalidBucketName");
+}
+
+TEST_F(ServiceTest, CreateBucketConfiguration) {
+  Req ok;
+  ok.method = "PUT";
+  ok.path = "/withconfig";
+  ok.body =
+      "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+      "<LocationConstraint></LocationConstraint></CreateBucketConfiguration>";
+  EXPECT_EQ(Send(ok).status(), 200);
+
+  Req other = ok;
+  other.path = "/otherregion";
+  other.body =
+      "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint>"
+      "</CreateBucketConfiguration>";
+  Reply r = Send(other);
+  EXPECT_EQ(r.status(), 400);
+  EXPECT_EQ(r.Code(), "InvalidLocationConstraint");
+
+  Req malformed = ok;
+  malformed.path = "/malformed";
+  malformed.body = "<CreateBucketConfiguration><LocationConstraint>";
+  EXPECT_EQ(Send(malformed).Code(), "MalformedXML");
+  Req wrong_root = ok;
+  wrong_root.path = "/wrongroot";
+  wrong_root.body = "<Something/>";
+  EXPECT_EQ(Send(wrong_root).Code(), "MalformedXML");
+  EXPECT_FALSE(store_->GetBucket("otherregion").ok());
+  EXPECT_FALSE(store_->GetBucket("malformed").ok());
+}
+
+TEST_F(ServiceTest, DeleteNonEmptyBucket) {
+  MakeBucket("full");
+  ASSERT_EQ(Put("/full/k", "v").status(), 200);
+  Reply r = Do("DELETE", "/full");
+  EXPECT_EQ(r.status(), 409);
+  EXPECT_EQ(r.Code(), "BucketNotEmpty");
+  EXPECT_TRUE(store_->GetBucket("full").ok());
+}
+
+// ---- Objects
+
+TEST_F(ServiceTest, PutGetHeadDeleteObject) {
+  MakeBucket("bkt");
+  const std::string data = "hello world";
+  Reply put = Put("/bkt/dir/my%20key.txt", data,
+                  {{"content-type", "text/plain"},
+                   {"cache-control", "no-cache"},
+                   {"content-disposition", "attachment"},
+                   {"content-encoding", "identity"},
+                   {"content-language", "en"},
+                   {"expires", "Thu, 01 Dec 1994 16:00:00 GMT"},
+                   {"x-amz-meta-color", "blue"}});
+  ASSERT_EQ(put.status(), 200) << put.body;
+  EXPECT_EQ(put.Header("ETag"), "\"" + Md5Hex(data) + "\"");
+  EXPECT_EQ(put.summary.bytes_in, data.size());
+  EXPECT_EQ(put.summary.key, "dir/my key.txt");
+
+  Reply get = Get("/bkt/dir/my%20key.txt");
+  ASSERT_EQ(get.status(), 200);
+  EXPECT_EQ(get.body, data);
+  EXPECT_EQ(get.Header("Content-Type"), "text/plain");
+  EXPECT_EQ(get.Header("ETag"), "\"" + Md5Hex(data) + "\"");
+  EXPECT_EQ(get.Header("Last-Modified"), "Thu, 01 Jan 2026 00:00:00 GMT");
+  EXPECT_EQ(get.Header("Accept-Ranges"), "bytes");
+  EXPECT_EQ(get.Header("Cache-Control"), "no-cache");
+  EXPECT_EQ(get.Header("Content-Disposition"), "attachment");
+  EXPECT_EQ(get.Header("Content-Encoding"), "identity");
+  EXPECT_EQ(get.Header("Content-Language"), "en");
+  EXPECT_EQ(get.Header("Expires"), "Thu, 01 Dec 1994 16:00:00 GMT");
+  EXPECT_EQ(get.Header("x-amz-meta-color"), "blue");
+
+  Reply head = Do("HEAD", "/bkt/dir/my%20key.txt");
+  EXPECT_EQ(head.status(), 200);
+  EXPECT_TRUE(head.body.empty());
+  EXPECT_EQ(head.response.source, nullptr);
+  EXPECT_EQ(head.response.content_length, data.size());
+  EXPECT_EQ(head.Header("x-amz-meta-color"), "blue");
+
+  EXPECT_EQ(Do("DELETE", "/bkt/dir/my%20key.txt").status(), 204);
+  EXPECT_EQ(Get("/bkt/dir/my%20key.txt").Code(), "NoSuchKey");
+  EXPECT_EQ(Do("DELETE", "/bkt/dir/my%20key.txt").status(), 204);  // absent: still 204
+  Reply head_missing = Do("HEAD", "/bkt/dir/my%20key.txt");
+  EXPECT_EQ(head_missing.status(), 404);
+  EXPECT_TRUE(head_missing.body.empty());
+}
+
+TEST_F(ServiceTest, DefaultContentTypeAndEmptyObject) {
+  MakeBucket("bkt");
+  ASSERT_EQ(Put("/bkt/empty", "").status(), 200);
+  Reply get = Get("/bkt/empty");
+  EXPECT_EQ(get.status(), 200);
+  EXPECT_EQ(get.body, "");
+  EXPECT_EQ(get.Header("Content-Type"), "binary/octet-stream");
+  EXPECT_EQ(get.Header("ETag"), "\"d41d8cd98f00b204e9800998ecf8427e\"");
+}
+
+TEST_F(ServiceTest, LargeObjectStreamsAndRanges) {
+  MakeBucket("bkt");
+  std::string data;
+  for (int i = 0; i < 200000; ++i) data += static_cast<char>('a' + i % 26);
+  ASSERT_EQ(Put("/bkt/big", data).status(), 200);
+  EXPECT_EQ(Get("/bkt/big").body, data);
+
+  struct Case {
+    std::string range;
+    int status;
+    std::string content_range;
+    std::string body;
+  };
+  const std::vector<Case> cases = {
+      {"bytes=0-4", 206, "bytes 0-4/200000", data.substr(0, 5)},
+      {"bytes=70000-70009", 206, "bytes 70000-70009/200000", data.substr(70000, 10)},
+      {"bytes=199990-", 206, "bytes 199990-199999/200000", data.substr(199990)},
+      {"bytes=-7", 206, "bytes 199993-199999/200000", data.substr(199993)},
+      {"bytes=199999-300000", 206, "bytes 199999-199999/200000", data.substr(199999)},
+      {"bytes=0-1,5-6", 200, "<absent>", data},  // multiple ranges: whole object, like S3
+      {"bytes=5-1", 200, "<absent>", data},      // syntactically invalid: ignored
+      {"items=0-1", 200, "<absent>", data},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.range);
+    Reply r = Get("/bkt/big", {{"range", c.range}});
+    EXPECT_EQ(r.status(), c.status);
+    EXPECT_EQ(r.Header("Content-Range"), c.content_range);
+    EXPECT_EQ(r.body, c.body);
+  }
+  for (std::string range : {"bytes=200000-", "bytes=300000-300001", "bytes=-0"}) {
+    SCOPED_TRACE(range);
+    Reply r = Get("/bkt/big", {{"range", range}});
+    EXPECT_EQ(r.status(), 416);
+    EXPECT_EQ(r.Code(), "InvalidRange");
+    EXPECT_EQ(r.Header("Content-Range"), "bytes */200000");
+  }
+  Reply head = Send({.method = "HEAD", .path = "/bkt/big", .headers = {{"range", "bytes=10-19"}}});
+  EXPECT_EQ(head.status(), 206);
+  EXPECT_EQ(head.response.content_length, 10u);
+}
+
+TEST_F(ServiceTest, ContentMd5) {
+  MakeBucket("bkt");
+  const std::string data = "checked body";
+  Reply good = Put("/bkt/good", data, {{"content-md5", auth::Base64Encode(auth::Md5(data))}});
+  EXPECT_EQ(good.status(), 200);
+
+  Reply bad = Put("/bkt/bad", data, {{"content-md5", auth::Base64Encode(auth::Md5("other"))}});
+  EXPECT_EQ(bad.status(), 400);
+  EXPECT_EQ(bad.Code(), "BadDigest");
+  EXPECT_FALSE(ObjectExists("bkt", "bad"));
+
+  for (const std::string& digest : {std::string("not base64!"), auth::Base64Encode("short")}) {
+    Reply invalid = Put("/bkt/invalid", data, {{"content-md5", digest}});
+    EXPECT_EQ(invalid.status(), 400);
+    EXPECT_EQ(invalid.Code(), "InvalidDigest");
+  }
+  EXPECT_FALSE(ObjectExists("bkt", "invalid"));
+}
+
+TEST_F(ServiceTest, PayloadHashMismatchStoresNothing) {
+  MakeBucket("bkt");
+  Req r;
+  r.method = "PUT";
+  r.path = "/bkt/tampered";
+  r.body = "the real body";
+  r.payload_sha256 = auth::HexEncode(auth::Sha256("the signed body"));
+  Reply reply = Send(r);
+  EXPECT_EQ(reply.status(), 400);
+  EXPECT_EQ(reply.Code(), "XAmzContentSHA256Mismatch");
+  EXPECT_FALSE(ObjectExists("bkt", "tampered"));
+}
+
+TEST_F(ServiceTest, BodyLengthErrors) {
+  MakeBucket("bkt");
+  Req short_body;
+  short_body.method = "PUT";
+  short_body.path = "/bkt/short";
+  short_body.body = "12345";
+  short_body.content_length = std::optional<uint64_t>(10);
+  short_body.payload_sha256 = "UNSIGNED-PAYLOAD";
+  Reply incomplete = Send(short_body);
+  EXPECT_EQ(incomplete.status(), 400);
+  EXPECT_EQ(incomplete.Code(), "IncompleteBody");
+  EXPECT_FALSE(ObjectExists("bkt", "short"));
+
+  Req no_length = short_body;
+  no_length.path = "/bkt/nolength";
+  no_length.content_length = std::optional<uint64_t>();
+  Reply missing = Send(no_length);
+  EXPECT_EQ(missing.status(), 411);
+  EXPECT_EQ(missing.Code(), "MissingContentLength");
+
+  Req huge = short_body;
+  huge.path = "/bkt/huge";
+  huge.content_length = std::optional<uint64_t>(6ull << 30);
+  Reply too_large = Send(huge);
+  EXPECT_EQ(too_large.Code(), "EntityTooLarge");
+  EXPECT_TRUE(too_large.response.close_connection);  // the body was left unread
+  EXPECT_FALSE(ObjectExists("bkt", "huge"));
+}
+
+TEST_F(ServiceTest, MetadataTooLarge) {
+  MakeBucket("bkt");
+  Reply r = Put("/bkt/meta", "x", {{"x-amz-meta-big", std::string(2100, 'v')}});
+  EXPECT_EQ(r.status(), 400);
+  EXPECT_EQ(r.Code(), "MetadataTooLarge");
+  EXPECT_FALSE(ObjectExists("bkt", "meta"));
+  EXPECT_EQ(Put("/bkt/meta", "x", {{"x-amz-meta-ok", std::string(1000, 'v')}}).status(), 200);
+}
+
+TEST_F(ServiceTest, PutConditions) {
+  MakeBucket("bkt");
+  Reply first = Put("/bkt/k", "one", {{"if-none-match", "*"}});
+  ASSERT_EQ(first.status(), 200);
+  Reply second = Put("/bkt/k", "two", {{"if-none-match", "*"}});
+  EXPECT_EQ(second.status(), 412);
+  EXPECT_EQ(second.Code(), "PreconditionFailed");
+  EXPECT_EQ(Get("/bkt/k").body, "one");
+
+  Reply wrong = Put("/bkt/k", "two", {{"if-match", "\"0123\""}});
+  EXPECT_EQ(wrong.Code(), "PreconditionFailed");
+  EXPECT_EQ(Get("/bkt/k").body, "one");
+  Reply right = Put("/bkt/k", "two", {{"if-match", first.Header("ETag")}});
+  EXPECT_EQ(right.status(), 200);
+  EXPECT_EQ(Get("/bkt/k").body, "two");
+
+  EXPECT_EQ(Put("/bkt/absent", "x", {{"if-match", "*"}}).Code(), "PreconditionFailed");
+  EXPECT_FALSE(ObjectExists("bkt", "absent"));
+  EXPECT_EQ(Put("/bkt/k", "three", {{"if-match", "*"}}).status(), 200);
+}
+
+TEST_F(ServiceTest, GetConditions) {
+  MakeBucket("bkt");
+  Reply put = Put("/bkt/k", "data");
+  const std::string etag = put.Header("ETag");
+  const std::string before = "Wed, 31 Dec 2025 00:00:00 GMT";
+  const std::string at = "Thu, 01 Jan 2026 00:00:00 GMT";
+  const std::string after = "Fri, 02 Jan 2026 00:00:00 GMT";
+  struct Case {
+    std::vector<Header> headers;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {{{"if-match", etag}}, 200},
+      {{{"if-match", "\"nope\""}}, 412},
+      {{{"if-match", "*"}}, 200},
+      {{{"if-unmodified-since", before}}, 412},
+      {{{"if-unmodified-since", at}}, 200},
+      {{{"if-match", etag}, {"if-unmodified-since", before}}, 200},  // If-Match wins
+      {{{"if-none-match", etag}}, 304},
+      {{{"if-none-match", "\"other\""}}, 200},
+      {{{"if-modified-since", at}}, 304},
+      {{{"if-modified-since", after}}, 304},
+      {{{"if-modified-since", before}}, 200},
+      {{{"if-none-match", "\"other\""}, {"if-modified-since", after}}, 200},
+      {{{"if-modified-since", "not a date"}}, 200},
+      {{{"if-match", "\"nope\""}, {"if-none-match", etag}}, 412},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.headers[0].name + ": " + c.headers[0].value +
+                 (c.headers.size() > 1 ? " + " + c.headers[1].name : ""));
+    Reply r = Get("/bkt/k", c.headers);
+    EXPECT_EQ(r.status(), c.status);
+    if (c.status == 304) {
+      EXPECT_TRUE(r.body.empty());
+      EXPECT_EQ(r.Header("ETag"), etag);
+      EXPECT_EQ(r.Header("Last-Modified"), at);
+    }
+    if (c.status == 412) {
+      EXPECT_EQ(r.Code(), "PreconditionFailed");
+    }
+    if (c.status == 200) {
+      EXPECT_EQ(r.body, "data");
+    }
+  }
+}
+
+TEST_F(ServiceTest, ResponseHeaderOverrides) {
+  MakeBucket("bkt");
+  ASSERT_EQ(Put("/bkt/k", "data", {{"content-type", "text/plain"}}).status(), 200);
+  Reply r = Send({.path = "/bkt/k",
+                  .query = "response-content-type=application%2Fjson&"
+                           "response-content-disposition=inline&response-cache-control=max-age%3D5"});
+  EXPECT_EQ(r.status(), 200);
+  EXPECT_EQ(r.Header("Content-Type"), "application/json");
+  EXPECT_EQ(r.Header("Content-Disposition"), "inline");
+  EXPECT_EQ(r.Header("Cache-Control"), "max-age=5");
+
+  ASSERT_EQ(Send({.method = "PUT", .path = "/bkt", .query = "acl",
+                  .headers = {{"x-amz-acl", "public-read"}}})
+                .status(),
+            200);
+  Reply anonymous = Send({.path = "/bkt/k", .query = "response-content-type=x", .key_id = kAnonymous});
+  EXPECT_EQ(anonymous.status(), 400);
+  EXPECT_EQ(anonymous.Code(), "InvalidRequest");
+}
+
+TEST_F(ServiceTest, MissingBucketAndKey) {
+  EXPECT_EQ(Get("/nobucket/k").Code(), "NoSuchBucket");
+  EXPECT_EQ(Put("/nobucket/k", "x").Code(), "NoSuchBucket");
+  EXPECT_EQ(Do("DELETE", "/nobucket/k").Code(), "NoSuchBucket");
+  EXPECT_EQ(Do("GET", "/nobucket").Code(), "NoSuchBucket");
+  EXPECT_EQ(Do("GET", "/nobucket", "list-type=2").Code(), "NoSuchBucket");
+  EXPECT_EQ(Do("GET", "/nobucket", "acl").Code(), "NoSuchBucket");
+  MakeBucket("bkt");
+  Reply r = Get("/bkt/missing");
+  EXPECT_EQ(r.status(), 404);
+  EXPECT_EQ(r.Code(), "NoSuchKey");
+  EXPECT_TRUE(Contains(r.body, "<Resource>/bkt/missing</Resource>"));
+  EXPECT_EQ(Do("GET", "/bkt/missing", "acl").Code(), "NoSuchKey");
+}
+
+TEST_F(ServiceTest, RouterErrorsAreAnswered) {
+  EXPECT_EQ(Get("/bkt/bad%zz").Code(), "InvalidURI");
+  EXPECT_EQ(Get("/bkt/" + std::string(1100, 'k')).Code(), "KeyTooLongError");
+  Reply r = Do("PATCH", "/bkt/k");
+  EXPECT_EQ(r.status(), 405);
+  EXPECT_EQ(r.Code(), "MethodNotAllowed");
+}
+
+// ---- Listing
+
+class ListTest : public ServiceTest {
+ protected:
+  void SetUp() override {
+    ServiceTest::SetUp();
+    MakeBucket("lst");
+    for (std::string key : {"a/1", "a/2", "b", "c%20d", "e%2Bf", "z/x/y"}) {
+      ASSERT_EQ(Put("/lst/" + key, "v").status(), 200);
+    }
+  }
+};
+
+TEST_F(ListTest, ListObjectsV2) {
+  Reply all = Do("GET", "/lst", "list-type=2");
+  ASSERT_EQ(all.status(), 200);
+  EXPECT_TRUE(Contains(all.body, "<KeyCount>6</KeyCount>"));
+  EXPECT_TRUE(Contains(all.body, "<IsTruncated>false</IsTruncated>"));
+  EXPECT_TRUE(Contains(all.body, "<Contents><Key>a/1</Key><LastModified>2026-01-01T00:00:00.000Z"
+                                 "</LastModified><ETag>&quot;" + Md5Hex("v") +
+                                 "&quot;</ETag><Size>1</Size><StorageClass>STANDARD"));
+  EXPECT_FALSE(Contains(all.body, "<Owner>"));
+  EXPECT_LT(all.body.find("<Key>a/1</Key>"), all.body.find("<Key>b</Key>"));
+  EXPECT_LT(all.body.find("<Key>b</Key>"), all.body.find("<Key>c d</Key>"));
+
+  Reply grouped = Do("GET", "/lst", "list-type=2&delimiter=%2F&fetch-owner=true");
+  EXPECT_TRUE(Contains(grouped.body, "<CommonPrefixes><Prefix>a/</Prefix></CommonPrefixes>"));
+  EXPECT_TRUE(Contains(grouped.body, "<CommonPrefixes><Prefix>z/</Prefix></CommonPrefixes>"));
+  EXPECT_TRUE(Contains(grouped.body, "<KeyCount>5</KeyCount>"));
+  EXPECT_TRUE(Contains(grouped.body, "<Delimiter>/</Delimiter>"));
+  EXPECT_TRUE(Contains(grouped.body, "<Owner><ID>"));
+
+  Reply prefixed = Do("GET", "/lst", "list-type=2&prefix=a%2F");
+  EXPECT_TRUE(Contains(prefixed.body, "<KeyCount>2</KeyCount>"));
+  EXPECT_TRUE(Contains(prefixed.body, "<Prefix>a/</Prefix>"));
+
+  Reply after = Do("GET", "/lst", "list-type=2&start-after=b");
+  EXPECT_TRUE(Contains(after.body, "<KeyCount>3</KeyCount>"));
+  EXPECT_TRUE(Contains(after.body, "<StartAfter>b</StartAfter>"));
+  EXPECT_FALSE(Contains(after.body, "<Key>b</Key>"));
+}
+
+TEST_F(ListTest, ListObjectsV2Pagination) {
+  std::vector<std::string> keys;
+  std::string token;
+  for (int page = 0; page < 10; ++page) {
+    std::string query = "list-type=2&max-keys=2";
+    if (!token.empty()) query += "&continuation-token=" + token;
+    Reply r = Do("GET", "/lst", query);
+    ASSERT_EQ(r.status(), 200) << r.body;
+    for (size_t pos = r.body.find("<Key>"); pos != std::string::npos;
+         pos = r.body.find("<Key>", pos + 1)) {
+      keys.push_back(r.body.substr(pos + 5, r.body.find("</Key>", pos) - pos - 5));
+    }
+    EXPECT_TRUE(Contains(r.body, "<MaxKeys>2</MaxKeys>"));
+    size_t a = r.body.find("<NextContinuationToken>");
+    if (a == std::string::npos) {
+      EXPECT_TRUE(Contains(r.body, "<IsTruncated>false</IsTruncated>"));
+      break;
+    }
+    EXPECT_TRUE(Contains(r.body, "<IsTruncated>true</IsTruncated>"));
+    size_t b = r.body.find("</NextContinuationToken>");
+    std::string raw = r.body.substr(a + 23, b - a - 23);
+    token.clear();
+    for (char c : raw) {  // the token is base64: '+', '/', '=' need encoding in a query
+      if (c == '+') token += "%2B";
+      else if (c == '/') token += "%2F";
+      else if (c == '=') token += "%3D";
+      else token += c;
+    }
+  }
+  EXPECT_EQ(keys, (std::vector<std::string>{"a/1", "a/2", "b", "c d", "e+f", "z/x/y"}));
+
+  Reply zero = Do("GET", "/lst", "list-type=2&max-keys=0");
+  EXPECT_TRUE(Contains(zero.body, "<KeyCount>0</KeyCount>"));
+  Reply capped = Do("GET", "/lst", "list-type=2&max-keys=5000");
+  EXPECT_TRUE(Contains(capped.body, "<MaxKeys>1000</MaxKeys>"));
+}
+
+TEST_F(ListTest, ListObjectsV1) {
+  Reply page = Do("GET", "/lst", "max-keys=2&delimiter=%2F");
+  ASSERT_EQ(page.status(), 200);
+  EXPECT_TRUE(Contains(page.body, "<IsTruncated>true</IsTruncated>"));
+  EXPECT_TRUE(Contains(page.body, "<CommonPrefixes><Prefix>a/</Prefix></CommonPrefixes>"));
+  EXPECT_TRUE(Contains(page.body, "<Key>b</Key>"));
+  EXPECT_TRUE(Contains(page.body, "<NextMarker>b</NextMarker>"));
+  EXPECT_TRUE(Contains(page.body, "<Marker></Marker>"));
+  EXPECT_TRUE(Contains(page.body, "<Owner><ID>"));
+
+  Reply next = Do("GET", "/lst", "max-keys=2&delimiter=%2F&marker=b");
+  EXPECT_TRUE(Contains(next.body, "<Key>c d</Key>"));
+  EXPECT_TRUE(Contains(next.body, "<Key>e+f</Key>"));
+  EXPECT_TRUE(Contains(next.body, "<Marker>b</Marker>"));
+
+  Reply no_delimiter = Do("GET", "/lst", "max-keys=1");
+  EXPECT_TRUE(Contains(no_delimiter.body, "<IsTruncated>true</IsTruncated>"));
+  EXPECT_FALSE(Contains(no_delimiter.body, "<NextMarker>"));
+}
+
+TEST_F(ListTest, EncodingTypeUrl) {
+  Reply r = Do("GET", "/lst", "list-type=2&encoding-type=url&prefix=c%20&start-after=b");
+  ASSERT_EQ(r.status(), 200);
+  EXPECT_TRUE(Contains(r.body, "<Key>c%20d</Key>"));
+  EXPECT_TRUE(Contains(r.body, "<Prefix>c%20</Prefix>"));
+  EXPECT_TRUE(Contains(r.body, "<EncodingType>url</EncodingType>"));
+  Reply v1 = Do("GET", "/lst", "encoding-type=url&marker=c%20d");
+  EXPECT_TRUE(Contains(v1.body, "<Key>e%2Bf</Key>"));
+  EXPECT_TRUE(Contains(v1.body, "<Marker>c%20d</Marker>"));
+}
+
+TEST_F(ListTest, InvalidArguments) {
+  for (std::string query :
+       {"list-type=2&max-keys=abc", "list-type=2&max-keys=-1", "max-keys=", "max-keys=1x",
+        "list-type=2&encoding-type=base64", "encoding-type=", "list-type=2&continuation-token=%25%25",
+        "list-type=2&continuation-token="}) {
+    SCOPED_TRACE(query);
+    Reply r = Do("GET", "/lst", query);
+    EXPECT_EQ(r.status(), 400);
+    EXPECT_EQ(r.Code(), "InvalidArgument");
+  }
+}
+
+// ---- ACLs and authorization
+
+TEST_F(ServiceTest, CannedAclsDriveAnonymousAccess) {
+  Reply created = Send({.method = "PUT", .path = "/pub", .headers = {{"x-amz-acl", "public-read"}}});
+  ASSERT_EQ(created.status(), 200);
+  ASSERT_EQ(Put("/pub/k", "public data").status(), 200);
+
+  Reply acl = Do("GET", "/pub", "acl");
+  EXPECT_EQ(acl.status(), 200);
+  EXPECT_TRUE(Contains(acl.body, "<Permission>FULL_CONTROL</Permission>"));
+  EXPECT_TRUE(Contains(acl.body, "<URI>http://acs.amazonaws.com/groups/global/AllUsers</URI>"
+                                 "</Grantee><Permission>READ</Permission>"));
+  EXPECT_FALSE(Contains(acl.body, "<Permission>WRITE</Permission>"));
+
+  EXPECT_EQ(Get("/pub/k", {}, kAnonymous).body, "public data");
+  EXPECT_EQ(Do("HEAD", "/pub/k", "", kAnonymous).status(), 200);
+  EXPECT_EQ(Do("HEAD", "/pub", "", kAnonymous).status(), 200);
+  EXPECT_EQ(Do("GET", "/pub", "list-type=2", kAnonymous).status(), 200);
+  Reply anon_put = Put("/pub/new", "x", {}, kAnonymous);
+  EXPECT_EQ(anon_put.status(), 403);
+  EXPECT_EQ(anon_put.Code(), "AccessDenied");
+  EXPECT_EQ(Do("DELETE", "/pub/k", "", kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("GET", "/pub", "acl", kAnonymous).Code(), "AccessDenied");
+
+  ASSERT_EQ(Send({.method = "PUT", .path = "/pub", .query = "acl",
+                  .headers = {{"x-amz-acl", "public-read-write"}}})
+                .status(),
+            200);
+  EXPECT_EQ(Put("/pub/new", "x", {}, kAnonymous).status(), 200);
+  EXPECT_TRUE(Contains(Do("GET", "/pub", "acl").body, "<Permission>WRITE</Permission>"));
+
+  ASSERT_EQ(Send({.method = "PUT", .path = "/pub", .query = "acl",
+                  .headers = {{"x-amz-acl", "private"}}})
+                .status(),
+            200);
+  EXPECT_EQ(Get("/pub/k", {}, kAnonymous).Code(), "AccessDenied");
+  EXPECT_FALSE(Contains(Do("GET", "/pub", "acl").body, "AllUsers"));
+
+  EXPECT_EQ(Send({.method = "PUT", .path = "/pub", .query = "acl",
+                  .headers = {{"x-amz-acl", "authenticated-read"}}})
+                .Code(),
+            "NotImplemented");
+  EXPECT_EQ(Send({.method = "PUT", .path = "/pub2", .headers = {{"x-amz-acl", "bogus"}}}).Code(),
+            "NotImplemented");
+}
+
+TEST_F(ServiceTest, PutBucketAclXml) {
+  MakeBucket("xyz");
+  const std::string policy =
+      "<AccessControlPolicy><Owner><ID>" + std::string(kOwnerId) +
+      "</ID></Owner><AccessControlList>"
+      "<Grant><Grantee xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+      "xsi:type=\"Group\"><URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee>"
+      "<Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>";
+  Reply r = Send({.method = "PUT", .path = "/xyz", .query = "acl", .body = policy});
+  ASSERT_EQ(r.status(), 200) << r.body;
+  EXPECT_EQ(store_->GetBucket("xyz")->anonymous, storage::AccessMode::kReadOnly);
+  EXPECT_EQ(Send({.method = "PUT", .path = "/xyz", .query = "acl", .body = "<nope"}).Code(),
+            "MalformedXML");
+  const std::string to_someone =
+      "<AccessControlPolicy><AccessControlList><Grant><Grantee><ID>someone</ID></Grantee>"
+      "<Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>";
+  EXPECT_EQ(Send({.method = "PUT", .path = "/xyz", .query = "acl", .body = to_someone}).Code(),
+            "NotImplemented");
+  EXPECT_EQ(store_->GetBucket("xyz")->anonymous, storage::AccessMode::kReadOnly);
+}
+
+TEST_F(ServiceTest, ObjectAclAndPutWithCannedAcl) {
+  MakeBucket("bkt");
+  EXPECT_EQ(Put("/bkt/k", "x", {{"x-amz-acl", "private"}}).status(), 200);
+  EXPECT_EQ(Put("/bkt/k2", "x", {{"x-amz-acl", "public-read"}}).status(), 200);
+  Reply acl = Do("GET", "/bkt/k", "acl");
+  EXPECT_EQ(acl.status(), 200);
+  EXPECT_TRUE(Contains(acl.body, "<AccessControlPolicy"));
+  EXPECT_TRUE(Contains(acl.body, "<Permission>FULL_CONTROL</Permission>"));
+  EXPECT_FALSE(Contains(acl.body, "AllUsers"));
+}
+
+TEST_F(ServiceTest, AnonymousAccess) {
+  EXPECT_EQ(Do("GET", "/", "", kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("PUT", "/anonbucket", "", kAnonymous).Code(), "AccessDenied");
+  // AWS answers NoSuchBucket to anonymous requests on a missing bucket.
+  EXPECT_EQ(Get("/missing/k", {}, kAnonymous).Code(), "NoSuchBucket");
+  MakeBucket("private");
+  ASSERT_EQ(Put("/private/k", "secret").status(), 200);
+  EXPECT_EQ(Get("/private/k", {}, kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("GET", "/private", "", kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Put("/private/k", "overwrite", {}, kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("DELETE", "/private", "", kAnonymous).Code(), "AccessDenied");
+  Reply head = Do("HEAD", "/private/k", "", kAnonymous);
+  EXPECT_EQ(head.status(), 403);
+  EXPECT_TRUE(head.body.empty());
+  EXPECT_EQ(Get("/private/k").body, "secret");
+
+  // WriteOnly (COSI): PutObject only.
+  storage::BucketRecord record = *store_->GetBucket("private");
+  record.anonymous = storage::AccessMode::kWriteOnly;
+  ASSERT_TRUE(store_->UpdateBucket(record).ok());
+  EXPECT_EQ(Put("/private/drop", "x", {}, kAnonymous).status(), 200);
+  EXPECT_EQ(Get("/private/drop", {}, kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("DELETE", "/private/drop", "", kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("GET", "/private", "list-type=2", kAnonymous).Code(), "AccessDenied");
+}
+
+TEST_F(ServiceTest, GrantedKeys) {
+  MakeBucket("shared");
+  MakeBucket("unrelated");
+  ASSERT_EQ(Put("/shared/k", "data").status(), 200);
+
+  // Read-only grant.
+  EXPECT_EQ(Get("/shared/k", {}, kReaderId).body, "data");
+  EXPECT_EQ(Do("HEAD", "/shared", "", kReaderId).status(), 200);
+  EXPECT_EQ(Do("GET", "/shared", "list-type=2", kReaderId).status(), 200);
+  EXPECT_EQ(Do("GET", "/shared", "location", kReaderId).status(), 200);
+  EXPECT_EQ(Do("GET", "/shared", "acl", kReaderId).status(), 200);
+  EXPECT_EQ(Put("/shared/k", "no", {}, kReaderId).Code(), "AccessDenied");
+  EXPECT_EQ(Do("DELETE", "/shared/k", "", kReaderId).Code(), "AccessDenied");
+
+  // Write-only grant.
+  EXPECT_EQ(Put("/shared/w", "written", {}, kWriterId).status(), 200);
+  EXPECT_EQ(Do("DELETE", "/shared/w", "", kWriterId).status(), 204);
+  EXPECT_EQ(Get("/shared/k", {}, kWriterId).Code(), "AccessDenied");
+  EXPECT_EQ(Do("GET", "/shared", "", kWriterId).Code(), "AccessDenied");
+
+  // Buckets outside the grant, existing or not.
+  EXPECT_EQ(Get("/unrelated/k", {}, kReaderId).Code(), "AccessDenied");
+  EXPECT_EQ(Get("/doesnotexist/k", {}, kReaderId).Code(), "AccessDenied");
+  EXPECT_EQ(Do("GET", "/doesnotexist", "policy", kReaderId).Code(), "AccessDenied");
+  // A granted bucket that does not exist (yet).
+  EXPECT_EQ(Do("GET", "/other", "list-type=2", kOtherId).Code(), "NoSuchBucket");
+
+  // Admin operations need the root key.
+  EXPECT_EQ(Do("PUT", "/newbucket", "", kOtherId).Code(), "AccessDenied");
+  EXPECT_EQ(Do("PUT", "/other", "", kOtherId).Code(), "AccessDenied");
+  EXPECT_EQ(Do("DELETE", "/shared", "", kReaderId).Code(), "AccessDenied");
+  EXPECT_EQ(Send({.method = "PUT", .path = "/shared", .query = "acl",
+                  .headers = {{"x-amz-acl", "public-read"}}, .key_id = kReaderId})
+                .Code(),
+            "AccessDenied");
+  EXPECT_FALSE(store_->GetBucket("newbucket").ok());
+
+  // ListBuckets shows only granted buckets.
+  Reply list = Do("GET", "/", "", kReaderId);
+  EXPECT_EQ(list.status(), 200);
+  EXPECT_TRUE(Contains(list.body, "<Name>shared</Name>"));
+  EXPECT_FALSE(Contains(list.body, "<Name>unrelated</Name>"));
+  Reply root_list = Do("GET", "/");
+  EXPECT_TRUE(Contains(root_list.body, "<Name>unrelated</Name>"));
+}
+
+TEST_F(ServiceTest, AuthenticationErrorsPassThrough) {
+  MakeBucket("bkt");
+  Req r;
+  r.path = "/bkt/k";
+  r.key_id = "CBUNKNOWN00000000000";
+  Reply unknown = Send(r);
+  EXPECT_EQ(unknown.status(), 403);
+  EXPECT_EQ(unknown.Code(), "InvalidAccessKeyId");
+
+  // Signed with the wrong secret: the writer's secret is kKeySecret; sign a root request with it.
+  HttpRequest request;
+  request.method = "GET";
+  request.target = "/bkt/k";
+  request.request_id = "REQX";
+  request.content_length = 0;
+  auth::SignInput in{.method = "GET", .host = "localhost", .path = "/bkt/k",
+                     .payload_sha256 = auth::HexEncode(auth::Sha256("")),
+                     .access_key_id = kRootId, .secret_key = kKeySecret,
+                     .region = "us-east-1", .now = now_};
+  request.headers = auth::SignV4(in);
+  StringBodyReader body("");
+  HttpResponse resp = service_->Handle(request, body, nullptr);
+  EXPECT_EQ(resp.status, 403);
+  EXPECT_TRUE(Contains(resp.body, "<Code>SignatureDoesNotMatch</Code>"));
+  EXPECT_EQ(HeaderOr(resp, "x-amz-request-id"), "REQX");
+}
+
+TEST_F(ServiceTest, VirtualHostedStyle) {
+  MakeBucket("vhost");
+  Req put;
+  put.method = "PUT";
+  put.path = "/obj";
+  put.body = "via host";
+  HttpRequest request;
+  request.method = "PUT";
+  request.target = "/obj";
+  request.request_id = "R1";
+  request.content_length = put.body.size();
+  auth::SignInput in{.method = "PUT", .host = "vhost.s3.test:9000", .path = "/obj",
+                     .payload_sha256 = auth::HexEncode(auth::Sha256(put.body)),
+                     .access_key_id = kRootId, .secret_key = kRootSecret,
+                     .region = "us-east-1", .now = now_};
+  request.headers = auth::SignV4(in);
+  StringBodyReader body(put.body);
+  RequestSummary summary;
+  HttpResponse resp = service_->Handle(request, body, &summary);
+  EXPECT_EQ(resp.status, 200) << resp.body;
+  EXPECT_EQ(summary.bucket, "vhost");
+  EXPECT_EQ(summary.key, "obj");
+  EXPECT_EQ(Get("/vhost/obj").body, "via host");
+}
+
+TEST_F(ServiceTest, NotImplementedOperations) {
+  MakeBucket("bkt");
+  struct Case {
+    std::string method, path, query;
+  };
+  for (const Case& c : std::vector<Case>{{"GET", "/bkt", "policy"},
+                                         {"PUT", "/bkt", "tagging"},
+                                         {"GET", "/bkt", "cors"},
+                                         {"DELETE", "/bkt", "lifecycle"},
+                                         {"GET", "/bkt", "uploads"},
+                                         {"POST", "/bkt", "delete"},
+                                         {"POST", "/bkt/k", "uploads"},
+                                         {"GET", "/bkt/k", "uploadId=x"},
+                                         {"DELETE", "/bkt/k", "uploadId=x"},
+                                         {"PUT", "/bkt/k", "partNumber=1&uploadId=x"},
+                                         {"GET", "/bkt/k", "tagging"},
+                                         {"POST", "/", ""}}) {
+    SCOPED_TRACE(c.method + " " + c.path + "?" + c.query);
+    Reply r = Do(c.method, c.path, c.query);
+    EXPECT_EQ(r.status(), 501);
+    EXPECT_EQ(r.Code(), "NotImplemented");
+  }
+  Reply copy = Put("/bkt/copy", "", {{"x-amz-copy-source", "/bkt/k"}});
+  EXPECT_EQ(copy.status(), 501);
+  EXPECT_EQ(copy.summary.operation, "CopyObject");
+}
+
+TEST_F(ServiceTest, UnreadBodyClosesConnection) {
+  Reply r = Put("/nobucket/k", std::string(100, 'x'));
+  EXPECT_EQ(r.Code(), "NoSuchBucket");
+  EXPECT_TRUE(r.response.close_connection);
+  MakeBucket("bkt");
+  Reply ok = Put("/bkt/k", std::string(100, 'x'));
+  EXPECT_FALSE(ok.response.close_connection);
+}
+
+}  // namespace
+}  // namespace cubby::s3api
