@@ -58,12 +58,14 @@ class ObjectReader {
 class ObjectWriter {
  public:
   virtual ~ObjectWriter() = default;
+  // kInvalidArgument after Commit; kIOError if writing a chunk failed (the failure sticks).
   virtual Status Append(std::string_view data) = 0;
   virtual uint64_t size() const = 0;  // bytes appended so far
   // Atomically makes the object visible at `key` with `meta` (size and data location are filled
   // in by the writer) and releases the data of the object it replaces. Durable on return.
   // Errors: kNoSuchBucket (bucket deleted meanwhile), kPreconditionFailed (cond not met; nothing
-  // changes), kIOError. At most one Commit per writer.
+  // changes; If-Match on a missing key is kPreconditionFailed too), kIOError. At most one
+  // Commit per writer: a second one (even after a failed first) is kInvalidArgument.
   virtual Result<ObjectMeta> Commit(std::string_view key, ObjectMeta meta,
                                     const WriteCondition& cond = {}) = 0;
 };
@@ -73,7 +75,8 @@ struct ListQuery {
   std::string prefix;
   std::string delimiter;    // empty: no grouping
   std::string start_after;  // exclusive; also used for V1 marker and V2 continuation
-  size_t max_keys = 1000;   // objects + common prefixes per page; 0 is allowed (empty page)
+  size_t max_keys = 1000;   // objects + common prefixes per page; 0 is allowed (empty page,
+                            // truncated == false, as S3 answers max-keys=0)
 };
 
 struct ListEntry {
@@ -88,7 +91,8 @@ struct ListPage {
   std::vector<std::string> common_prefixes;  // in byte order, each ends with the delimiter
   bool truncated = false;
   // The last key or common prefix in this page: pass it as start_after for the next page.
-  // A common prefix passed as start_after skips every key under it.
+  // A common prefix passed as start_after skips every key under it; more generally a common
+  // prefix that sorts <= start_after is never returned.
   std::string last;
 };
 
