@@ -22,18 +22,16 @@ inline constexpr std::string_view kOwnerId =
     "6375626279000000000000000000000000000000000000000000000000000000";
 inline constexpr std::string_view kOwnerDisplayName = "cubby";
 
-// The raw request body, counted: how many bytes were consumed and whether its end was reached.
+// The raw request body, counted (RequestSummary::bytes_in).
 class CountingBodyReader : public BodyReader {
  public:
   explicit CountingBodyReader(BodyReader& inner) : inner_(inner) {}
   ReadResult Read(char* buf, size_t n) override;
   uint64_t count() const { return count_; }
-  bool at_end() const { return at_end_; }
 
  private:
   BodyReader& inner_;
   uint64_t count_ = 0;
-  bool at_end_ = false;
 };
 
 struct Context {
@@ -44,6 +42,7 @@ struct Context {
   storage::Store* store;
   const ServiceOptions& options;
   std::chrono::system_clock::time_point now;
+  RequestSummary* summary;  // never null; ErrorResponse records the error in it
 
   bool head() const { return request.method == "HEAD"; }
   int64_t now_ms() const;
@@ -51,10 +50,13 @@ struct Context {
   std::unique_ptr<BodyReader> Body() const;
 };
 
-// The error document for `code` (no body for HEAD), Content-Type application/xml.
+// The error document for `code` (no body for HEAD), Content-Type application/xml. Records the
+// code in ctx.summary.
 HttpResponse ErrorResponse(const Context& ctx, ErrorCode code, std::string_view message = {});
 // storage → S3, the one mapping (exhaustive switch).
 ErrorCode FromStorage(storage::Code code);
+// The S3 error for a storage failure; for internal failures storage's message goes to
+// summary->error_detail (the log), never into the response.
 HttpResponse StorageError(const Context& ctx, const storage::Status& status);
 HttpResponse XmlResponse(std::string body, int status = 200);
 

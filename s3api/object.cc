@@ -238,10 +238,20 @@ HttpResponse GetObject(const Context& ctx) {
                          "requests.");
   }
 
-  storage::Result<std::unique_ptr<storage::ObjectReader>> reader =
-      ctx.store->OpenObject(ctx.route.bucket, ctx.route.key);
-  if (!reader.ok()) return StorageError(ctx, reader.status());
-  const storage::ObjectMeta& meta = (*reader)->meta();
+  // HEAD needs only the metadata (a hot path: clients probe with it); GET pins the version.
+  std::unique_ptr<storage::ObjectReader> reader;
+  storage::ObjectMeta head_meta;
+  if (ctx.head()) {
+    storage::Result<storage::ObjectMeta> m = ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
+    if (!m.ok()) return StorageError(ctx, m.status());
+    head_meta = std::move(m).value();
+  } else {
+    storage::Result<std::unique_ptr<storage::ObjectReader>> r =
+        ctx.store->OpenObject(ctx.route.bucket, ctx.route.key);
+    if (!r.ok()) return StorageError(ctx, r.status());
+    reader = std::move(r).value();
+  }
+  const storage::ObjectMeta& meta = reader ? reader->meta() : head_meta;
 
   if (ErrorCode e = CheckConditions(request, meta); e != ErrorCode::kNone) {
     if (e == ErrorCode::kNotModified) {
@@ -296,11 +306,11 @@ HttpResponse GetObject(const Context& ctx) {
     return r;
   }
   if (range.first > 0) {
-    storage::Status s = (*reader)->Seek(range.first);
+    storage::Status s = reader->Seek(range.first);
     if (!s.ok()) return StorageError(ctx, s);
   }
   r.content_length = range.length;
-  r.source = std::make_unique<ObjectSource>(std::move(reader).value(), range.length);
+  r.source = std::make_unique<ObjectSource>(std::move(reader), range.length);
   return r;
 }
 

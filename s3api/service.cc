@@ -14,7 +14,6 @@ namespace cubby::s3api {
 ReadResult CountingBodyReader::Read(char* buf, size_t n) {
   ReadResult r = inner_.Read(buf, n);
   count_ += r.n;
-  if (r.n == 0 && r.error == ErrorCode::kNone) at_end_ = true;
   return r;
 }
 
@@ -179,7 +178,7 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
     Route route = RouteRequest(request.method, request.target, host ? *host : std::string_view{},
                                options_.domain, request.Find("x-amz-copy-source") != nullptr);
     auth::AuthResult auth_result;
-    Context ctx{request, counted, route, auth_result, store_, options_, options_.clock()};
+    Context ctx{request, counted, route, auth_result, store_, options_, options_.clock(), &sum};
     if (route.error != ErrorCode::kNone) {
       response = ErrorResponse(ctx, route.error);
     } else {
@@ -202,7 +201,9 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
         response = Dispatch(ctx);
       }
     }
-  } catch (const std::exception&) {
+  } catch (const std::exception& e) {
+    sum.error = "InternalError";
+    sum.error_detail = e.what();
     response = HttpResponse{};
     response.status = 500;
     response.Set("Content-Type", "application/xml");
@@ -214,10 +215,8 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
   sum.bytes_in = counted.count();
   response.Set("x-amz-request-id", request.request_id);
   response.Set("x-amz-id-2", auth::Base64Encode(request.request_id));
-  const std::string* transfer_encoding = request.Find("transfer-encoding");
-  bool has_body = request.content_length ? *request.content_length > 0
-                                         : transfer_encoding != nullptr;
-  if (has_body && !counted.at_end()) response.close_connection = true;
+  // A body left unread (an error before or while reading it) is the server's to drain or to
+  // close the connection over; it knows how much is left.
   return response;
 }
 
@@ -244,6 +243,7 @@ ErrorCode FromStorage(storage::Code code) {
 HttpResponse ErrorResponse(const Context& ctx, ErrorCode code, std::string_view message) {
   HttpResponse r;
   r.status = Info(code).http_status;
+  ctx.summary->error = std::string(Info(code).code);
   r.Set("Content-Type", "application/xml");
   if (!ctx.head()) r.body = ErrorXml(code, ctx.route.path, ctx.request.request_id, message);
   return r;
@@ -252,6 +252,7 @@ HttpResponse ErrorResponse(const Context& ctx, ErrorCode code, std::string_view 
 HttpResponse StorageError(const Context& ctx, const storage::Status& status) {
   // Internal failures keep storage's message out of the response (it may name files).
   ErrorCode code = FromStorage(status.code());
+  if (Info(code).http_status >= 500) ctx.summary->error_detail = status.ToString();
   return ErrorResponse(ctx, code);
 }
 

@@ -27,6 +27,8 @@ struct RequestSummary {
   std::string key;
   std::string access_key_id;  // empty when anonymous
   uint64_t bytes_in = 0;      // request body bytes consumed
+  std::string error;          // S3 error code answered ("NoSuchKey"); empty on success
+  std::string error_detail;   // for 5xx: the underlying failure, for the log (never secrets)
 };
 
 class S3Service {
@@ -35,8 +37,9 @@ class S3Service {
   S3Service(storage::Store* store, ServiceOptions options);
 
   // Never throws. `request.request_id` must be set; every response carries it as
-  // x-amz-request-id. The body is read only as far as the operation needs; if it is left
-  // unread, the response says close_connection unless the server drains it.
+  // x-amz-request-id. The body is read only as far as the operation needs (errors answered
+  // before or while reading leave the rest unread); the server drains what is left or closes
+  // the connection. `summary` may be null.
   HttpResponse Handle(const HttpRequest& request, BodyReader& body, RequestSummary* summary);
 
  private:

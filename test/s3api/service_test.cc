@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -228,6 +229,7 @@ TEST_F(ServiceTest, CreateListHeadDeleteBucket) {
   EXPECT_EQ(created.summary.operation, "CreateBucket");
   EXPECT_EQ(created.summary.bucket, "photos");
   EXPECT_EQ(created.summary.access_key_id, kRootId);
+  EXPECT_EQ(created.summary.error, "");
 
   Reply list = Do("GET", "/");
   EXPECT_EQ(list.status(), 200);
@@ -479,7 +481,7 @@ TEST_F(ServiceTest, BodyLengthErrors) {
   huge.content_length = std::optional<uint64_t>(6ull << 30);
   Reply too_large = Send(huge);
   EXPECT_EQ(too_large.Code(), "EntityTooLarge");
-  EXPECT_TRUE(too_large.response.close_connection);  // the body was left unread
+  EXPECT_EQ(too_large.summary.bytes_in, 0u);  // refused before reading
   EXPECT_FALSE(ObjectExists("bkt", "huge"));
 }
 
@@ -590,6 +592,8 @@ TEST_F(ServiceTest, MissingBucketAndKey) {
   Reply r = Get("/bkt/missing");
   EXPECT_EQ(r.status(), 404);
   EXPECT_EQ(r.Code(), "NoSuchKey");
+  EXPECT_EQ(r.summary.error, "NoSuchKey");
+  EXPECT_EQ(r.summary.operation, "GetObject");
   EXPECT_TRUE(Contains(r.body, "<Resource>/bkt/missing</Resource>"));
   EXPECT_EQ(Do("GET", "/bkt/missing", "acl").Code(), "NoSuchKey");
 }
@@ -953,12 +957,35 @@ TEST_F(ServiceTest, NotImplementedOperations) {
   EXPECT_EQ(copy.summary.operation, "CopyObject");
 }
 
-TEST_F(ServiceTest, UnreadBodyClosesConnection) {
+// Nothing escapes Handle: an exception anywhere becomes a 500 InternalError document.
+TEST_F(ServiceTest, ExceptionsBecomeInternalError) {
+  ServiceOptions options;
+  options.clock = []() -> system_clock::time_point { throw std::runtime_error("clock broke"); };
+  S3Service broken(store_.get(), options);
+  HttpRequest request;
+  request.method = "GET";
+  request.target = "/";
+  request.request_id = "REQBOOM";
+  request.content_length = 0;
+  StringBodyReader body("");
+  RequestSummary summary;
+  HttpResponse r = broken.Handle(request, body, &summary);
+  EXPECT_EQ(r.status, 500);
+  EXPECT_TRUE(Contains(r.body, "<Code>InternalError</Code>"));
+  EXPECT_TRUE(Contains(r.body, "<RequestId>REQBOOM</RequestId>"));
+  EXPECT_EQ(HeaderOr(r, "x-amz-request-id"), "REQBOOM");
+  EXPECT_EQ(summary.error, "InternalError");
+  EXPECT_EQ(summary.error_detail, "clock broke");
+}
+
+// Errors found before the body is needed do not read it (the server drains or closes).
+TEST_F(ServiceTest, BodyReadOnlyWhenNeeded) {
   Reply r = Put("/nobucket/k", std::string(100, 'x'));
   EXPECT_EQ(r.Code(), "NoSuchBucket");
-  EXPECT_TRUE(r.response.close_connection);
+  EXPECT_EQ(r.summary.bytes_in, 0u);
   MakeBucket("bkt");
   Reply ok = Put("/bkt/k", std::string(100, 'x'));
+  EXPECT_EQ(ok.summary.bytes_in, 100u);
   EXPECT_FALSE(ok.response.close_connection);
 }
 
