@@ -471,6 +471,10 @@ class StoreImpl final : public Store {
     Status s = ForEach(kKeysCf, codec::GrantIndexPrefix(bucket), codec::GrantIndexPrefixEnd(bucket),
                        [&](std::string_view, std::string_view key_id) {
                          Result<AccessKeyRecord> key = GetAccessKey(key_id);
+                         if (!key.ok() && key.status().code() == Code::kNoSuchAccessKey) {
+                           return Status(Code::kCorruption,
+                                         "grant index points at a missing access key");
+                         }
                          if (!key.ok()) return key.status();
                          out.push_back(std::move(key).value());
                          return Status::Ok();

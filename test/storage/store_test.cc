@@ -433,6 +433,9 @@ TEST_F(StoreTest, CrashCleanupOnOpen) {
   EXPECT_TRUE(*ReadObject(*store_, "b", "keep") == keep);
 }
 
+AccessKeyRecord GrantCandidate(const std::string& bucket, const std::string& grant,
+                               AccessMode mode = AccessMode::kReadWrite);
+
 // Records planted with raw RocksDB that do not decode surface as kCorruption, and a missing
 // chunk as kCorruption on Read.
 TEST_F(StoreTest, CorruptRecordsAreReported) {
@@ -450,6 +453,8 @@ TEST_F(StoreTest, CorruptRecordsAreReported) {
     ASSERT_TRUE(raw->Put(wo, handles[kObjectsCf], codec::ObjectKey("b", "bad"), "\x01").ok());
     ASSERT_TRUE(raw->Put(wo, handles[kKeysCf], codec::AccessKeyKey("BADKEY"), "").ok());
     ASSERT_TRUE(raw->Delete(wo, handles[kDataCf], codec::DataKey(meta->data_id, 1)).ok());
+    // A grant index entry whose key record is gone.
+    ASSERT_TRUE(raw->Put(wo, handles[kKeysCf], codec::GrantIndexKey("b", "ba-dangling"), "CBGONE").ok());
     for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
     delete raw;
   }
@@ -463,6 +468,12 @@ TEST_F(StoreTest, CorruptRecordsAreReported) {
   q.bucket = "b";
   EXPECT_EQ(store_->ListObjects(q).status().code(), Code::kCorruption);
   EXPECT_EQ(store_->GetAccessKey("BADKEY").status().code(), Code::kCorruption);
+  bool created = true;
+  EXPECT_EQ(store_->GetOrCreateGrant("b", "ba-dangling", GrantCandidate("b", "ba-dangling"), &created)
+                .status().code(),
+            Code::kCorruption);
+  EXPECT_FALSE(created);
+  EXPECT_EQ(store_->ListGrants("b").status().code(), Code::kCorruption);
 
   Result<std::unique_ptr<ObjectReader>> r = store_->OpenObject("b", "chunked");
   ASSERT_OK(r.status());
@@ -470,10 +481,38 @@ TEST_F(StoreTest, CorruptRecordsAreReported) {
   EXPECT_EQ((*r)->Read(buf.data(), buf.size()).status().code(), Code::kCorruption);
 }
 
+// Open refuses a store whose pending-write markers or data keys it cannot parse.
+TEST(StoreOpen, CorruptMarkerOrDataKeyIsCorruption) {
+  struct Case {
+    const char* name;
+    CfIndex family;
+    std::string key;
+  } cases[] = {
+      {"short marker", kUploadsCf, "p123"},
+      {"short data key", kDataCf, "\xff\xff"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TempDir dir;
+    StoreOptions options = SmallOptions(dir.path());
+    ASSERT_NE(OpenOrDie(options), nullptr);  // creates the families
+    {
+      DbConfig config = MakeDbConfig(options);
+      std::vector<rocksdb::ColumnFamilyHandle*> handles;
+      rocksdb::DB* raw = nullptr;
+      ASSERT_TRUE(rocksdb::DB::Open(config.db, options.path, config.column_families, &handles, &raw).ok());
+      ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[c.family], c.key, "").ok());
+      for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+      delete raw;
+    }
+    EXPECT_EQ(Store::Open(options).status().code(), Code::kCorruption);
+  }
+}
+
 // ---------------------------------------------------------------- Access keys
 
 AccessKeyRecord GrantCandidate(const std::string& bucket, const std::string& grant,
-                               AccessMode mode = AccessMode::kReadWrite) {
+                               AccessMode mode) {
   Result<AccessKeyRecord> k = GenerateAccessKey();
   EXPECT_TRUE(k.ok());
   AccessKeyRecord r = std::move(k).value();
