@@ -130,6 +130,17 @@ void LingerBeforeClose(int fd) {
   }
 }
 
+// Answers a connection over the limit without a thread: one non-blocking send of a 503 (a
+// fresh socket's send buffer takes it whole), then a close.
+void RefuseBusy(tcp::socket& socket) {
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: cubby\r\nRetry-After: 1\r\n"
+      "Content-Length: 0\r\nConnection: close\r\n\r\n";
+  ::send(socket.native_handle(), kBusy.data(), kBusy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  boost::system::error_code ec;
+  socket.close(ec);
+}
+
 }  // namespace
 
 HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler, Logger* logger)
@@ -206,9 +217,15 @@ void HttpServer::AcceptLoop() {
       ::poll(&stop, 1, 100);
       continue;
     }
+    bool over_limit = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      ++active_;
+      over_limit = active_ >= options_.max_connections;
+      if (!over_limit) ++active_;
+    }
+    if (over_limit) {
+      RefuseBusy(socket);
+      continue;
     }
     try {
       std::thread([this, s = std::move(socket)]() mutable { Serve(std::move(s)); }).detach();

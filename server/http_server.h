@@ -50,6 +50,9 @@ struct HttpServerOptions {
   // A body the handler left unread is drained (to keep the connection) up to this size.
   uint64_t drain_limit = 1 << 20;
   size_t response_chunk = 256 << 10;  // a streamed response body is pulled in pieces this big
+  // Connection threads at most. A connection over the limit is answered 503 (best effort,
+  // without reading its request) and closed, so a flood cannot exhaust threads or memory.
+  size_t max_connections = 1024;
 };
 
 // The request handler: S3Service::Handle's shape. Must not throw.

@@ -506,6 +506,24 @@ TEST_F(HttpServerTest, ConnectionCloseAndHttp10) {
   }
 }
 
+TEST_F(HttpServerTest, ConnectionsOverTheLimitGet503) {
+  HttpServerOptions options;
+  options.max_connections = 1;
+  Start(options);
+  Client first(server_->port());
+  first.Send("GET /ignore HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_EQ(first.ReadResponse().status, 200);  // the first connection holds the only slot
+  {
+    Client second(server_->port());
+    Response r = second.ReadResponse();
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(r.headers["connection"], "close");
+    EXPECT_TRUE(second.ClosedByServer());
+  }
+  first.Send("GET /ignore HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(first.ReadResponse().status, 200) << "the held connection is unaffected";
+}
+
 TEST_F(HttpServerTest, StopClosesIdleConnectionsAtOnce) {
   Start();
   Client client(server_->port());
