@@ -73,7 +73,11 @@ Need Classify(Operation op) {
 }
 
 // Anonymous access follows the bucket's COSI anonymousBucketAccessMode: ReadOnly allows
-// listing and reading objects, WriteOnly allows PutObject, ReadWrite both. Nothing else.
+// listing and reading objects, WriteOnly allows PutObject only, ReadWrite both. ReadWrite is
+// also the canned ACL public-read-write, whose bucket WRITE permission lets anyone "create,
+// overwrite, and delete any object in the bucket"
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#permissions), so
+// DeleteObject is allowed there too. Nothing else is.
 bool AnonymousAllowed(Operation op, storage::AccessMode mode) {
   switch (op) {
     case Operation::kHeadBucket:
@@ -84,6 +88,8 @@ bool AnonymousAllowed(Operation op, storage::AccessMode mode) {
       return storage::CanRead(mode);
     case Operation::kPutObject:
       return storage::CanWrite(mode);
+    case Operation::kDeleteObject:
+      return mode == storage::AccessMode::kReadWrite;
     default:
       return false;
   }

@@ -758,6 +758,10 @@ TEST_F(ServiceTest, CannedAclsDriveAnonymousAccess) {
             200);
   EXPECT_EQ(Put("/pub/new", "x", {}, kAnonymous).status(), 200);
   EXPECT_TRUE(Contains(Do("GET", "/pub", "acl").body, "<Permission>WRITE</Permission>"));
+  // Bucket WRITE includes deleting objects; not the bucket itself.
+  EXPECT_EQ(Do("DELETE", "/pub/new", "", kAnonymous).status(), 204);
+  EXPECT_FALSE(ObjectExists("pub", "new"));
+  EXPECT_EQ(Do("DELETE", "/pub", "", kAnonymous).Code(), "AccessDenied");
 
   ASSERT_EQ(Send({.method = "PUT", .path = "/pub", .query = "acl",
                   .headers = {{"x-amz-acl", "private"}}})
