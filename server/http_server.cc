@@ -34,6 +34,8 @@ constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 // this long before close(2): closing with unread data makes the kernel send RST, which can
 // destroy the response before the client reads it ("lingering close").
 constexpr std::chrono::milliseconds kLingerTime{1000};
+// In-memory bodies up to this size are sent together with the response head.
+constexpr uint64_t kCoalesceLimit = 64 << 10;
 
 bool IsTimeout(const boost::system::error_code& ec) { return ec == asio::error::timed_out; }
 
@@ -291,6 +293,9 @@ void HttpServer::Serve(tcp::socket socket) {
     connection_fds_.insert(fd);
   }
   bool linger = false;
+  // Responses go out as head + body writes; without TCP_NODELAY, Nagle plus the client's
+  // delayed ACK can hold the second write back for ~40 ms.
+  socket.set_option(tcp::no_delay(true), ec);
   socket.non_blocking(true, ec);
   if (!ec) {
     PollStream stream(fd, stop_pipe_[0]);
@@ -380,9 +385,16 @@ void HttpServer::Serve(tcp::socket socket) {
           response, {.head_request = is_head, .close = close,
                      .date = HttpDate(std::chrono::system_clock::now())});
       stream.set_stall_timeout(options_.write_stall_timeout);
-      bool write_ok = !stream.WriteAll(head.data(), head.size());
       uint64_t to_send = ResponseBodySize(response, is_head);
       uint64_t sent = 0;
+      // A small in-memory body (XML, errors) leaves in the same packet as its head.
+      if (!response.source && to_send > 0 && to_send <= kCoalesceLimit) {
+        head += response.body;
+        sent = to_send;
+        to_send = 0;
+      }
+      bool write_ok = !stream.WriteAll(head.data(), head.size());
+      if (!write_ok) sent = 0;
       if (write_ok && to_send > 0) {
         if (!response.source) {
           write_ok = !stream.WriteAll(response.body.data(), response.body.size());
