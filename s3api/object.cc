@@ -3,6 +3,7 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,66 @@ void SetObjectHeaders(const storage::ObjectMeta& meta, HttpResponse* r) {
   r->Set("Last-Modified", HttpDate(meta.last_modified_ms));
 }
 
+// GetObject's response-* query parameters and the headers they replace:
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
+constexpr std::pair<std::string_view, std::string_view> kOverrides[] = {
+    {"response-content-type", "Content-Type"},
+    {"response-content-language", "Content-Language"},
+    {"response-expires", "Expires"},
+    {"response-cache-control", "Cache-Control"},
+    {"response-content-disposition", "Content-Disposition"},
+    {"response-content-encoding", "Content-Encoding"},
+};
+
+// The stored content headers (or their response-* overrides) and the user metadata.
+void SetContentHeaders(const Route& route, const storage::ObjectMeta& meta, HttpResponse* r) {
+  auto header = [&](std::string_view name, const std::string& stored) {
+    std::string_view value = stored;
+    for (const auto& [param, h] : kOverrides) {
+      const std::string* o = h == name ? route.Param(param) : nullptr;
+      if (o != nullptr) value = *o;
+    }
+    if (!value.empty()) r->Set(std::string(name), std::string(value));
+  };
+  header("Content-Type", meta.content_type);
+  header("Content-Encoding", meta.content_encoding);
+  header("Content-Disposition", meta.content_disposition);
+  header("Content-Language", meta.content_language);
+  header("Cache-Control", meta.cache_control);
+  header("Expires", meta.expires);
+  for (const auto& [name, value] : meta.user_meta) r->Set(std::string(kMetaPrefix) + name, value);
+}
+
+// Conditional writes: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
+// Fills *cond, or returns the error to answer.
+std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondition* cond) {
+  if (const std::string* h = ctx.request.Find("if-none-match")) {
+    if (*h != "*") {
+      return ErrorResponse(ctx, ErrorCode::kNotImplemented,
+                           "If-None-Match on PUT supports only '*'.");
+    }
+    cond->if_none_match_any = true;
+  }
+  if (const std::string* h = ctx.request.Find("if-match")) {
+    std::vector<std::string> etags = ParseEtagList(*h);
+    if (etags.size() != 1) return ErrorResponse(ctx, ErrorCode::kNotImplemented);
+    if (etags[0] != "*") {
+      cond->if_match = etags[0];
+      return std::nullopt;
+    }
+    // "If-Match: *" only asks that the key exists; storage has no such condition, so check it
+    // now (a racing delete is indistinguishable from a delete right after the PUT).
+    storage::Result<storage::ObjectMeta> current =
+        ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
+    if (!current.ok()) {
+      return current.status().code() == storage::Code::kNoSuchKey
+                 ? ErrorResponse(ctx, ErrorCode::kPreconditionFailed)
+                 : StorageError(ctx, current.status());
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 HttpResponse PutObject(const Context& ctx) {
@@ -158,29 +219,7 @@ HttpResponse PutObject(const Context& ctx) {
     }
   }
   storage::WriteCondition cond;
-  if (const std::string* h = request.Find("if-none-match")) {
-    if (*h != "*") {
-      return ErrorResponse(ctx, ErrorCode::kNotImplemented,
-                           "If-None-Match on PUT supports only '*'.");
-    }
-    cond.if_none_match_any = true;
-  }
-  if (const std::string* h = request.Find("if-match")) {
-    std::vector<std::string> etags = ParseEtagList(*h);
-    if (etags.size() != 1) return ErrorResponse(ctx, ErrorCode::kNotImplemented);
-    if (etags[0] != "*") cond.if_match = etags[0];
-    // "If-Match: *" only asks that the key exists; storage has no such condition, so check it
-    // now (racing deletes are indistinguishable from a delete right after the PUT).
-    if (etags[0] == "*") {
-      storage::Result<storage::ObjectMeta> current =
-          ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-      if (!current.ok()) {
-        return current.status().code() == storage::Code::kNoSuchKey
-                   ? ErrorResponse(ctx, ErrorCode::kPreconditionFailed)
-                   : StorageError(ctx, current.status());
-      }
-    }
-  }
+  if (std::optional<HttpResponse> error = PutCondition(ctx, &cond)) return std::move(*error);
 
   storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
       ctx.store->NewObjectWriter(ctx.route.bucket);
@@ -220,16 +259,8 @@ HttpResponse PutObject(const Context& ctx) {
 
 HttpResponse GetObject(const Context& ctx) {
   const HttpRequest& request = ctx.request;
-  // Response header overrides: https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
-  // ("You must sign the request ... Anonymous requests can't use these parameters").
-  static constexpr std::pair<std::string_view, std::string_view> kOverrides[] = {
-      {"response-content-type", "Content-Type"},
-      {"response-content-language", "Content-Language"},
-      {"response-expires", "Expires"},
-      {"response-cache-control", "Cache-Control"},
-      {"response-content-disposition", "Content-Disposition"},
-      {"response-content-encoding", "Content-Encoding"},
-  };
+  // Response header overrides need a signed request ("Anonymous requests can't use these
+  // parameters").
   bool overrides = false;
   for (const auto& [param, header] : kOverrides) overrides |= ctx.route.Has(param);
   if (overrides && ctx.auth.anonymous) {
@@ -276,24 +307,9 @@ HttpResponse GetObject(const Context& ctx) {
   }
 
   HttpResponse r;
-  auto header = [&](std::string_view name, const std::string& stored) {
-    std::string_view value = stored;
-    for (const auto& [param, h] : kOverrides) {
-      if (h == name) {
-        if (const std::string* o = ctx.route.Param(param)) value = *o;
-      }
-    }
-    if (!value.empty()) r.Set(std::string(name), std::string(value));
-  };
-  header("Content-Type", meta.content_type);
-  header("Content-Encoding", meta.content_encoding);
-  header("Content-Disposition", meta.content_disposition);
-  header("Content-Language", meta.content_language);
-  header("Cache-Control", meta.cache_control);
-  header("Expires", meta.expires);
+  SetContentHeaders(ctx.route, meta, &r);
   SetObjectHeaders(meta, &r);
   r.Set("Accept-Ranges", "bytes");
-  for (const auto& [name, value] : meta.user_meta) r.Set(std::string(kMetaPrefix) + name, value);
   if (range_result == RangeResult::kRange) {
     r.status = 206;
     r.Set("Content-Range", "bytes " + std::to_string(range.first) + "-" +
