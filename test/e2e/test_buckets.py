@@ -215,3 +215,30 @@ def test_bucket_ops_survive_restart(start_server, tmp_path):
     assert [b["Name"] for b in s3.list_buckets()["Buckets"]] == [name]
     assert s3.get_object(Bucket=name, Key="k")["Body"].read() == b"persisted"
     assert _all_users_permissions(s3.get_bucket_acl(Bucket=name)) == ["READ"]
+
+
+def test_create_bucket_malformed_xml(server):
+    name = new_bucket_name()
+    resp = raw_request(server, "PUT", "/" + name, body=b"<CreateBucketConfiguration><Loc")
+    assert resp.status == 400, resp
+    assert resp.code == "MalformedXML"
+    assert raw_request(server, "HEAD", "/" + name).status == 404
+
+
+def test_unknown_canned_acl(server, s3, bucket):
+    resp = raw_request(server, "PUT", f"/{bucket}", query="acl", headers={"x-amz-acl": "bogus"})
+    assert resp.status == 400, resp
+    assert resp.code == "InvalidArgument"
+    assert _all_users_permissions(s3.get_bucket_acl(Bucket=bucket)) == []
+
+
+def test_put_bucket_acl_with_policy_document(s3, bucket):
+    acl = s3.get_bucket_acl(Bucket=bucket)
+    owner = acl["Owner"]
+    s3.put_bucket_acl(Bucket=bucket, AccessControlPolicy={
+        "Owner": owner,
+        "Grants": [
+            {"Grantee": {"Type": "CanonicalUser", "ID": owner["ID"]}, "Permission": "FULL_CONTROL"},
+            {"Grantee": {"Type": "Group", "URI": ALL_USERS}, "Permission": "READ"},
+        ]})
+    assert _all_users_permissions(s3.get_bucket_acl(Bucket=bucket)) == ["READ"]

@@ -9,7 +9,7 @@ import urllib.parse
 import pytest
 from botocore.exceptions import ClientError
 
-from cubby_e2e import S3_NS, new_bucket_name, quoted_md5, raw_request
+from cubby_e2e import S3_NS, make_client, new_bucket_name, quoted_md5, raw_request
 
 TREE = [
     "a.txt",
@@ -305,3 +305,32 @@ def test_max_keys_capped_at_1000(s3, tree):
     resp = s3.list_objects_v2(Bucket=tree, MaxKeys=5000)
     assert _keys(resp) == TREE
     assert resp["IsTruncated"] is False
+
+
+def test_more_than_1000_keys(server, s3, bucket):
+    import threading
+    keys = [f"k{i:05d}" for i in range(1005)]
+    errors = []
+
+    def put(chunk):
+        c = make_client(server)
+        try:
+            for k in chunk:
+                c.put_object(Bucket=bucket, Key=k, Body=b"")
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=put, args=(keys[i::8],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert not errors, errors[:3]
+    first = s3.list_objects_v2(Bucket=bucket)
+    assert first["KeyCount"] == 1000
+    assert first["IsTruncated"] is True
+    second = s3.list_objects_v2(Bucket=bucket, ContinuationToken=first["NextContinuationToken"])
+    assert _keys(first) + _keys(second) == keys
+    assert second["IsTruncated"] is False
+    v1 = s3.list_objects(Bucket=bucket)
+    assert len(v1["Contents"]) == 1000 and v1["IsTruncated"] is True

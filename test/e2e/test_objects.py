@@ -59,6 +59,9 @@ def test_empty_object_etag(s3, bucket):
     "emoji-\U0001F600",
     "tilde~star*paren()",
     "x" * 1024,
+    "/leading-slash",
+    "dot/./segment",
+    "dotdot/../segment",
 ])
 def test_key_names_roundtrip(s3, bucket, key):
     body = key.encode() + b"!"
@@ -67,6 +70,13 @@ def test_key_names_roundtrip(s3, bucket, key):
     assert [o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]] == [key]
     s3.delete_object(Bucket=bucket, Key=key)
     assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
+
+
+def test_encoded_slash_in_key(server, s3, bucket):
+    # %2F in the path is the same key as a literal slash.
+    assert raw_request(server, "PUT", f"/{bucket}/a%2Fb", body=b"slash").status == 200
+    assert s3.get_object(Bucket=bucket, Key="a/b")["Body"].read() == b"slash"
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]] == ["a/b"]
 
 
 def test_key_too_long(server, s3, bucket):
@@ -95,6 +105,17 @@ def test_stored_headers_and_metadata(s3, bucket):
         assert resp["Metadata"] == {"color": "blue", "x-y": "1 2"}
         assert hdrs["accept-ranges"] == "bytes"
         assert hdrs["last-modified"].endswith("GMT")
+
+
+def test_metadata_too_large(server, s3, bucket):
+    # User metadata is limited to 2 KB (names plus values).
+    resp = raw_request(server, "PUT", f"/{bucket}/m", body=b"x",
+                       headers={"x-amz-meta-big": "v" * 2100})
+    assert resp.status == 400, resp
+    assert resp.code == "MetadataTooLarge"
+    assert raw_request(server, "HEAD", f"/{bucket}/m").status == 404
+    ok = raw_request(server, "PUT", f"/{bucket}/m", body=b"x", headers={"x-amz-meta-ok": "v" * 1000})
+    assert ok.status == 200
 
 
 def test_content_language_stored(s3, bucket):
