@@ -242,3 +242,10 @@ def test_put_bucket_acl_with_policy_document(s3, bucket):
             {"Grantee": {"Type": "Group", "URI": ALL_USERS}, "Permission": "READ"},
         ]})
     assert _all_users_permissions(s3.get_bucket_acl(Bucket=bucket)) == ["READ"]
+
+
+def test_head_bucket_reports_region(server, bucket):
+    # HeadBucket answers with the bucket's region (SDKs rely on it to pick the signing region).
+    resp = raw_request(server, "HEAD", f"/{bucket}")
+    assert resp.status == 200
+    assert resp.header("x-amz-bucket-region") == "us-east-1"

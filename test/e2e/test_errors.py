@@ -125,3 +125,14 @@ def test_errors_leave_server_healthy(server, bucket):
         raw_request(server, "GET", f"/{bucket}/missing")
         raw_request(server, "PATCH", "/")
     assert raw_request(server, "GET", "/").status == 200
+
+
+def test_date_header_on_responses(server, bucket):
+    # RFC 9110 §6.6.1: an origin server with a clock sends Date; SDKs use it to correct skew.
+    import email.utils
+    for resp in (raw_request(server, "GET", "/"),
+                 raw_request(server, "GET", f"/{bucket}/missing"),
+                 raw_request(server, "GET", "/", secret_key="bad")):
+        date = resp.header("Date")
+        assert date, resp
+        assert email.utils.parsedate_to_datetime(date).tzinfo is not None

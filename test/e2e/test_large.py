@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import shutil
 
 from cubby_e2e import make_client
 
@@ -64,3 +65,8 @@ def test_256mib_put_get(server, tmp_path):
     peak = server.peak_rss_kib()
     print(f"server peak RSS {peak} KiB")
     assert peak < RSS_LIMIT_KIB, f"server peak RSS {peak} KiB >= {RSS_LIMIT_KIB} KiB"
+
+    # Don't leave half a GiB in the build folder's pytest temp dir.
+    assert server.stop() == 0
+    path.unlink()
+    shutil.rmtree(server.data_dir)
