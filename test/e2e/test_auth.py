@@ -302,3 +302,29 @@ def test_presigned_wrong_method(server, s3, bucket):
     assert resp.code == "SignatureDoesNotMatch"
     with pytest.raises(ClientError):
         s3.head_object(Bucket=bucket, Key="x")
+
+
+def test_header_auth_requires_content_sha256(server, s3, bucket):
+    s3.put_object(Bucket=bucket, Key="x", Body=b"x")
+
+    def drop(h):
+        del h["X-Amz-Content-SHA256"]
+    resp = raw_request(server, "GET", f"/{bucket}/x", after_sign=drop)
+    assert resp.status == 400, resp
+    assert resp.code == "InvalidRequest"
+
+
+def test_header_and_query_auth_together(server, s3, bucket):
+    s3.put_object(Bucket=bucket, Key="x", Body=b"x")
+    query = urllib.parse.urlsplit(presign_url(server, "GET", f"/{bucket}/x")).query
+    resp = raw_request(server, "GET", f"/{bucket}/x", query=query)  # also header-signed
+    assert resp.status == 400, resp
+    assert resp.code == "InvalidArgument"
+
+
+def test_presigned_not_yet_valid(server, s3, bucket):
+    s3.put_object(Bucket=bucket, Key="x", Body=b"x")
+    url = presign_url(server, "GET", f"/{bucket}/x", clock_shift=datetime.timedelta(hours=1))
+    resp = get_url(server, url)
+    assert resp.status == 403
+    assert resp.code == "AccessDenied"
