@@ -50,7 +50,7 @@ if [[ -z $cubby && -z $loadgen ]]; then
     echo "run.sh: build failed" >&2
     exit 1
   fi
-  cubby=$build/server/cubby
+  cubby=$build/cubby
   loadgen=$build/bench/cubby-loadgen
 elif [[ -z $cubby || -z $loadgen ]]; then
   echo "run.sh: give both --cubby and --loadgen, or neither" >&2

@@ -13,6 +13,7 @@
 
 #include "s3api/service.h"
 #include "server/config.h"
+#include "server/cosi_listener.h"
 #include "server/http_server.h"
 #include "server/log.h"
 #include "server/root_credentials.h"
@@ -121,8 +122,30 @@ int Run(int argc, char** argv) {
   // Tests and scripts parse the s3_endpoint=... token of this line.
   logger.Always("listening", {{"s3_endpoint", http.EndpointUrl()}});
 
-  // ---- COSI listener: the COSI engineer starts it here (after the store and before
-  // "ready"), and stops it below before the store closes.
+  // COSI driver on its UNIX socket, when COSI_ENDPOINT is set: after the store is open and
+  // before "ready", stopped below before the store closes.
+  auto cosi_options = CosiOptionsFromEnv(ProcessEnv(), http.EndpointUrl(), config.region);
+  if (!cosi_options.ok()) {
+    Fatal(cosi_options.status().message());
+    return 1;
+  }
+  std::unique_ptr<CosiListener> cosi;
+  if (cosi_options->has_value()) {
+    CosiOptions& cosi_config = **cosi_options;
+    cosi_config.log = [&logger](std::string_view method, std::string_view bucket,
+                                std::string_view code) {
+      logger.Info("cosi", {{"method", method}, {"bucket", bucket}, {"code", code}});
+    };
+    auto started = CosiListener::Start(cosi_config, store.get());
+    if (!started.ok()) {
+      Fatal(started.status().message());
+      return 1;
+    }
+    cosi = std::move(*started);
+    logger.Always("cosi listening", {{"cosi_endpoint", "unix://" + cosi->socket_path()},
+                                     {"driver_name", cosi_config.driver_name},
+                                     {"public_endpoint", cosi_config.public_endpoint}});
+  }
 
   logger.Always("ready");
 
@@ -131,7 +154,7 @@ int Run(int argc, char** argv) {
   }
   logger.Info("shutting down", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"}});
 
-  // ---- COSI listener: stop it here.
+  if (cosi) cosi->Shutdown();
 
   size_t aborted = http.Stop(kShutdownGrace);
   if (aborted > 0) logger.Warn("aborted connections at shutdown", {{"count", aborted}});

@@ -2,9 +2,11 @@
 
 import configparser
 import os
+import pathlib
 import signal
 import stat
 import subprocess
+import tempfile
 
 import pytest
 
@@ -85,11 +87,18 @@ def test_flag_beats_env(start_server, tmp_path):
 
 
 def test_cosi_variables_are_not_cubby_config(start_server):
-    # The COSI sidecar's variables may be present in the pod; cubby must not treat them as its
-    # own (unknown) settings.
-    srv = start_server(env_extra={"COSI_ENDPOINT": "unix:///var/lib/cosi/cosi.sock",
+    # The COSI sidecar's variables may be present in the pod; cubby reads COSI_ENDPOINT (the
+    # spec's) and must not treat any other COSI_ name as its own (unknown) setting.
+    # A short folder: a UNIX socket path must fit in 108 bytes, the build tree may not.
+    sock_dir = tempfile.mkdtemp(prefix="cubby-cosi-", dir="/tmp")
+    sock = pathlib.Path(sock_dir) / "cosi.sock"
+    srv = start_server(env_extra={"COSI_ENDPOINT": f"unix://{sock}",
                                   "COSI_SOMETHING_UNKNOWN": "x"})
     assert make_client(srv).list_buckets()["ResponseMetadata"]["HTTPStatusCode"] == 200
+    assert sock.is_socket()
+    assert srv.stop() == 0
+    assert not sock.exists()
+    os.rmdir(sock_dir)
 
 
 def test_startup_line_and_sigint(start_server):
