@@ -102,10 +102,8 @@ HttpResponse PutBucketAcl(const Context& ctx) {
   if (!bucket.ok()) return StorageError(ctx, bucket.status());
   storage::BucketRecord record = std::move(bucket).value();
   if (const std::string* acl = ctx.request.Find("x-amz-acl")) {
-    if (!CannedBucketAcl(*acl, &record.anonymous)) {
-      return ErrorResponse(ctx, ErrorCode::kNotImplemented,
-                           "Only the private, public-read and public-read-write canned ACLs "
-                           "are supported.");
+    if (ErrorCode e = CannedBucketAcl(*acl, &record.anonymous); e != ErrorCode::kNone) {
+      return CannedAclError(ctx, e, *acl);
     }
   } else {
     std::string body;

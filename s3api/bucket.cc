@@ -30,17 +30,30 @@ bool LooksLikeIpv4(std::string_view name) {
 
 }  // namespace
 
-bool CannedBucketAcl(std::string_view acl, storage::AccessMode* mode) {
+ErrorCode CannedBucketAcl(std::string_view acl, storage::AccessMode* mode) {
   if (acl == "private") {
     *mode = storage::AccessMode::kNone;
   } else if (acl == "public-read") {
     *mode = storage::AccessMode::kReadOnly;
   } else if (acl == "public-read-write") {
     *mode = storage::AccessMode::kReadWrite;
+  } else if (acl == "authenticated-read" || acl == "aws-exec-read" ||
+             acl == "bucket-owner-read" || acl == "bucket-owner-full-control" ||
+             acl == "log-delivery-write") {
+    return ErrorCode::kNotImplemented;
   } else {
-    return false;
+    return ErrorCode::kInvalidArgument;
   }
-  return true;
+  return ErrorCode::kNone;
+}
+
+HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_view acl) {
+  if (error == ErrorCode::kInvalidArgument) {
+    return ErrorResponse(ctx, error, "'" + std::string(acl) + "' is not a canned ACL.");
+  }
+  return ErrorResponse(ctx, error,
+                       "Only the private, public-read and public-read-write canned ACLs "
+                       "are supported.");
 }
 
 bool IsValidBucketName(std::string_view name) {
@@ -91,10 +104,8 @@ HttpResponse CreateBucket(const Context& ctx) {
   record.name = name;
   record.created_ms = ctx.now_ms();
   if (const std::string* acl = ctx.request.Find("x-amz-acl")) {
-    if (!CannedBucketAcl(*acl, &record.anonymous)) {
-      return ErrorResponse(ctx, ErrorCode::kNotImplemented,
-                           "Only the private, public-read and public-read-write canned ACLs "
-                           "are supported.");
+    if (ErrorCode e = CannedBucketAcl(*acl, &record.anonymous); e != ErrorCode::kNone) {
+      return CannedAclError(ctx, e, *acl);
     }
   }
 

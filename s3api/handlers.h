@@ -68,9 +68,11 @@ ErrorCode ReadSmallBody(const Context& ctx, std::string* out);
 // https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html
 bool IsValidBucketName(std::string_view name);
 // Maps a canned ACL (x-amz-acl) on a bucket to its anonymous mode: private → kNone,
-// public-read → kReadOnly, public-read-write → kReadWrite. False for canned ACLs cubby cannot
-// express (authenticated-read, ...).
-bool CannedBucketAcl(std::string_view acl, storage::AccessMode* mode);
+// public-read → kReadOnly, public-read-write → kReadWrite. kNotImplemented for the other AWS
+// canned ACLs (authenticated-read, ...), kInvalidArgument for a name that is no canned ACL.
+ErrorCode CannedBucketAcl(std::string_view acl, storage::AccessMode* mode);
+// The error response for a CannedBucketAcl failure.
+HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_view acl);
 
 // bucket.cc
 HttpResponse ListBuckets(const Context& ctx);

@@ -774,8 +774,13 @@ TEST_F(ServiceTest, CannedAclsDriveAnonymousAccess) {
                   .headers = {{"x-amz-acl", "authenticated-read"}}})
                 .Code(),
             "NotImplemented");
+  // A name that is no canned ACL at all is the client's mistake, as on AWS.
   EXPECT_EQ(Send({.method = "PUT", .path = "/pub2", .headers = {{"x-amz-acl", "bogus"}}}).Code(),
-            "NotImplemented");
+            "InvalidArgument");
+  EXPECT_EQ(Send({.method = "PUT", .path = "/pub", .query = "acl",
+                  .headers = {{"x-amz-acl", "bogus"}}})
+                .Code(),
+            "InvalidArgument");
 }
 
 TEST_F(ServiceTest, PutBucketAclXml) {
