@@ -37,6 +37,8 @@ constexpr std::chrono::milliseconds kLingerTime{1000};
 // In-memory bodies up to this size are sent together with the response head.
 constexpr uint64_t kCoalesceLimit = 64 << 10;
 
+constexpr size_t kReadBufferBytes = 64 << 10;
+
 bool IsTimeout(const boost::system::error_code& ec) { return ec == asio::error::timed_out; }
 
 // The request body, pulled through the parser. Reports kIncompleteBody when the client
@@ -300,6 +302,9 @@ void HttpServer::Serve(tcp::socket socket) {
   if (!ec) {
     PollStream stream(fd, stop_pipe_[0]);
     beast::flat_buffer buffer;
+    // Beast sizes each read by the buffer's spare capacity (at least 512 bytes): without room
+    // reserved, a large PUT body arrives in 512-byte recv calls.
+    buffer.reserve(kReadBufferBytes);
     bool first_request = true;
     while (!stopping_) {
       // Between requests: wait for the first byte (idle timeout; a stop ends the wait), then
