@@ -5,10 +5,16 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libboost1.81-dev libgrpc++-dev libprotobuf-dev
   protobuf-compiler protobuf-compiler-grpc librocksdb-dev libssl-dev libgtest-dev)
-test_pkgs=(python3-boto3 awscli python3-grpcio python3-pytest)
+test_pkgs=(python3-boto3 awscli python3-grpcio python3-pytest rclone s3cmd)
 
 want=("${build_pkgs[@]}")
-if [[ "${1:-}" == "--test" ]]; then want+=("${test_pkgs[@]}"); fi
+if [[ "${1:-}" == "--test" ]]; then
+  want+=("${test_pkgs[@]}")
+  # The JS end-to-end test needs node and npm; an image that already has them (any source) keeps
+  # them, otherwise Debian's packages are the starting point.
+  if ! command -v node >/dev/null 2>&1; then want+=(nodejs); fi
+  if ! command -v npm >/dev/null 2>&1; then want+=(npm); fi
+fi
 
 missing=()
 for p in "${want[@]}"; do
@@ -23,4 +29,17 @@ if ((${#missing[@]})); then
   if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The current @aws-sdk/client-s3 declares "engines": {"node": ">=20.0.0"}, and Debian 12's nodejs
+# is 18. Then take node 22 from the npm registry (the `node` package ships the binary), installed
+# under /usr/local so it comes before /usr/bin on PATH. Skipped once a node >= 20 is there.
+if [[ "${1:-}" == "--test" ]]; then
+  node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  if ((node_major < 20)); then
+    echo "setup: node ${node_major} is older than 20; installing node@22 from the npm registry"
+    npm install -g --no-audit --no-fund node@22
+    hash -r
+    node --version
+  fi
 fi
