@@ -26,6 +26,14 @@ struct BucketRecord {
   std::map<std::string, std::string> cosi_parameters;  // effective parameters of the COSI create
 };
 
+// One run of object bytes in the data family: the chunks of `data_id`, `size` bytes in total.
+struct DataSegment {
+  uint64_t data_id = 0;
+  uint64_t size = 0;
+  uint32_t chunk_size = 0;  // size of each chunk but the last
+  bool operator==(const DataSegment&) const = default;
+};
+
 struct ObjectMeta {
   uint64_t size = 0;
   std::string etag;               // without quotes: md5 hex, or "<hex>-<parts>" for multipart
@@ -44,6 +52,9 @@ struct ObjectMeta {
   uint64_t data_id = 0;           // 0: the bytes are inline_data
   uint32_t chunk_size = 0;        // size of each data chunk but the last
   std::string inline_data;
+  // Multipart objects: the parts' data in order (the object is their concatenation); then
+  // data_id == 0 and inline_data is empty.
+  std::vector<DataSegment> segments;
 };
 
 struct AccessKeyRecord {

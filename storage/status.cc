@@ -13,6 +13,7 @@ const char* CodeName(Code code) {
     case Code::kBucketNotEmpty: return "BucketNotEmpty";
     case Code::kPreconditionFailed: return "PreconditionFailed";
     case Code::kInvalidArgument: return "InvalidArgument";
+    case Code::kInvalidPart: return "InvalidPart";
     case Code::kAborted: return "Aborted";
     case Code::kIOError: return "IOError";
     case Code::kCorruption: return "Corruption";

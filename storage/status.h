@@ -20,6 +20,7 @@ enum class Code {
   kBucketNotEmpty,
   kPreconditionFailed,   // a write condition (If-Match / If-None-Match) did not hold
   kInvalidArgument,      // caller passed something storage cannot represent
+  kInvalidPart,          // CompleteUpload named a part number the upload does not hold
   kAborted,              // a conflicting concurrent change won; retrying may succeed
   kIOError,              // RocksDB or filesystem failure
   kCorruption,           // a stored record could not be decoded

@@ -386,6 +386,42 @@ class StoreImpl final : public Store {
 
   Result<ListPage> ListObjects(const ListQuery& q) override;
 
+  Result<ObjectMeta> UpdateObjectMeta(std::string_view, std::string_view, ObjectMeta,
+                                      const WriteCondition&) override {
+    return NotImplemented();
+  }
+  Result<BucketStats> GetBucketStats(std::string_view) override { return NotImplemented(); }
+  Result<UploadRecord> CreateUpload(std::string_view, std::string_view, const ObjectMeta&,
+                                    std::string_view, std::string_view) override {
+    return NotImplemented();
+  }
+  Result<UploadRecord> GetUpload(std::string_view, std::string_view, std::string_view) override {
+    return NotImplemented();
+  }
+  Result<std::unique_ptr<PartWriter>> NewPartWriter(std::string_view, std::string_view,
+                                                    std::string_view) override {
+    return NotImplemented();
+  }
+  Result<std::vector<PartRecord>> ListParts(std::string_view, std::string_view, std::string_view,
+                                            uint32_t, size_t, bool*) override {
+    return NotImplemented();
+  }
+  Result<ListUploadsPage> ListUploads(const ListUploadsQuery&) override { return NotImplemented(); }
+  Result<ObjectMeta> CompleteUpload(std::string_view, std::string_view, std::string_view,
+                                    const std::vector<uint32_t>&, ObjectMeta,
+                                    const WriteCondition&) override {
+    return NotImplemented();
+  }
+  Result<ObjectMeta> CompletedUpload(std::string_view, std::string_view,
+                                     std::string_view) override {
+    return NotImplemented();
+  }
+  Status AbortUpload(std::string_view, std::string_view, std::string_view) override {
+    return NotImplemented();
+  }
+  Status ReclaimSpace() override { return NotImplemented(); }
+  static Status NotImplemented() { return Status(Code::kIOError, "not implemented"); }
+
   // ---- Access keys.
   Result<AccessKeyRecord> GetAccessKey(std::string_view access_key_id) override {
     Result<std::optional<std::string>> raw =

@@ -30,6 +30,9 @@ struct StoreOptions {
   size_t block_cache_bytes = 32 << 20;
   size_t inline_limit = 64 << 10;        // objects up to this size are stored beside their metadata
   uint32_t chunk_size = 1 << 20;         // larger objects are split into chunks of this size
+  // Deleted or replaced object data is dropped from disk by compacting the data family; a
+  // background thread does that once this many bytes were released since the last time.
+  uint64_t reclaim_after_bytes = 256ull << 20;
 };
 
 // Preconditions checked atomically with a write.
@@ -68,6 +71,70 @@ class ObjectWriter {
   // Commit per writer: a second one (even after a failed first) is kInvalidArgument.
   virtual Result<ObjectMeta> Commit(std::string_view key, ObjectMeta meta,
                                     const WriteCondition& cond = {}) = 0;
+};
+
+// A multipart upload in progress.
+struct UploadRecord {
+  std::string bucket;
+  std::string key;
+  std::string upload_id;       // URL-safe; ids of one key sort by initiation time
+  int64_t initiated_ms = 0;    // Unix epoch milliseconds
+  // What the completed object will carry (content headers, user metadata, checksums...), as
+  // given to CreateUpload. Size, etag and data location are meaningless here.
+  ObjectMeta meta;
+  std::string checksum_algorithm;  // e.g. "CRC32"; empty: none requested
+  std::string checksum_type;       // e.g. "COMPOSITE" or "FULL_OBJECT"; empty: none
+};
+
+// One uploaded part.
+struct PartRecord {
+  uint32_t part_number = 0;     // 1..10000
+  uint64_t size = 0;            // set by storage on commit
+  std::string etag;             // without quotes
+  int64_t last_modified_ms = 0; // set by storage on commit when 0
+  std::map<std::string, std::string> checksums;  // e.g. "CRC32" -> base64 value
+  // Where the bytes are. Set by storage on commit; callers leave it alone.
+  DataSegment data;
+};
+
+// Streams one part of a multipart upload: like ObjectWriter (chunks written as they arrive,
+// memory bounded by one chunk, released on destruction without Commit, cleaned after a crash).
+class PartWriter {
+ public:
+  virtual ~PartWriter() = default;
+  // kInvalidArgument after Commit; kIOError if writing a chunk failed (the failure sticks).
+  virtual Status Append(std::string_view data) = 0;
+  virtual uint64_t size() const = 0;
+  // Atomically stores `meta` as part `part_number` of the upload (size, data and, when 0,
+  // last_modified_ms are filled in), replacing and releasing a part of that number. Durable on
+  // return. Errors: kInvalidArgument (part_number not in 1..10000, or a second Commit),
+  // kNoSuchUpload (the upload was completed or aborted meanwhile), kIOError.
+  virtual Result<PartRecord> Commit(uint32_t part_number, PartRecord meta) = 0;
+};
+
+struct ListUploadsQuery {
+  std::string bucket;
+  std::string prefix;
+  std::string delimiter;         // empty: no grouping
+  std::string key_marker;        // exclusive, see upload_id_marker
+  std::string upload_id_marker;  // with key_marker: uploads of key_marker after this id too
+  size_t max_uploads = 1000;     // uploads + common prefixes per page; 0: empty page
+};
+
+struct ListUploadsPage {
+  std::vector<UploadRecord> uploads;         // by key, then initiation time
+  std::vector<std::string> common_prefixes;  // in byte order, each ends with the delimiter
+  bool truncated = false;
+  // When truncated: the markers for the next page (next_upload_id_marker empty when the page
+  // ended with a common prefix).
+  std::string next_key_marker;
+  std::string next_upload_id_marker;
+};
+
+// Per-bucket figures, kept exact in the same batch as every change (no scan).
+struct BucketStats {
+  uint64_t objects = 0;
+  uint64_t bytes = 0;  // sum of the objects' sizes (not counting uploads in progress)
 };
 
 struct ListQuery {
@@ -132,6 +199,64 @@ class Store {
   virtual Status DeleteObject(std::string_view bucket, std::string_view key) = 0;
   // kNoSuchBucket.
   virtual Result<ListPage> ListObjects(const ListQuery& query) = 0;
+
+  // Replaces the metadata of an existing object, keeping its bytes (CopyObject onto itself with
+  // the REPLACE directive). Size, data location and part_sizes are kept; etag too when
+  // meta.etag is empty; last_modified_ms is set to now when 0. Checked atomically with `cond`.
+  // Errors: kNoSuchBucket, kNoSuchKey, kPreconditionFailed (nothing changes).
+  virtual Result<ObjectMeta> UpdateObjectMeta(std::string_view bucket, std::string_view key,
+                                              ObjectMeta meta,
+                                              const WriteCondition& cond = {}) = 0;
+
+  // kNoSuchBucket. Cheap: one point read.
+  virtual Result<BucketStats> GetBucketStats(std::string_view bucket) = 0;
+
+  // ---- Multipart uploads. An upload belongs to (bucket, key); every call naming an upload
+  // answers kNoSuchUpload when the id is unknown, or known under another bucket or key.
+  // Starts an upload whose object will carry `meta` (see UploadRecord). kNoSuchBucket.
+  virtual Result<UploadRecord> CreateUpload(std::string_view bucket, std::string_view key,
+                                            const ObjectMeta& meta,
+                                            std::string_view checksum_algorithm = {},
+                                            std::string_view checksum_type = {}) = 0;
+  virtual Result<UploadRecord> GetUpload(std::string_view bucket, std::string_view key,
+                                         std::string_view upload_id) = 0;
+  // kNoSuchUpload if the upload does not exist now (checked again at Commit).
+  virtual Result<std::unique_ptr<PartWriter>> NewPartWriter(std::string_view bucket,
+                                                            std::string_view key,
+                                                            std::string_view upload_id) = 0;
+  // Parts with number > part_number_marker, ascending, at most max_parts (0: none, not
+  // truncated); *truncated tells whether more follow. kNoSuchUpload.
+  virtual Result<std::vector<PartRecord>> ListParts(std::string_view bucket, std::string_view key,
+                                                    std::string_view upload_id,
+                                                    uint32_t part_number_marker, size_t max_parts,
+                                                    bool* truncated) = 0;
+  // kNoSuchBucket.
+  virtual Result<ListUploadsPage> ListUploads(const ListUploadsQuery& query) = 0;
+  // In one synced batch: the object at `key` becomes the concatenation of `part_numbers`'
+  // data (no bytes are copied) with metadata `meta` (callers start from GetUpload().meta and
+  // set etag and checksums; storage fills size, part_sizes, data location and, when 0,
+  // last_modified_ms); parts not listed and the replaced object are released; the upload is
+  // removed and a completed-upload record kept (see CompletedUpload). The caller validates
+  // order, sizes and etags (from ListParts); storage requires part_numbers non-empty and
+  // strictly ascending (kInvalidArgument) and each one present (kInvalidPart).
+  // Errors: kNoSuchUpload, kNoSuchBucket, kInvalidPart, kInvalidArgument,
+  // kPreconditionFailed (cond does not hold: nothing changes).
+  virtual Result<ObjectMeta> CompleteUpload(std::string_view bucket, std::string_view key,
+                                            std::string_view upload_id,
+                                            const std::vector<uint32_t>& part_numbers,
+                                            ObjectMeta meta, const WriteCondition& cond = {}) = 0;
+  // For a retried CompleteUpload: the object an earlier CompleteUpload of `upload_id` produced,
+  // while it is still the current object at `key` and was completed less than 24 hours ago.
+  // kNoSuchUpload otherwise.
+  virtual Result<ObjectMeta> CompletedUpload(std::string_view bucket, std::string_view key,
+                                             std::string_view upload_id) = 0;
+  // Removes the upload and releases its parts. kNoSuchUpload.
+  virtual Status AbortUpload(std::string_view bucket, std::string_view key,
+                             std::string_view upload_id) = 0;
+
+  // ---- Disk space. Compacts the data family now so the space of released data is returned
+  // to the filesystem (the background reclaimer does the same on its own; see StoreOptions).
+  virtual Status ReclaimSpace() = 0;
 
   // ---- Access keys. Looked up on every request, so a change is effective on the next one.
   virtual Result<AccessKeyRecord> GetAccessKey(std::string_view access_key_id) = 0;  // kNoSuchAccessKey
