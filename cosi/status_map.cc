@@ -19,6 +19,7 @@ grpc::StatusCode ToGrpcCode(storage::Code code) {
     case Code::kPreconditionFailed:
       return grpc::StatusCode::FAILED_PRECONDITION;
     case Code::kInvalidArgument:
+    case Code::kInvalidPart:
       return grpc::StatusCode::INVALID_ARGUMENT;
     case Code::kAborted:
       return grpc::StatusCode::ABORTED;

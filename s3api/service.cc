@@ -239,6 +239,7 @@ ErrorCode FromStorage(storage::Code code) {
     case storage::Code::kBucketNotEmpty: return ErrorCode::kBucketNotEmpty;
     case storage::Code::kPreconditionFailed: return ErrorCode::kPreconditionFailed;
     case storage::Code::kInvalidArgument: return ErrorCode::kInvalidArgument;
+    case storage::Code::kInvalidPart: return ErrorCode::kInvalidPart;
     case storage::Code::kAborted: return ErrorCode::kServiceUnavailable;
     case storage::Code::kIOError: return ErrorCode::kInternalError;
     case storage::Code::kCorruption: return ErrorCode::kInternalError;
