@@ -373,12 +373,27 @@ class Sha256CheckingReader : public BodyReader {
   ErrorCode final_error_ = ErrorCode::kNone;
 };
 
-// aws-chunked bodies are decoded in issue 3: each chunk's signature is
-// sigv4::ChunkSignature(auth.signing_key, auth.amz_date, auth.scope, previous, chunk), chained
-// from auth.seed_signature. Until then such a body is refused rather than stored undecoded.
-class NotImplementedReader : public BodyReader {
+// A PayloadReader over a non-streaming body: no trailers.
+class PlainPayloadReader : public PayloadReader {
+ public:
+  explicit PlainPayloadReader(std::unique_ptr<BodyReader> inner) : inner_(std::move(inner)) {}
+  ReadResult Read(char* buf, size_t n) override { return inner_->Read(buf, n); }
+  const std::vector<Header>& trailers() const override { return trailers_; }
+  std::string_view error_message() const override { return {}; }
+
+ private:
+  std::unique_ptr<BodyReader> inner_;
+  std::vector<Header> trailers_;
+};
+
+class NotImplementedReader : public PayloadReader {
  public:
   ReadResult Read(char*, size_t) override { return {0, ErrorCode::kNotImplemented}; }
+  const std::vector<Header>& trailers() const override { return trailers_; }
+  std::string_view error_message() const override { return {}; }
+
+ private:
+  std::vector<Header> trailers_;
 };
 
 std::vector<std::string> SortedNames(const std::vector<Header>& headers) {
@@ -402,8 +417,13 @@ std::vector<Header> LowercaseHeaders(const std::vector<Header>& headers) {
 
 }  // namespace
 
+const std::string* PayloadReader::Trailer(std::string_view name) const {
+  return FindHeader(trailers(), name);
+}
+
 AuthResult Authenticate(const HttpRequest& request, std::string_view region,
-                        const KeyLookup& lookup, std::chrono::system_clock::time_point now) {
+                        const KeyLookup& lookup, std::chrono::system_clock::time_point now,
+                        std::string_view /*vhost_bucket*/) {
   const Target target = SplitTarget(request.target);
   const std::vector<sigv4::QueryParam> params = sigv4::ParseQuery(target.query);
   const std::string* authorization = FindHeader(request.headers, sigv4::kAuthorization);
@@ -436,12 +456,13 @@ AuthResult Authenticate(const HttpRequest& request, std::string_view region,
   return Fail(ErrorCode::kInternalError);
 }
 
-std::unique_ptr<BodyReader> WrapBody(const AuthResult& auth, std::unique_ptr<BodyReader> raw) {
+std::unique_ptr<PayloadReader> WrapBody(const AuthResult& auth, std::unique_ptr<BodyReader> raw) {
   switch (auth.payload) {
     case PayloadMode::kUnsigned:
-      return raw;
+      return std::make_unique<PlainPayloadReader>(std::move(raw));
     case PayloadMode::kSha256:
-      return std::make_unique<Sha256CheckingReader>(std::move(raw), auth.payload_sha256);
+      return std::make_unique<PlainPayloadReader>(
+          std::make_unique<Sha256CheckingReader>(std::move(raw), auth.payload_sha256));
     case PayloadMode::kStreamingSigned:
     case PayloadMode::kStreamingUnsignedTrailer:
     case PayloadMode::kStreamingSignedTrailer:

@@ -131,14 +131,13 @@ TEST(WrapBodyTest, UnderlyingErrorPassesThrough) {
   EXPECT_EQ(d.final_error, ErrorCode::kIncompleteBody);
 }
 
-TEST(WrapBodyTest, UnsignedIsTheRawReader) {
+TEST(WrapBodyTest, UnsignedPassesTheRawBytesWithoutTrailers) {
   AuthResult auth;
   auth.payload = PayloadMode::kUnsigned;
-  auto raw = std::make_unique<PieceReader>("abc", 1);
-  BodyReader* raw_ptr = raw.get();
-  auto reader = WrapBody(auth, std::move(raw));
-  EXPECT_EQ(reader.get(), raw_ptr);
+  auto reader = WrapBody(auth, std::make_unique<PieceReader>("abc", 1));
   EXPECT_EQ(Drain(*reader, 8).bytes, "abc");
+  EXPECT_TRUE(reader->trailers().empty());
+  EXPECT_EQ(reader->error_message(), "");
 }
 
 TEST(WrapBodyTest, StreamingModesAreNotImplementedYet) {
