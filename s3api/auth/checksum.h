@@ -49,6 +49,8 @@ bool IsValidChecksumValue(ChecksumAlgorithm algorithm, std::string_view b64);
 uint32_t Crc32(uint32_t crc, std::string_view data);    // zlib / IEEE 802.3
 uint32_t Crc32c(uint32_t crc, std::string_view data);   // Castagnoli
 uint64_t Crc64Nvme(uint64_t crc, std::string_view data);
+// The table-driven CRC32C that Crc32c uses when the CPU has no SSE4.2 (exposed for its test).
+uint32_t Crc32cPortable(uint32_t crc, std::string_view data);
 // crc(A || B) from crc(A), crc(B) and |B| (zlib's crc32_combine, for each CRC type).
 uint32_t Crc32Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
