@@ -6,6 +6,8 @@ namespace cubby::storage::codec {
 namespace {
 
 constexpr uint8_t kVersion1 = 1;
+// ObjectMeta only: version 1 followed by a segment list (multipart objects).
+constexpr uint8_t kVersionSegments = 2;
 
 // ---- Writer helpers.
 void PutVarint(std::string* out, uint64_t v) {
@@ -114,6 +116,15 @@ class Reader {
     uint8_t v;
     return GetByte(&v) && v == kVersion1;
   }
+  bool MetaVersion(bool* segments) {
+    uint8_t v;
+    if (!GetByte(&v) || (v != kVersion1 && v != kVersionSegments)) return false;
+    *segments = v == kVersionSegments;
+    return true;
+  }
+  bool GetSegment(DataSegment* seg) {
+    return GetVarint(&seg->data_id) && GetVarint(&seg->size) && GetU32(&seg->chunk_size);
+  }
   bool done() const { return in_.empty(); }
 
  private:
@@ -129,6 +140,25 @@ uint64_t GetBigEndian64(std::string_view in) {
   uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(in[i]);
   return v;
+}
+void PutFixed64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+uint64_t GetFixed64(std::string_view in) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(in[i]);
+  return v;
+}
+
+// Empty segments have no data id; others have a chunk size.
+bool SegmentValid(const DataSegment& seg) {
+  return seg.data_id == 0 ? seg.size == 0 && seg.chunk_size == 0 : seg.chunk_size != 0;
+}
+
+void PutSegment(std::string* out, const DataSegment& seg) {
+  PutVarint(out, seg.data_id);
+  PutVarint(out, seg.size);
+  PutVarint(out, seg.chunk_size);
 }
 
 }  // namespace
@@ -161,7 +191,7 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
 std::string EncodeObjectMeta(const ObjectMeta& m) {
   std::string out;
   out.reserve(64 + m.etag.size() + m.content_type.size() + m.inline_data.size());
-  PutByte(&out, kVersion1);
+  PutByte(&out, m.segments.empty() ? kVersion1 : kVersionSegments);
   PutVarint(&out, m.size);
   PutBytes(&out, m.etag);
   PutSigned(&out, m.last_modified_ms);
@@ -182,13 +212,18 @@ std::string EncodeObjectMeta(const ObjectMeta& m) {
   PutVarint(&out, m.data_id);
   PutVarint(&out, m.chunk_size);
   PutBytes(&out, m.inline_data);
+  if (!m.segments.empty()) {
+    PutVarint(&out, m.segments.size());
+    for (const DataSegment& seg : m.segments) PutSegment(&out, seg);
+  }
   return out;
 }
 
 Result<ObjectSummary> DecodeObjectSummary(std::string_view in) {
   Reader rd(in);
   ObjectSummary s;
-  if (!rd.Version() || !rd.GetVarint(&s.size) || !rd.GetString(&s.etag) ||
+  bool segments;
+  if (!rd.MetaVersion(&segments) || !rd.GetVarint(&s.size) || !rd.GetString(&s.etag) ||
       !rd.GetSigned(&s.last_modified_ms)) {
     return Corrupt("object");
   }
@@ -198,7 +233,8 @@ Result<ObjectSummary> DecodeObjectSummary(std::string_view in) {
 Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
   Reader rd(in);
   ObjectMeta m;
-  if (!rd.Version() || !rd.GetVarint(&m.size) || !rd.GetString(&m.etag) ||
+  bool segments;
+  if (!rd.MetaVersion(&segments) || !rd.GetVarint(&m.size) || !rd.GetString(&m.etag) ||
       !rd.GetSigned(&m.last_modified_ms) || !rd.GetString(&m.content_type) ||
       !rd.GetString(&m.content_encoding) || !rd.GetString(&m.content_disposition) ||
       !rd.GetString(&m.content_language) || !rd.GetString(&m.cache_control) ||
@@ -220,16 +256,121 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
     if (!rd.GetVarint(&p)) return Corrupt("object");
     m.part_sizes.push_back(p);
   }
-  if (!rd.GetVarint(&m.data_id) || !rd.GetU32(&m.chunk_size) || !rd.GetString(&m.inline_data) ||
-      !rd.done()) {
+  if (!rd.GetVarint(&m.data_id) || !rd.GetU32(&m.chunk_size) || !rd.GetString(&m.inline_data)) {
     return Corrupt("object");
   }
-  // Invariants the reader relies on: inline bytes match the size; chunked data has a chunk size.
-  if (m.data_id == 0 ? m.inline_data.size() != m.size
-                     : (m.chunk_size == 0 || !m.inline_data.empty())) {
+  if (segments) {
+    // At least one segment: version 2 is only written for multipart objects.
+    if (!rd.GetCount(&n, 3) || n == 0) return Corrupt("object");
+    m.segments.resize(n);
+    for (DataSegment& seg : m.segments) {
+      if (!rd.GetSegment(&seg)) return Corrupt("object");
+    }
+  }
+  if (!rd.done()) return Corrupt("object");
+  // Invariants the reader relies on: inline bytes match the size; chunked data has a chunk
+  // size; segments add up to the size and live in the data family only.
+  if (segments) {
+    uint64_t total = 0;
+    for (const DataSegment& seg : m.segments) {
+      if (!SegmentValid(seg)) return Corrupt("object");
+      total += seg.size;
+    }
+    if (total != m.size || m.data_id != 0 || !m.inline_data.empty()) return Corrupt("object");
+  } else if (m.data_id == 0 ? m.inline_data.size() != m.size
+                            : (m.chunk_size == 0 || !m.inline_data.empty())) {
     return Corrupt("object");
   }
   return m;
+}
+
+// ---- Multipart records.
+std::string EncodeUpload(const UploadRecord& r) {
+  std::string out;
+  PutByte(&out, kVersion1);
+  PutBytes(&out, r.bucket);
+  PutBytes(&out, r.key);
+  PutBytes(&out, r.upload_id);
+  PutSigned(&out, r.initiated_ms);
+  PutBytes(&out, EncodeObjectMeta(r.meta));
+  PutBytes(&out, r.checksum_algorithm);
+  PutBytes(&out, r.checksum_type);
+  return out;
+}
+
+Result<UploadRecord> DecodeUpload(std::string_view in) {
+  Reader rd(in);
+  UploadRecord r;
+  std::string_view meta;
+  if (!rd.Version() || !rd.GetString(&r.bucket) || !rd.GetString(&r.key) ||
+      !rd.GetString(&r.upload_id) || !rd.GetSigned(&r.initiated_ms) || !rd.GetBytes(&meta) ||
+      !rd.GetString(&r.checksum_algorithm) || !rd.GetString(&r.checksum_type) || !rd.done()) {
+    return Corrupt("upload");
+  }
+  Result<ObjectMeta> m = DecodeObjectMeta(meta);
+  if (!m.ok()) return Corrupt("upload");
+  r.meta = std::move(m).value();
+  return r;
+}
+
+std::string EncodePart(const PartRecord& r) {
+  std::string out;
+  PutByte(&out, kVersion1);
+  PutVarint(&out, r.part_number);
+  PutVarint(&out, r.size);
+  PutBytes(&out, r.etag);
+  PutSigned(&out, r.last_modified_ms);
+  PutStringMap(&out, r.checksums);
+  PutSegment(&out, r.data);
+  return out;
+}
+
+Result<PartRecord> DecodePart(std::string_view in) {
+  Reader rd(in);
+  PartRecord r;
+  if (!rd.Version() || !rd.GetU32(&r.part_number) || !rd.GetVarint(&r.size) ||
+      !rd.GetString(&r.etag) || !rd.GetSigned(&r.last_modified_ms) ||
+      !rd.GetStringMap(&r.checksums) || !rd.GetSegment(&r.data) || !rd.done() ||
+      r.data.size != r.size || !SegmentValid(r.data)) {
+    return Corrupt("part");
+  }
+  return r;
+}
+
+std::string EncodeCompleted(const CompletedRecord& r) {
+  std::string out;
+  PutByte(&out, kVersion1);
+  PutBytes(&out, r.bucket);
+  PutBytes(&out, r.key);
+  PutBytes(&out, r.etag);
+  PutSigned(&out, r.last_modified_ms);
+  PutSigned(&out, r.completed_ms);
+  return out;
+}
+
+Result<CompletedRecord> DecodeCompleted(std::string_view in) {
+  Reader rd(in);
+  CompletedRecord r;
+  if (!rd.Version() || !rd.GetString(&r.bucket) || !rd.GetString(&r.key) ||
+      !rd.GetString(&r.etag) || !rd.GetSigned(&r.last_modified_ms) ||
+      !rd.GetSigned(&r.completed_ms) || !rd.done()) {
+    return Corrupt("completed upload");
+  }
+  return r;
+}
+
+std::string EncodeStatsDelta(int64_t objects, int64_t bytes) {
+  std::string out;
+  PutFixed64(&out, static_cast<uint64_t>(objects));
+  PutFixed64(&out, static_cast<uint64_t>(bytes));
+  return out;
+}
+
+bool DecodeStatsDelta(std::string_view in, int64_t* objects, int64_t* bytes) {
+  if (in.size() != 16) return false;
+  *objects = static_cast<int64_t>(GetFixed64(in.substr(0, 8)));
+  *bytes = static_cast<int64_t>(GetFixed64(in.substr(8, 8)));
+  return true;
 }
 
 // ---- AccessKeyRecord.
@@ -313,6 +454,46 @@ bool DecodeMarkerKey(std::string_view key, uint64_t* data_id) {
 }
 std::string UploadPrefix(std::string_view bucket) { return "u" + ObjectPrefix(bucket); }
 std::string UploadPrefixEnd(std::string_view bucket) { return "u" + ObjectPrefixEnd(bucket); }
+std::string UploadKey(std::string_view bucket, std::string_view key, std::string_view upload_id) {
+  std::string out = UploadPrefix(bucket);
+  out.append(key);
+  out.push_back('\0');
+  out.append(upload_id);
+  return out;
+}
+bool DecodeUploadKeyName(std::string_view bucket, std::string_view encoded, std::string* key,
+                         std::string* upload_id) {
+  const size_t head = 1 + bucket.size() + 1;
+  if (encoded.size() < head + 1 + kUploadIdLength) return false;
+  if (encoded[encoded.size() - kUploadIdLength - 1] != '\0') return false;
+  key->assign(encoded.substr(head, encoded.size() - head - kUploadIdLength - 1));
+  upload_id->assign(encoded.substr(encoded.size() - kUploadIdLength));
+  return true;
+}
+std::string PartKey(std::string_view upload_id, uint32_t part_number) {
+  std::string out(1, kPartTag);
+  out.append(upload_id);
+  for (int i = 3; i >= 0; --i) out.push_back(static_cast<char>((part_number >> (8 * i)) & 0xff));
+  return out;
+}
+std::string PartPrefix(std::string_view upload_id) { return PartKey(upload_id, 0); }
+std::string PartPrefixEnd(std::string_view upload_id) {
+  std::string out(1, kPartTag);
+  out.append(upload_id);
+  out.append(4, '\xff');
+  out.push_back('\xff');
+  return out;
+}
+std::string CompletedKey(std::string_view upload_id) {
+  std::string out(1, kCompletedTag);
+  out.append(upload_id);
+  return out;
+}
+std::string StatsKey(std::string_view bucket) {
+  std::string out("\0stats\0", 7);
+  out.append(bucket);
+  return out;
+}
 
 std::string AccessKeyKey(std::string_view access_key_id) {
   std::string out("k");

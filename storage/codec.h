@@ -11,10 +11,14 @@
 //                                                          so keys of a bucket sort in byte order)
 //   data:     <data_id BE64> <chunk index BE64>         -> chunk bytes
 //   uploads:  'p' <data_id BE64>                        -> "" (in-flight writer marker)
-//             'u' <bucket> 0x00 ...                     -> multipart uploads (reserved)
+//             'u' <bucket> 0x00 <key> 0x00 <upload_id>  -> UploadRecord (upload ids have a fixed
+//                                                          length and sort by initiation time)
+//             'q' <upload_id> <part_number BE32>        -> PartRecord
+//             'c' <upload_id>                           -> CompletedRecord (retried completes)
 //   keys:     'k' <access_key_id>                       -> AccessKeyRecord
 //             'g' <bucket> 0x00 <grant_name>            -> access_key_id (COSI grant index)
 //   default:  <setting name>                            -> value
+//             0x00 "stats" 0x00 <bucket>                -> BucketStats as merged int64 deltas
 #pragma once
 
 #include <cstdint>
@@ -23,6 +27,7 @@
 
 #include "storage/records.h"
 #include "storage/status.h"
+#include "storage/store.h"
 
 namespace cubby::storage::codec {
 
@@ -39,6 +44,26 @@ struct ObjectSummary {
   int64_t last_modified_ms = 0;
 };
 Result<ObjectSummary> DecodeObjectSummary(std::string_view in);
+
+std::string EncodeUpload(const UploadRecord& record);
+Result<UploadRecord> DecodeUpload(std::string_view in);
+std::string EncodePart(const PartRecord& record);
+Result<PartRecord> DecodePart(std::string_view in);
+
+// What a completed upload produced, for answering a retried complete.
+struct CompletedRecord {
+  std::string bucket;
+  std::string key;
+  std::string etag;
+  int64_t last_modified_ms = 0;  // of the object the complete produced
+  int64_t completed_ms = 0;
+};
+std::string EncodeCompleted(const CompletedRecord& record);
+Result<CompletedRecord> DecodeCompleted(std::string_view in);
+
+// Bucket stats are kept as a merge of (objects, bytes) deltas: two little-endian int64s.
+std::string EncodeStatsDelta(int64_t objects, int64_t bytes);
+bool DecodeStatsDelta(std::string_view in, int64_t* objects, int64_t* bytes);
 
 std::string EncodeAccessKey(const AccessKeyRecord& record);
 Result<AccessKeyRecord> DecodeAccessKey(std::string_view in);
@@ -57,6 +82,19 @@ bool DecodeMarkerKey(std::string_view key, uint64_t* data_id);
 inline constexpr char kMarkerTag = 'p';
 std::string UploadPrefix(std::string_view bucket);
 std::string UploadPrefixEnd(std::string_view bucket);
+
+inline constexpr char kPartTag = 'q';
+inline constexpr char kCompletedTag = 'c';
+inline constexpr size_t kUploadIdLength = 44;  // 12 hex digits of ms time + 32 random hex
+std::string UploadKey(std::string_view bucket, std::string_view key, std::string_view upload_id);
+// Splits an upload key of `bucket` into key and upload id; false if malformed.
+bool DecodeUploadKeyName(std::string_view bucket, std::string_view encoded, std::string* key,
+                         std::string* upload_id);
+std::string PartKey(std::string_view upload_id, uint32_t part_number);
+std::string PartPrefix(std::string_view upload_id);
+std::string PartPrefixEnd(std::string_view upload_id);
+std::string CompletedKey(std::string_view upload_id);
+std::string StatsKey(std::string_view bucket);
 
 std::string AccessKeyKey(std::string_view access_key_id);
 std::string GrantIndexKey(std::string_view bucket, std::string_view grant_name);

@@ -2,7 +2,10 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/merge_operator.h>
 #include <rocksdb/table.h>
+
+#include "storage/codec.h"
 
 namespace cubby::storage {
 namespace {
@@ -25,6 +28,28 @@ rocksdb::ColumnFamilyOptions BaseCfOptions(const std::shared_ptr<rocksdb::Cache>
   return cf;
 }
 
+// Bucket stats: each change merges an (objects, bytes) delta into the bucket's stats record in
+// the change's own batch, so concurrent commits need no shared lock and the sum stays exact.
+class StatsMergeOperator final : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    int64_t objects = 0, bytes = 0, d_objects, d_bytes;
+    if (existing != nullptr &&
+        !codec::DecodeStatsDelta(std::string_view(existing->data(), existing->size()), &objects,
+                                 &bytes)) {
+      return false;
+    }
+    if (!codec::DecodeStatsDelta(std::string_view(value.data(), value.size()), &d_objects,
+                                 &d_bytes)) {
+      return false;
+    }
+    *new_value = codec::EncodeStatsDelta(objects + d_objects, bytes + d_bytes);
+    return true;
+  }
+  const char* Name() const override { return "cubby.StatsMerge"; }
+};
+
 }  // namespace
 
 DbConfig MakeDbConfig(const StoreOptions& options) {
@@ -42,6 +67,7 @@ DbConfig MakeDbConfig(const StoreOptions& options) {
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
 
   rocksdb::ColumnFamilyOptions defaults = BaseCfOptions(cache, false, 2 * kMiB);
+  defaults.merge_operator = std::make_shared<StatsMergeOperator>();
   rocksdb::ColumnFamilyOptions buckets = BaseCfOptions(cache, true, 2 * kMiB);
   rocksdb::ColumnFamilyOptions objects = BaseCfOptions(cache, true, 8 * kMiB);
   rocksdb::ColumnFamilyOptions uploads = BaseCfOptions(cache, false, 2 * kMiB);

@@ -11,6 +11,7 @@
 // different keys reach DB::Write concurrently and share fsyncs through group commit.
 #include "storage/store.h"
 
+#include <openssl/rand.h>
 #include <rocksdb/db.h>
 #include <rocksdb/snapshot.h>
 #include <rocksdb/write_batch.h>
@@ -22,8 +23,10 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 
 #include "storage/codec.h"
 #include "storage/db_options.h"
@@ -32,6 +35,26 @@ namespace cubby::storage {
 namespace {
 
 constexpr size_t kStripes = 64;
+constexpr int64_t kCompletedTtlMs = 24 * 3600 * 1000;  // how long a retried complete is answered
+constexpr char kStatsReadySetting[] = "\0stats-ready";     // stats records cover every bucket
+
+// A new upload id: the initiation time (12 hex digits of ms, so ids of one key sort by time)
+// then 128 random bits, all URL-safe.
+Result<std::string> NewUploadId(int64_t now_ms) {
+  unsigned char random[16];
+  if (RAND_bytes(random, sizeof(random)) != 1) return Status(Code::kIOError, "RAND_bytes failed");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  id.reserve(codec::kUploadIdLength);
+  for (int shift = 44; shift >= 0; shift -= 4) id.push_back(kHex[(now_ms >> shift) & 0xf]);
+  for (unsigned char b : random) {
+    id.push_back(kHex[b >> 4]);
+    id.push_back(kHex[b & 0xf]);
+  }
+  return id;
+}
+
+Status NoSuchUpload() { return Status(Code::kNoSuchUpload, "no such upload"); }
 
 // The one mapping from rocksdb::Status. Callers handle NotFound themselves before this.
 Status FromRocks(const rocksdb::Status& s) {
@@ -55,12 +78,30 @@ Status NoSuchBucket(std::string_view name) {
 
 class StoreImpl;
 
+// The data segments of an object: empty for inline objects, one for a plain chunked object,
+// one per part for a completed multipart upload.
+std::vector<DataSegment> SegmentsOf(const ObjectMeta& meta) {
+  if (!meta.segments.empty()) return meta.segments;
+  if (meta.data_id == 0) return {};
+  return {DataSegment{meta.data_id, meta.size, meta.chunk_size}};
+}
+
 // ---- Reader.
 class ReaderImpl final : public ObjectReader {
  public:
   ReaderImpl(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* data_cf,
              std::unique_ptr<rocksdb::ManagedSnapshot> snapshot, ObjectMeta meta)
-      : db_(db), data_cf_(data_cf), snapshot_(std::move(snapshot)), meta_(std::move(meta)) {}
+      : db_(db),
+        data_cf_(data_cf),
+        snapshot_(std::move(snapshot)),
+        meta_(std::move(meta)),
+        segments_(SegmentsOf(meta_)) {
+    uint64_t start = 0;
+    for (const DataSegment& seg : segments_) {
+      starts_.push_back(start);
+      start += seg.size;
+    }
+  }
 
   const ObjectMeta& meta() const override { return meta_; }
 
@@ -77,14 +118,17 @@ class ReaderImpl final : public ObjectReader {
     while (copied < n && pos_ < meta_.size) {
       std::string_view chunk;
       uint64_t chunk_start = 0;
-      if (meta_.data_id == 0) {
+      if (segments_.empty()) {
         chunk = meta_.inline_data;
       } else {
-        uint64_t index = pos_ / meta_.chunk_size;
-        Status s = LoadChunk(index);
+        // The last segment starting at or before pos_ that is not empty.
+        size_t seg = std::upper_bound(starts_.begin(), starts_.end(), pos_) - starts_.begin() - 1;
+        while (segments_[seg].size == 0 || pos_ - starts_[seg] >= segments_[seg].size) ++seg;
+        uint64_t index = (pos_ - starts_[seg]) / segments_[seg].chunk_size;
+        Status s = LoadChunk(seg, index);
         if (!s.ok()) return s;
         chunk = ToView(chunk_);
-        chunk_start = index * meta_.chunk_size;
+        chunk_start = starts_[seg] + index * segments_[seg].chunk_size;
       }
       size_t off = static_cast<size_t>(pos_ - chunk_start);
       size_t take = std::min(n - copied, chunk.size() - off);
@@ -96,23 +140,24 @@ class ReaderImpl final : public ObjectReader {
   }
 
  private:
-  Status LoadChunk(uint64_t index) {
-    if (loaded_ && index == chunk_index_) return Status::Ok();
+  Status LoadChunk(size_t seg, uint64_t index) {
+    if (loaded_ && seg == seg_index_ && index == chunk_index_) return Status::Ok();
     loaded_ = false;
     chunk_.Reset();
+    const DataSegment& segment = segments_[seg];
     rocksdb::ReadOptions ro;
     ro.snapshot = snapshot_->snapshot();
-    rocksdb::Status s =
-        db_->Get(ro, data_cf_, codec::DataKey(meta_.data_id, index), &chunk_);
+    rocksdb::Status s = db_->Get(ro, data_cf_, codec::DataKey(segment.data_id, index), &chunk_);
     if (s.IsNotFound()) return Status(Code::kCorruption, "object data chunk missing");
     if (!s.ok()) return FromRocks(s);
-    uint64_t start = index * meta_.chunk_size;
-    uint64_t expected = std::min<uint64_t>(meta_.chunk_size, meta_.size - start);
+    uint64_t start = index * segment.chunk_size;
+    uint64_t expected = std::min<uint64_t>(segment.chunk_size, segment.size - start);
     if (chunk_.size() != expected) {
       chunk_.Reset();
       return Status(Code::kCorruption, "object data chunk has the wrong size");
     }
     loaded_ = true;
+    seg_index_ = seg;
     chunk_index_ = index;
     return Status::Ok();
   }
@@ -121,28 +166,36 @@ class ReaderImpl final : public ObjectReader {
   rocksdb::ColumnFamilyHandle* data_cf_;
   std::unique_ptr<rocksdb::ManagedSnapshot> snapshot_;  // null for inline objects
   ObjectMeta meta_;
+  const std::vector<DataSegment> segments_;
+  std::vector<uint64_t> starts_;  // object offset of each segment
   uint64_t pos_ = 0;
   rocksdb::PinnableSlice chunk_;  // the current chunk: memory bounded by one chunk
+  size_t seg_index_ = 0;
   uint64_t chunk_index_ = 0;
   bool loaded_ = false;
 };
 
-// ---- Writer.
-class WriterImpl final : public ObjectWriter {
+// Writes a stream of bytes as chunks of one data id, each full chunk as it completes, under a
+// pending marker so a crash before the final commit leaves nothing behind after the next Open.
+// The last chunk is left for the final batch (Finish).
+class ChunkStream {
  public:
-  WriterImpl(StoreImpl* store, std::string bucket);
-  ~WriterImpl() override;
+  ChunkStream(StoreImpl* store);
+  ~ChunkStream();
 
-  Status Append(std::string_view data) override;
-  uint64_t size() const override { return size_; }
-  Result<ObjectMeta> Commit(std::string_view key, ObjectMeta meta,
-                            const WriteCondition& cond) override;
+  Status Append(std::string_view data);
+  uint64_t size() const { return size_; }
+  // Adds the remaining bytes and the marker's removal to `batch` and returns where the data
+  // is. With allow_inline and nothing flushed yet, small data is returned in *inline_data
+  // instead (segment data_id 0). An empty stream has data_id 0 and no chunks.
+  DataSegment Finish(rocksdb::WriteBatch* batch, bool allow_inline, std::string* inline_data);
+  // The final batch was written: the chunks now belong to a committed record.
+  void Committed() { committed_ = true; }
 
  private:
   Status FlushChunk();
 
   StoreImpl* store_;
-  const std::string bucket_;
   const uint32_t chunk_size_;
   const size_t inline_limit_;
   std::string buffer_;  // bytes not yet written: at most one chunk
@@ -150,8 +203,51 @@ class WriterImpl final : public ObjectWriter {
   uint64_t data_id_ = 0;
   uint64_t chunks_written_ = 0;  // chunks in the data family (under a pending marker)
   Status status_;                // sticky write failure
-  bool commit_called_ = false;
   bool committed_ = false;
+};
+
+// ---- Writers.
+class WriterImpl final : public ObjectWriter {
+ public:
+  WriterImpl(StoreImpl* store, std::string bucket)
+      : store_(store), bucket_(std::move(bucket)), stream_(store) {}
+
+  Status Append(std::string_view data) override {
+    if (commit_called_) return Status(Code::kInvalidArgument, "append after commit");
+    return stream_.Append(data);
+  }
+  uint64_t size() const override { return stream_.size(); }
+  Result<ObjectMeta> Commit(std::string_view key, ObjectMeta meta,
+                            const WriteCondition& cond) override;
+
+ private:
+  StoreImpl* store_;
+  const std::string bucket_;
+  ChunkStream stream_;
+  bool commit_called_ = false;
+};
+
+class PartWriterImpl final : public PartWriter {
+ public:
+  PartWriterImpl(StoreImpl* store, std::string bucket, std::string key, std::string upload_id)
+      : store_(store),
+        bucket_(std::move(bucket)),
+        key_(std::move(key)),
+        upload_id_(std::move(upload_id)),
+        stream_(store) {}
+
+  Status Append(std::string_view data) override {
+    if (commit_called_) return Status(Code::kInvalidArgument, "append after commit");
+    return stream_.Append(data);
+  }
+  uint64_t size() const override { return stream_.size(); }
+  Result<PartRecord> Commit(uint32_t part_number, PartRecord meta) override;
+
+ private:
+  StoreImpl* store_;
+  const std::string bucket_, key_, upload_id_;
+  ChunkStream stream_;
+  bool commit_called_ = false;
 };
 
 // ---- Store.
@@ -161,9 +257,17 @@ class StoreImpl final : public Store {
             std::vector<rocksdb::ColumnFamilyHandle*> handles)
       : options_(options), db_(db), handles_(std::move(handles)) {
     sync_.sync = options_.sync;
+    reclaimer_ = std::thread([this] { ReclaimLoop(); });
   }
 
   ~StoreImpl() override {
+    {
+      std::lock_guard lock(reclaim_mu_);
+      stopping_ = true;
+      reclaim_cancel_.store(true);
+    }
+    reclaim_cv_.notify_all();
+    reclaimer_.join();
     for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
     db_->Close().PermitUncheckedError();
     delete db_;
@@ -203,8 +307,75 @@ class StoreImpl final : public Store {
       if (!it->status().ok()) return FromRocks(it->status());
     }
     next_data_id_.store(max_id + 1);
+    {
+      // Completed-upload records are only needed for a day.
+      const int64_t now = NowMs();
+      std::string start(1, codec::kCompletedTag), end(1, codec::kCompletedTag + 1);
+      Status s = ForEach(kUploadsCf, start, end, [&](std::string_view k, std::string_view v) {
+        Result<codec::CompletedRecord> r = codec::DecodeCompleted(v);
+        if (!r.ok()) return r.status();
+        if (now - r->completed_ms > kCompletedTtlMs) batch.Delete(cf(kUploadsCf), ToSlice(k));
+        return Status::Ok();
+      });
+      if (!s.ok()) return s;
+    }
+    Status s = InitStats(&batch);
+    if (!s.ok()) return s;
     if (batch.Count() == 0) return Status::Ok();
     return FromRocks(db_->Write(sync_, &batch));
+  }
+
+  // A store written before bucket stats existed: count every bucket once.
+  Status InitStats(rocksdb::WriteBatch* batch) {
+    Result<std::optional<std::string>> ready = GetRaw(kDefaultCf, kStatsReadySetting, nullptr);
+    if (!ready.ok()) return ready.status();
+    if (ready->has_value()) return Status::Ok();
+    std::string current;
+    int64_t objects = 0, bytes = 0;
+    auto flush = [&] {
+      if (objects == 0) return;
+      batch->Put(cf(kDefaultCf), codec::StatsKey(current), codec::EncodeStatsDelta(objects, bytes));
+    };
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator({}, cf(kObjectsCf)));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      std::string_view k = ToView(it->key());
+      std::string_view bucket = k.substr(0, k.find('\0'));
+      if (bucket != current) {
+        flush();
+        current = std::string(bucket);
+        objects = bytes = 0;
+      }
+      Result<codec::ObjectSummary> summary = codec::DecodeObjectSummary(ToView(it->value()));
+      if (!summary.ok()) return summary.status();
+      ++objects;
+      bytes += static_cast<int64_t>(summary->size);
+    }
+    if (!it->status().ok()) return FromRocks(it->status());
+    flush();
+    batch->Put(cf(kDefaultCf), kStatsReadySetting, "1");
+    return Status::Ok();
+  }
+
+  // Commits a part: stores `part` (its data's last chunk is already in `batch`) and releases
+  // the part it replaces, if the upload still exists.
+  Status CommitPart(std::string_view bucket, std::string_view key, std::string_view upload_id,
+                    const PartRecord& part, rocksdb::WriteBatch* batch) {
+    std::shared_lock bucket_lock(BucketMutex(bucket));
+    std::shared_lock upload_lock(UploadMutex(upload_id));
+    std::lock_guard part_lock(PartMutex(upload_id, part.part_number));
+    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
+    if (!upload.ok()) return upload.status();
+    if (!upload->has_value()) return NoSuchUpload();
+    const std::string part_key = codec::PartKey(upload_id, part.part_number);
+    Result<std::optional<std::string>> old = GetRaw(kUploadsCf, part_key, nullptr);
+    if (!old.ok()) return old.status();
+    if (old->has_value()) {
+      Result<PartRecord> old_part = codec::DecodePart(**old);
+      if (!old_part.ok()) return old_part.status();
+      AddReleaseSegment(old_part->data, batch);
+    }
+    batch->Put(cf(kUploadsCf), part_key, codec::EncodePart(part));
+    return WriteReleasing(batch);
   }
 
   // ---- Used by readers and writers.
@@ -242,7 +413,10 @@ class StoreImpl final : public Store {
     }
     batch->Put(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
     if (current->has_value()) AddReleaseData(**current, batch);
-    return FromRocks(db_->Write(sync_, batch));
+    const uint64_t old_size = current->has_value() ? (*current)->size : 0;
+    AddStatsDelta(bucket, current->has_value() ? 0 : 1,
+                  static_cast<int64_t>(meta.size) - static_cast<int64_t>(old_size), batch);
+    return WriteReleasing(batch);
   }
 
   // ---- Buckets.
@@ -320,9 +494,18 @@ class StoreImpl final : public Store {
       });
       if (!s.ok()) return s;
       batch.DeleteRange(cf(kObjectsCf), begin, end);
+      // Uploads and their parts. Part commits hold the bucket lock shared: no part can appear.
+      s = ForEach(kUploadsCf, codec::UploadPrefix(name), codec::UploadPrefixEnd(name),
+                  [&](std::string_view, std::string_view value) {
+                    Result<UploadRecord> upload = codec::DecodeUpload(value);
+                    if (!upload.ok()) return upload.status();
+                    return AddReleaseParts(upload->upload_id, &batch);
+                  });
+      if (!s.ok()) return s;
       batch.DeleteRange(cf(kUploadsCf), codec::UploadPrefix(name), codec::UploadPrefixEnd(name));
     }
     batch.Delete(cf(kBucketsCf), ToSlice(name));
+    batch.Delete(cf(kDefaultCf), codec::StatsKey(name));
     std::lock_guard grant_lock(grant_mu_);
     Status s = ForEach(kKeysCf, codec::GrantIndexPrefix(name), codec::GrantIndexPrefixEnd(name),
                        [&](std::string_view index_key, std::string_view key_id) {
@@ -330,7 +513,7 @@ class StoreImpl final : public Store {
                          return RevokeLocked(key_id, name, &batch);
                        });
     if (!s.ok()) return s;
-    return FromRocks(db_->Write(sync_, &batch));
+    return WriteReleasing(&batch);
   }
 
   Result<bool> BucketIsEmpty(std::string_view name) override {
@@ -356,7 +539,7 @@ class StoreImpl final : public Store {
     if (!meta.ok()) return meta.status();
     if (!meta->has_value()) return MissingObject(bucket, key);
     // Inline objects carry their bytes in the meta: no need to pin anything.
-    if ((*meta)->data_id == 0) snapshot.reset();
+    if ((*meta)->data_id == 0 && (*meta)->segments.empty()) snapshot.reset();
     return std::unique_ptr<ObjectReader>(std::make_unique<ReaderImpl>(
         db_, cf(kDataCf), std::move(snapshot), std::move(**meta)));
   }
@@ -381,46 +564,273 @@ class StoreImpl final : public Store {
     rocksdb::WriteBatch batch;
     batch.Delete(cf(kObjectsCf), object_key);
     AddReleaseData(**current, &batch);
-    return FromRocks(db_->Write(sync_, &batch));
+    AddStatsDelta(bucket, -1, -static_cast<int64_t>((*current)->size), &batch);
+    return WriteReleasing(&batch);
   }
 
   Result<ListPage> ListObjects(const ListQuery& q) override;
 
-  Result<ObjectMeta> UpdateObjectMeta(std::string_view, std::string_view, ObjectMeta,
-                                      const WriteCondition&) override {
-    return NotImplemented();
+  Result<ObjectMeta> UpdateObjectMeta(std::string_view bucket, std::string_view key,
+                                      ObjectMeta meta, const WriteCondition& cond) override {
+    std::shared_lock bucket_lock(BucketMutex(bucket));
+    std::lock_guard key_lock(KeyMutex(bucket, key));
+    Result<bool> exists = BucketExists(bucket);
+    if (!exists.ok()) return exists.status();
+    if (!*exists) return NoSuchBucket(bucket);
+    const std::string object_key = codec::ObjectKey(bucket, key);
+    Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
+    if (!current.ok()) return current.status();
+    if (!current->has_value()) {
+      if (cond.if_match) return Status(Code::kPreconditionFailed, "etag does not match (If-Match)");
+      return Status(Code::kNoSuchKey, "no such key");
+    }
+    const ObjectMeta& old = **current;
+    if (cond.if_none_match_any) {
+      return Status(Code::kPreconditionFailed, "object exists (If-None-Match: *)");
+    }
+    if (cond.if_match && old.etag != *cond.if_match) {
+      return Status(Code::kPreconditionFailed, "etag does not match (If-Match)");
+    }
+    meta.size = old.size;
+    meta.data_id = old.data_id;
+    meta.chunk_size = old.chunk_size;
+    meta.inline_data = old.inline_data;
+    meta.segments = old.segments;
+    meta.part_sizes = old.part_sizes;
+    if (meta.etag.empty()) meta.etag = old.etag;
+    if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
+    Status s = FromRocks(db_->Put(sync_, cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta)));
+    if (!s.ok()) return s;
+    return meta;
   }
-  Result<BucketStats> GetBucketStats(std::string_view) override { return NotImplemented(); }
-  Result<UploadRecord> CreateUpload(std::string_view, std::string_view, const ObjectMeta&,
-                                    std::string_view, std::string_view) override {
-    return NotImplemented();
+
+  Result<BucketStats> GetBucketStats(std::string_view bucket) override {
+    Result<bool> exists = BucketExists(bucket);
+    if (!exists.ok()) return exists.status();
+    if (!*exists) return NoSuchBucket(bucket);
+    Result<std::optional<std::string>> raw = GetRaw(kDefaultCf, codec::StatsKey(bucket), nullptr);
+    if (!raw.ok()) return raw.status();
+    BucketStats stats;
+    if (!raw->has_value()) return stats;
+    int64_t objects, bytes;
+    if (!codec::DecodeStatsDelta(**raw, &objects, &bytes) || objects < 0 || bytes < 0) {
+      return Status(Code::kCorruption, "bad bucket stats record");
+    }
+    stats.objects = static_cast<uint64_t>(objects);
+    stats.bytes = static_cast<uint64_t>(bytes);
+    return stats;
   }
-  Result<UploadRecord> GetUpload(std::string_view, std::string_view, std::string_view) override {
-    return NotImplemented();
+
+  // ---- Multipart uploads.
+  Result<UploadRecord> CreateUpload(std::string_view bucket, std::string_view key,
+                                    const ObjectMeta& meta, std::string_view checksum_algorithm,
+                                    std::string_view checksum_type) override {
+    UploadRecord upload;
+    upload.bucket = std::string(bucket);
+    upload.key = std::string(key);
+    upload.initiated_ms = NowMs();
+    Result<std::string> id = NewUploadId(upload.initiated_ms);
+    if (!id.ok()) return id.status();
+    upload.upload_id = std::move(id).value();
+    upload.meta = meta;
+    // Only the caller-visible metadata is kept: the object's bytes come from its parts.
+    upload.meta.size = 0;
+    upload.meta.data_id = 0;
+    upload.meta.chunk_size = 0;
+    upload.meta.inline_data.clear();
+    upload.meta.segments.clear();
+    upload.meta.part_sizes.clear();
+    upload.checksum_algorithm = std::string(checksum_algorithm);
+    upload.checksum_type = std::string(checksum_type);
+    std::shared_lock bucket_lock(BucketMutex(bucket));
+    Result<bool> exists = BucketExists(bucket);
+    if (!exists.ok()) return exists.status();
+    if (!*exists) return NoSuchBucket(bucket);
+    Status s = FromRocks(db_->Put(sync_, cf(kUploadsCf),
+                                  codec::UploadKey(bucket, key, upload.upload_id),
+                                  codec::EncodeUpload(upload)));
+    if (!s.ok()) return s;
+    return upload;
   }
-  Result<std::unique_ptr<PartWriter>> NewPartWriter(std::string_view, std::string_view,
-                                                    std::string_view) override {
-    return NotImplemented();
+
+  Result<UploadRecord> GetUpload(std::string_view bucket, std::string_view key,
+                                 std::string_view upload_id) override {
+    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
+    if (!upload.ok()) return upload.status();
+    if (!upload->has_value()) return NoSuchUpload();
+    return std::move(**upload);
   }
-  Result<std::vector<PartRecord>> ListParts(std::string_view, std::string_view, std::string_view,
-                                            uint32_t, size_t, bool*) override {
-    return NotImplemented();
+
+  Result<std::unique_ptr<PartWriter>> NewPartWriter(std::string_view bucket, std::string_view key,
+                                                    std::string_view upload_id) override {
+    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
+    if (!upload.ok()) return upload.status();
+    if (!upload->has_value()) return NoSuchUpload();
+    return std::unique_ptr<PartWriter>(std::make_unique<PartWriterImpl>(
+        this, std::string(bucket), std::string(key), std::string(upload_id)));
   }
-  Result<ListUploadsPage> ListUploads(const ListUploadsQuery&) override { return NotImplemented(); }
-  Result<ObjectMeta> CompleteUpload(std::string_view, std::string_view, std::string_view,
-                                    const std::vector<uint32_t>&, ObjectMeta,
-                                    const WriteCondition&) override {
-    return NotImplemented();
+
+  Result<std::vector<PartRecord>> ListParts(std::string_view bucket, std::string_view key,
+                                            std::string_view upload_id,
+                                            uint32_t part_number_marker, size_t max_parts,
+                                            bool* truncated) override {
+    *truncated = false;
+    // One snapshot for the upload check and the parts, so a concurrent complete is all or nothing.
+    rocksdb::ManagedSnapshot snapshot(db_);
+    Result<std::optional<UploadRecord>> upload =
+        FindUpload(bucket, key, upload_id, snapshot.snapshot());
+    if (!upload.ok()) return upload.status();
+    if (!upload->has_value()) return NoSuchUpload();
+    std::vector<PartRecord> parts;
+    if (max_parts == 0 || part_number_marker == UINT32_MAX) return parts;
+    const std::string end = codec::PartPrefixEnd(upload_id);
+    rocksdb::Slice upper(end);
+    rocksdb::ReadOptions ro;
+    ro.iterate_upper_bound = &upper;
+    ro.snapshot = snapshot.snapshot();
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kUploadsCf)));
+    for (it->Seek(codec::PartKey(upload_id, part_number_marker + 1)); it->Valid(); it->Next()) {
+      if (parts.size() == max_parts) {
+        *truncated = true;
+        break;
+      }
+      Result<PartRecord> part = codec::DecodePart(ToView(it->value()));
+      if (!part.ok()) return part.status();
+      parts.push_back(std::move(part).value());
+    }
+    if (!it->status().ok()) return FromRocks(it->status());
+    return parts;
   }
-  Result<ObjectMeta> CompletedUpload(std::string_view, std::string_view,
-                                     std::string_view) override {
-    return NotImplemented();
+
+  Result<ListUploadsPage> ListUploads(const ListUploadsQuery& q) override;
+
+  Result<ObjectMeta> CompleteUpload(std::string_view bucket, std::string_view key,
+                                    std::string_view upload_id,
+                                    const std::vector<uint32_t>& part_numbers, ObjectMeta meta,
+                                    const WriteCondition& cond) override {
+    if (part_numbers.empty()) return Status(Code::kInvalidArgument, "no parts to complete");
+    for (size_t i = 1; i < part_numbers.size(); ++i) {
+      if (part_numbers[i] <= part_numbers[i - 1]) {
+        return Status(Code::kInvalidArgument, "part numbers are not strictly ascending");
+      }
+    }
+    std::shared_lock bucket_lock(BucketMutex(bucket));
+    std::unique_lock upload_lock(UploadMutex(upload_id));
+    std::lock_guard key_lock(KeyMutex(bucket, key));
+    Result<bool> exists = BucketExists(bucket);
+    if (!exists.ok()) return exists.status();
+    if (!*exists) return NoSuchBucket(bucket);
+    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
+    if (!upload.ok()) return upload.status();
+    if (!upload->has_value()) return NoSuchUpload();
+    Result<std::vector<PartRecord>> all = AllParts(upload_id);
+    if (!all.ok()) return all.status();
+
+    rocksdb::WriteBatch batch;
+    meta.size = 0;
+    meta.data_id = 0;
+    meta.chunk_size = 0;
+    meta.inline_data.clear();
+    meta.segments.clear();
+    meta.part_sizes.clear();
+    auto part = all->begin();
+    for (uint32_t wanted : part_numbers) {
+      for (; part != all->end() && part->part_number < wanted; ++part) {
+        AddReleaseSegment(part->data, &batch);  // uploaded but not chosen
+      }
+      if (part == all->end() || part->part_number != wanted) {
+        return Status(Code::kInvalidPart, "no part number " + std::to_string(wanted));
+      }
+      meta.segments.push_back(part->data);
+      meta.part_sizes.push_back(part->size);
+      meta.size += part->size;
+      ++part;
+    }
+    for (; part != all->end(); ++part) AddReleaseSegment(part->data, &batch);
+    if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
+
+    const std::string object_key = codec::ObjectKey(bucket, key);
+    Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
+    if (!current.ok()) return current.status();
+    if (cond.if_none_match_any && current->has_value()) {
+      return Status(Code::kPreconditionFailed, "object exists (If-None-Match: *)");
+    }
+    if (cond.if_match && (!current->has_value() || (*current)->etag != *cond.if_match)) {
+      return Status(Code::kPreconditionFailed, "etag does not match (If-Match)");
+    }
+    batch.Put(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
+    uint64_t old_size = 0;
+    if (current->has_value()) {
+      AddReleaseData(**current, &batch);
+      old_size = (*current)->size;
+    }
+    AddStatsDelta(bucket, current->has_value() ? 0 : 1,
+                  static_cast<int64_t>(meta.size) - static_cast<int64_t>(old_size), &batch);
+    batch.DeleteRange(cf(kUploadsCf), codec::PartPrefix(upload_id), codec::PartPrefixEnd(upload_id));
+    batch.Delete(cf(kUploadsCf), codec::UploadKey(bucket, key, upload_id));
+    codec::CompletedRecord done{std::string(bucket), std::string(key), meta.etag,
+                                meta.last_modified_ms, NowMs()};
+    batch.Put(cf(kUploadsCf), codec::CompletedKey(upload_id), codec::EncodeCompleted(done));
+    Status s = WriteReleasing(&batch);
+    if (!s.ok()) return s;
+    return meta;
   }
-  Status AbortUpload(std::string_view, std::string_view, std::string_view) override {
-    return NotImplemented();
+
+  Result<ObjectMeta> CompletedUpload(std::string_view bucket, std::string_view key,
+                                     std::string_view upload_id) override {
+    if (upload_id.size() != codec::kUploadIdLength) return NoSuchUpload();
+    Result<std::optional<std::string>> raw =
+        GetRaw(kUploadsCf, codec::CompletedKey(upload_id), nullptr);
+    if (!raw.ok()) return raw.status();
+    if (!raw->has_value()) return NoSuchUpload();
+    Result<codec::CompletedRecord> done = codec::DecodeCompleted(**raw);
+    if (!done.ok()) return done.status();
+    if (done->bucket != bucket || done->key != key ||
+        NowMs() - done->completed_ms > kCompletedTtlMs) {
+      return NoSuchUpload();
+    }
+    // Only while the object it produced is still there.
+    Result<std::optional<ObjectMeta>> current =
+        GetObjectMeta(codec::ObjectKey(bucket, key), nullptr);
+    if (!current.ok()) return current.status();
+    if (!current->has_value() || (*current)->etag != done->etag ||
+        (*current)->last_modified_ms != done->last_modified_ms) {
+      return NoSuchUpload();
+    }
+    return std::move(**current);
   }
-  Status ReclaimSpace() override { return NotImplemented(); }
-  static Status NotImplemented() { return Status(Code::kIOError, "not implemented"); }
+
+  Status AbortUpload(std::string_view bucket, std::string_view key,
+                     std::string_view upload_id) override {
+    std::shared_lock bucket_lock(BucketMutex(bucket));
+    std::unique_lock upload_lock(UploadMutex(upload_id));
+    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
+    if (!upload.ok()) return upload.status();
+    if (!upload->has_value()) return NoSuchUpload();
+    rocksdb::WriteBatch batch;
+    Status s = AddReleaseParts(upload_id, &batch);
+    if (!s.ok()) return s;
+    batch.Delete(cf(kUploadsCf), codec::UploadKey(bucket, key, upload_id));
+    return WriteReleasing(&batch);
+  }
+
+  // ---- Disk space.
+  Status ReclaimSpace() override {
+    rocksdb::CompactRangeOptions options;
+    // Rewrite the bottom level too so range tombstones and the data they cover go away, and
+    // move live blobs out of every blob file so files holding only garbage are deleted.
+    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    options.blob_garbage_collection_policy = rocksdb::BlobGarbageCollectionPolicy::kForce;
+    options.blob_garbage_collection_age_cutoff = 1.0;
+    options.canceled = &reclaim_cancel_;
+    return FromRocks(db_->CompactRange(options, cf(kDataCf), nullptr, nullptr));
+  }
+
+  Status DebugWaitForReclaim() override {
+    std::unique_lock lock(reclaim_mu_);
+    reclaim_cv_.wait(lock, [&] { return (!reclaim_wanted_ && !reclaiming_) || stopping_; });
+    return last_reclaim_;
+  }
 
   // ---- Access keys.
   Result<AccessKeyRecord> GetAccessKey(std::string_view access_key_id) override {
@@ -585,9 +995,95 @@ class StoreImpl final : public Store {
   }
 
   void AddReleaseData(const ObjectMeta& meta, rocksdb::WriteBatch* batch) {
-    if (meta.data_id == 0) return;
-    batch->DeleteRange(cf(kDataCf), codec::DataKey(meta.data_id, 0),
-                       codec::DataKey(meta.data_id + 1, 0));
+    for (const DataSegment& seg : SegmentsOf(meta)) AddReleaseSegment(seg, batch);
+  }
+
+  void AddReleaseSegment(const DataSegment& seg, rocksdb::WriteBatch* batch) {
+    if (seg.data_id == 0) return;
+    batch->DeleteRange(cf(kDataCf), codec::DataKey(seg.data_id, 0),
+                       codec::DataKey(seg.data_id + 1, 0));
+    released_bytes_.fetch_add(seg.size);
+  }
+
+  void AddStatsDelta(std::string_view bucket, int64_t objects, int64_t bytes,
+                     rocksdb::WriteBatch* batch) {
+    if (objects == 0 && bytes == 0) return;
+    batch->Merge(cf(kDefaultCf), codec::StatsKey(bucket), codec::EncodeStatsDelta(objects, bytes));
+  }
+
+  // Writes a metadata batch (synced); wakes the reclaimer when enough data has been released.
+  Status WriteReleasing(rocksdb::WriteBatch* batch) {
+    Status s = FromRocks(db_->Write(sync_, batch));
+    if (s.ok() && released_bytes_.load() >= options_.reclaim_after_bytes) {
+      {
+        std::lock_guard lock(reclaim_mu_);
+        reclaim_wanted_ = true;
+      }
+      reclaim_cv_.notify_all();
+    }
+    return s;
+  }
+
+  void ReclaimLoop() {
+    std::unique_lock lock(reclaim_mu_);
+    for (;;) {
+      reclaim_cv_.wait(lock, [&] { return reclaim_wanted_ || stopping_; });
+      if (stopping_) return;
+      reclaim_wanted_ = false;
+      reclaiming_ = true;
+      released_bytes_.store(0);
+      lock.unlock();
+      Status s = ReclaimSpace();
+      lock.lock();
+      reclaiming_ = false;
+      last_reclaim_ = stopping_ ? Status::Ok() : s;
+      reclaim_cv_.notify_all();
+    }
+  }
+
+  std::shared_mutex& UploadMutex(std::string_view upload_id) {
+    return upload_mu_[std::hash<std::string_view>{}(upload_id) % kStripes];
+  }
+  std::mutex& PartMutex(std::string_view upload_id, uint32_t part_number) {
+    return part_mu_[(std::hash<std::string_view>{}(upload_id) * 31 + part_number) % kStripes];
+  }
+
+  // The upload, or nullopt when unknown (or known under another bucket or key).
+  Result<std::optional<UploadRecord>> FindUpload(std::string_view bucket, std::string_view key,
+                                                 std::string_view upload_id,
+                                                 const rocksdb::Snapshot* snapshot = nullptr) {
+    if (upload_id.size() != codec::kUploadIdLength) return std::optional<UploadRecord>();
+    Result<std::optional<std::string>> raw =
+        GetRaw(kUploadsCf, codec::UploadKey(bucket, key, upload_id), snapshot);
+    if (!raw.ok()) return raw.status();
+    if (!raw->has_value()) return std::optional<UploadRecord>();
+    Result<UploadRecord> upload = codec::DecodeUpload(**raw);
+    if (!upload.ok()) return upload.status();
+    return std::optional<UploadRecord>(std::move(upload).value());
+  }
+
+  // Every part of an upload, ascending.
+  Result<std::vector<PartRecord>> AllParts(std::string_view upload_id) {
+    std::vector<PartRecord> parts;
+    Status s = ForEach(kUploadsCf, codec::PartPrefix(upload_id), codec::PartPrefixEnd(upload_id),
+                       [&](std::string_view, std::string_view value) {
+                         Result<PartRecord> part = codec::DecodePart(value);
+                         if (!part.ok()) return part.status();
+                         parts.push_back(std::move(part).value());
+                         return Status::Ok();
+                       });
+    if (!s.ok()) return s;
+    return parts;
+  }
+
+  // Adds the removal of an upload's parts and the release of their data to `batch`.
+  Status AddReleaseParts(std::string_view upload_id, rocksdb::WriteBatch* batch) {
+    Result<std::vector<PartRecord>> parts = AllParts(upload_id);
+    if (!parts.ok()) return parts.status();
+    for (const PartRecord& part : *parts) AddReleaseSegment(part.data, batch);
+    batch->DeleteRange(cf(kUploadsCf), codec::PartPrefix(upload_id),
+                       codec::PartPrefixEnd(upload_id));
+    return Status::Ok();
   }
 
   // Calls fn(key, value) for each key in [begin, end) of `family`; stops at the first error.
@@ -646,7 +1142,20 @@ class StoreImpl final : public Store {
   std::atomic<uint64_t> next_data_id_{1};
   std::array<std::shared_mutex, kStripes> bucket_mu_;
   std::array<std::mutex, kStripes> key_mu_;
+  std::array<std::shared_mutex, kStripes> upload_mu_;
+  std::array<std::mutex, kStripes> part_mu_;
   std::mutex grant_mu_;
+
+  // The reclaimer: compacts the data family after enough bytes were released.
+  std::atomic<uint64_t> released_bytes_{0};  // since the last reclaim started
+  std::atomic<bool> reclaim_cancel_{false};  // set on shutdown to cut a running compaction short
+  std::mutex reclaim_mu_;
+  std::condition_variable reclaim_cv_;
+  bool reclaim_wanted_ = false;
+  bool reclaiming_ = false;
+  bool stopping_ = false;
+  Status last_reclaim_;
+  std::thread reclaimer_;  // last: started once everything above exists
 };
 
 // Listing. Keys of a bucket are contiguous in the objects family and in byte order. With a
@@ -720,20 +1229,98 @@ Result<ListPage> StoreImpl::ListObjects(const ListQuery& q) {
   return page;
 }
 
+// Multipart uploads in a bucket, by key then initiation time (upload ids sort by time). Like
+// ListObjects, a common prefix is emitted once and the iterator seeks past it.
+Result<ListUploadsPage> StoreImpl::ListUploads(const ListUploadsQuery& q) {
+  Result<bool> exists = BucketExists(q.bucket);
+  if (!exists.ok()) return exists.status();
+  if (!*exists) return NoSuchBucket(q.bucket);
+  ListUploadsPage page;
+  if (q.max_uploads == 0) return page;
+
+  const std::string base = codec::UploadPrefix(q.bucket);
+  std::string upper_key = codec::UploadPrefixEnd(q.bucket);
+  if (!q.prefix.empty()) {
+    std::string succ = codec::PrefixSuccessor(q.prefix);
+    if (!succ.empty()) upper_key = base + succ;
+  }
+  rocksdb::Slice upper(upper_key);
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kUploadsCf)));
+
+  // Entries of key_marker itself come only after upload_id_marker (none without one).
+  auto before_marker = [&](const std::string& key, const std::string& id) {
+    if (key != q.key_marker) return key < q.key_marker;
+    return q.upload_id_marker.empty() || id <= q.upload_id_marker;
+  };
+  if (q.key_marker.empty() || q.key_marker < q.prefix) {
+    it->Seek(base + q.prefix);
+  } else {
+    it->Seek(codec::UploadKey(q.bucket, q.key_marker, q.upload_id_marker));
+  }
+  size_t count = 0;
+  while (it->Valid()) {
+    std::string key, id;
+    if (!codec::DecodeUploadKeyName(q.bucket, ToView(it->key()), &key, &id)) {
+      return Status(Code::kCorruption, "bad upload key");
+    }
+    if (before_marker(key, id)) {
+      it->Next();
+      continue;
+    }
+    if (!q.delimiter.empty()) {
+      size_t pos = key.find(q.delimiter, q.prefix.size());
+      if (pos != std::string::npos) {
+        std::string common = key.substr(0, pos + q.delimiter.size());
+        if (common > q.key_marker) {
+          if (count == q.max_uploads) {
+            page.truncated = true;
+            break;
+          }
+          page.common_prefixes.push_back(common);
+          ++count;
+          page.next_key_marker = common;
+          page.next_upload_id_marker.clear();
+        }
+        std::string succ = codec::PrefixSuccessor(common);
+        if (succ.empty()) break;
+        it->Seek(base + succ);
+        continue;
+      }
+    }
+    if (count == q.max_uploads) {
+      page.truncated = true;
+      break;
+    }
+    Result<UploadRecord> upload = codec::DecodeUpload(ToView(it->value()));
+    if (!upload.ok()) return upload.status();
+    page.next_key_marker = key;
+    page.next_upload_id_marker = id;
+    page.uploads.push_back(std::move(upload).value());
+    ++count;
+    it->Next();
+  }
+  if (!it->status().ok()) return FromRocks(it->status());
+  if (!page.truncated) {
+    page.next_key_marker.clear();
+    page.next_upload_id_marker.clear();
+  }
+  return page;
+}
+
 // ---- Writer implementation.
-WriterImpl::WriterImpl(StoreImpl* store, std::string bucket)
+ChunkStream::ChunkStream(StoreImpl* store)
     : store_(store),
-      bucket_(std::move(bucket)),
       chunk_size_(store->options().chunk_size),
       inline_limit_(store->options().inline_limit) {}
 
-WriterImpl::~WriterImpl() {
+ChunkStream::~ChunkStream() {
   // Best effort: if this fails (or the process dies first), Store::Open removes the leftovers.
   if (!committed_ && chunks_written_ > 0) store_->ReleasePending(data_id_).IgnoreError();
 }
 
-Status WriterImpl::Append(std::string_view data) {
-  if (commit_called_) return Status(Code::kInvalidArgument, "append after commit");
+Status ChunkStream::Append(std::string_view data) {
   if (!status_.ok()) return status_;
   while (!data.empty()) {
     // Flush a full buffer only when more bytes follow, so the last chunk goes with the commit.
@@ -753,7 +1340,7 @@ Status WriterImpl::Append(std::string_view data) {
   return Status::Ok();
 }
 
-Status WriterImpl::FlushChunk() {
+Status ChunkStream::FlushChunk() {
   rocksdb::WriteBatch batch;
   uint64_t id = chunks_written_ == 0 ? store_->AllocateDataId() : data_id_;
   // The marker goes in the same batch as the first chunk: after a crash, no chunk without it.
@@ -767,30 +1354,60 @@ Status WriterImpl::FlushChunk() {
   return Status::Ok();
 }
 
+DataSegment ChunkStream::Finish(rocksdb::WriteBatch* batch, bool allow_inline,
+                                std::string* inline_data) {
+  DataSegment seg;
+  seg.size = size_;
+  if (size_ == 0 || (allow_inline && chunks_written_ == 0 && size_ <= inline_limit_)) {
+    if (inline_data != nullptr) *inline_data = std::move(buffer_);
+  } else {
+    if (chunks_written_ == 0) data_id_ = store_->AllocateDataId();
+    seg.data_id = data_id_;
+    seg.chunk_size = chunk_size_;
+    batch->Put(store_->cf(kDataCf), codec::DataKey(data_id_, chunks_written_), buffer_);
+    if (chunks_written_ > 0) batch->Delete(store_->cf(kUploadsCf), codec::MarkerKey(data_id_));
+  }
+  buffer_ = std::string();
+  return seg;
+}
+
 Result<ObjectMeta> WriterImpl::Commit(std::string_view key, ObjectMeta meta,
                                       const WriteCondition& cond) {
   if (commit_called_) return Status(Code::kInvalidArgument, "writer already committed");
   commit_called_ = true;
-  if (!status_.ok()) return status_;
-  meta.size = size_;
+  Status appended = stream_.Append({});
+  if (!appended.ok()) return appended;
+  meta.size = stream_.size();
   if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
+  meta.segments.clear();
+  meta.part_sizes.clear();
   rocksdb::WriteBatch batch;
-  if (chunks_written_ == 0 && size_ <= inline_limit_) {
-    meta.data_id = 0;
-    meta.chunk_size = 0;
-    meta.inline_data = std::move(buffer_);
-  } else {
-    if (chunks_written_ == 0) data_id_ = store_->AllocateDataId();
-    meta.data_id = data_id_;
-    meta.chunk_size = chunk_size_;
-    meta.inline_data.clear();
-    batch.Put(store_->cf(kDataCf), codec::DataKey(data_id_, chunks_written_), buffer_);
-    if (chunks_written_ > 0) batch.Delete(store_->cf(kUploadsCf), codec::MarkerKey(data_id_));
-  }
-  buffer_ = std::string();
+  meta.inline_data.clear();
+  DataSegment seg = stream_.Finish(&batch, /*allow_inline=*/true, &meta.inline_data);
+  meta.data_id = seg.data_id;
+  meta.chunk_size = seg.chunk_size;
   Status s = store_->CommitObject(bucket_, key, meta, cond, &batch);
   if (!s.ok()) return s;
-  committed_ = true;
+  stream_.Committed();
+  return meta;
+}
+
+Result<PartRecord> PartWriterImpl::Commit(uint32_t part_number, PartRecord meta) {
+  if (commit_called_) return Status(Code::kInvalidArgument, "writer already committed");
+  commit_called_ = true;
+  if (part_number < 1 || part_number > 10000) {
+    return Status(Code::kInvalidArgument, "part number must be in 1..10000");
+  }
+  Status appended = stream_.Append({});
+  if (!appended.ok()) return appended;
+  meta.part_number = part_number;
+  meta.size = stream_.size();
+  if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
+  rocksdb::WriteBatch batch;
+  meta.data = stream_.Finish(&batch, /*allow_inline=*/false, nullptr);
+  Status s = store_->CommitPart(bucket_, key_, upload_id_, meta, &batch);
+  if (!s.ok()) return s;
+  stream_.Committed();
   return meta;
 }
 
@@ -813,6 +1430,25 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   Status recovered = store->Recover();
   if (!recovered.ok()) return recovered;
   return std::unique_ptr<Store>(std::move(store));
+}
+
+Result<Store::EngineStats> Store::GetEngineStats() {
+  // Every Store is a StoreImpl (Open is the only factory); the check keeps a test double safe.
+  auto* impl = dynamic_cast<StoreImpl*>(this);
+  if (impl == nullptr) return Status(Code::kIOError, "engine figures need the RocksDB store");
+  rocksdb::DB* db = impl->db();
+  EngineStats stats;
+  uint64_t stopped = 0;
+  // Pending compaction summed over the column families (object data lives in its own).
+  if (!db->GetAggregatedIntProperty(rocksdb::DB::Properties::kEstimatePendingCompactionBytes,
+                                    &stats.pending_compaction_bytes) ||
+      !db->GetIntProperty(rocksdb::DB::Properties::kActualDelayedWriteRate,
+                          &stats.delayed_write_rate) ||
+      !db->GetIntProperty(rocksdb::DB::Properties::kIsWriteStopped, &stopped)) {
+    return Status(Code::kIOError, "RocksDB did not report its write-stall properties");
+  }
+  stats.write_stopped = stopped != 0;
+  return stats;
 }
 
 }  // namespace cubby::storage

@@ -257,6 +257,9 @@ class Store {
   // ---- Disk space. Compacts the data family now so the space of released data is returned
   // to the filesystem (the background reclaimer does the same on its own; see StoreOptions).
   virtual Status ReclaimSpace() = 0;
+  // For tests: waits until the background reclaimer has nothing pending or running, and
+  // returns the status of its last run.
+  virtual Status DebugWaitForReclaim() = 0;
 
   // ---- Access keys. Looked up on every request, so a change is effective on the next one.
   virtual Result<AccessKeyRecord> GetAccessKey(std::string_view access_key_id) = 0;  // kNoSuchAccessKey
@@ -281,6 +284,15 @@ class Store {
 
   // ---- Introspection for tests: the number of object data chunks stored (committed or not).
   virtual Result<uint64_t> DebugCountDataChunks() = 0;
+
+  // ---- Engine figures for monitoring, read from RocksDB properties (no scan, cheap).
+  struct EngineStats {
+    uint64_t pending_compaction_bytes = 0;  // rocksdb.estimate-pending-compaction-bytes
+    uint64_t delayed_write_rate = 0;        // rocksdb.actual-delayed-write-rate, bytes/s; 0: none
+    bool write_stopped = false;             // rocksdb.is-write-stopped
+  };
+  // kIOError if RocksDB does not report a property. Thread-safe.
+  Result<EngineStats> GetEngineStats();
 };
 
 }  // namespace cubby::storage

@@ -143,7 +143,7 @@ void ExpectCorruptVariants(const std::string& valid, Decode decode) {
     EXPECT_EQ(r.status().code(), Code::kCorruption);
   }
   std::string wrong_version = valid;
-  wrong_version[0] = 2;
+  wrong_version[0] = 0x7f;
   EXPECT_EQ(decode(wrong_version).status().code(), Code::kCorruption);
   EXPECT_EQ(decode(valid + "x").status().code(), Code::kCorruption);
 }
