@@ -12,6 +12,9 @@ from cubby_e2e import Server, make_client, new_bucket_name
 # Read before sanitize_process_env drops every CUBBY_* variable from this process.
 _CUBBY_BIN = os.environ.get("CUBBY_BIN")
 _HOME = tempfile.mkdtemp(prefix="cubby-e2e-home-")
+# The environment as the test runner got it, for package managers that need the network
+# (npm ci in test_sdk_js.py); the clients under test only ever see the sanitized one.
+cubby_e2e.ORIGINAL_ENV = dict(os.environ)
 cubby_e2e.sanitize_process_env(_HOME)
 
 

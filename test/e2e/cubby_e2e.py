@@ -37,6 +37,8 @@ REGION = "us-east-1"
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 30.0
 S3_NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
+# The test runner's environment before sanitize_process_env (conftest fills it in).
+ORIGINAL_ENV = {}
 
 # Variables that would make a client talk to something else, trust other CAs, read a user's
 # config or go through a proxy. Removed from the test process and from every child.
@@ -96,6 +98,22 @@ class StartupError(Exception):
     pass
 
 
+_server_log_lock = threading.Lock()
+
+
+def server_log_path(binary):
+    """Where every server of this pytest session also writes its output: the build folder (next
+    to the binary), one file per session. test_zz_secrets.py greps it for secrets."""
+    return os.path.join(os.path.dirname(os.path.abspath(binary)),
+                        f"e2e-server-output-{os.getpid()}.log")
+
+
+def append_server_log(binary, pid, stream_name, line):
+    with _server_log_lock:
+        with open(server_log_path(binary), "a", encoding="utf-8") as f:
+            f.write(f"[cubby {pid} {stream_name}] {line}\n")
+
+
 class Server:
     """One running `cubby` process."""
 
@@ -146,6 +164,8 @@ class Server:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             with self._lock:
                 sink.append(line)
+            append_server_log(self.binary, self.pid,
+                              "stdout" if look_for_endpoint else "stderr", line)
             if look_for_endpoint and not self._endpoint_seen.is_set():
                 m = re.search(r"s3_endpoint=(http://([0-9.]+):([0-9]+))", line)
                 if m:
