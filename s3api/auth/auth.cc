@@ -5,6 +5,7 @@
 #include <charconv>
 #include <utility>
 
+#include "s3api/auth/chunked.h"
 #include "s3api/auth/crypto.h"
 #include "s3api/auth/sigv4.h"
 
@@ -127,6 +128,50 @@ constexpr std::string_view kBadContentSha256 =
     "STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER, or a "
     "valid sha256 value.";
 
+bool IsStreaming(PayloadMode mode) {
+  switch (mode) {
+    case PayloadMode::kUnsigned:
+    case PayloadMode::kSha256:
+      return false;
+    case PayloadMode::kStreamingSigned:
+    case PayloadMode::kStreamingUnsignedTrailer:
+    case PayloadMode::kStreamingSignedTrailer:
+      return true;
+  }
+  return false;
+}
+
+// For the STREAMING-* modes: x-amz-decoded-content-length (required) and x-amz-trailer into
+// `result`. Returns kNone or the error, with its message in *message.
+ErrorCode ReadStreamingHeaders(const std::vector<Header>& headers, AuthResult* result,
+                               std::string* message) {
+  if (!IsStreaming(result->payload)) return ErrorCode::kNone;
+  const std::string* decoded = FindHeader(headers, "x-amz-decoded-content-length");
+  if (decoded == nullptr) {
+    *message = "x-amz-decoded-content-length is required for aws-chunked uploads.";
+    return ErrorCode::kMissingContentLength;
+  }
+  const char* end = decoded->data() + decoded->size();
+  const auto [stop, error] = std::from_chars(decoded->data(), end, result->decoded_content_length);
+  if (decoded->empty() || error != std::errc() || stop != end) {
+    *message = "x-amz-decoded-content-length must be a decimal number.";
+    return ErrorCode::kInvalidArgument;
+  }
+  for (const Header& h : headers) {
+    if (h.name != "x-amz-trailer") continue;
+    std::string_view rest = h.value;
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      std::string_view name = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+      if (!name.empty()) result->trailer_names.push_back(Lowercase(name));
+    }
+  }
+  return ErrorCode::kNone;
+}
+
 // Host must be signed, and so must every x-amz-* header the request carries: otherwise anyone
 // holding a signed request could add e.g. x-amz-meta-* or x-amz-copy-source to it.
 // x-amz-content-sha256 is exempt as it is covered as the canonical request's payload hash.
@@ -232,6 +277,11 @@ AuthResult AuthenticateHeader(const HttpRequest& request, const Target& target,
   }
   if (!ClassifyPayload(*content_sha256, /*allow_streaming=*/true, &result)) {
     return Fail(ErrorCode::kInvalidArgument, std::string(kBadContentSha256));
+  }
+  std::string streaming_error;
+  if (ErrorCode code = ReadStreamingHeaders(request.headers, &result, &streaming_error);
+      code != ErrorCode::kNone) {
+    return Fail(code, std::move(streaming_error));
   }
 
   const std::string unsigned_headers = UnsignedHeaders(request.headers, parsed->signed_headers);
@@ -386,9 +436,10 @@ class PlainPayloadReader : public PayloadReader {
   std::vector<Header> trailers_;
 };
 
-class NotImplementedReader : public PayloadReader {
+// For a payload mode WrapBody does not know (unreachable: the switch is exhaustive).
+class InternalErrorReader : public PayloadReader {
  public:
-  ReadResult Read(char*, size_t) override { return {0, ErrorCode::kNotImplemented}; }
+  ReadResult Read(char*, size_t) override { return {0, ErrorCode::kInternalError}; }
   const std::vector<Header>& trailers() const override { return trailers_; }
   std::string_view error_message() const override { return {}; }
 
@@ -417,6 +468,27 @@ std::vector<Header> LowercaseHeaders(const std::vector<Header>& headers) {
 
 }  // namespace
 
+namespace {
+
+// An anonymous request may still send an aws-chunked body with an unsigned trailer (SDKs do
+// for checksums); anything else in x-amz-content-sha256 is not checked, as before.
+AuthResult AuthenticateAnonymous(const HttpRequest& request) {
+  AuthResult result;
+  const std::string* content_sha256 = FindHeader(request.headers, sigv4::kAmzContentSha256);
+  if (content_sha256 == nullptr || *content_sha256 != sigv4::kStreamingUnsignedTrailer) {
+    return result;
+  }
+  result.payload = PayloadMode::kStreamingUnsignedTrailer;
+  std::string message;
+  if (ErrorCode code = ReadStreamingHeaders(request.headers, &result, &message);
+      code != ErrorCode::kNone) {
+    return Fail(code, std::move(message));
+  }
+  return result;
+}
+
+}  // namespace
+
 const std::string* PayloadReader::Trailer(std::string_view name) const {
   return FindHeader(trailers(), name);
 }
@@ -435,7 +507,7 @@ AuthResult Authenticate(const HttpRequest& request, std::string_view region,
   }
   switch (DetectScheme(authorization, params)) {
     case Scheme::kAnonymous:
-      return AuthResult{};
+      return AuthenticateAnonymous(request);
     case Scheme::kQueryV4:
       return AuthenticateQuery(request, target, params, region, lookup, now);
     case Scheme::kHeaderV4:
@@ -466,9 +538,9 @@ std::unique_ptr<PayloadReader> WrapBody(const AuthResult& auth, std::unique_ptr<
     case PayloadMode::kStreamingSigned:
     case PayloadMode::kStreamingUnsignedTrailer:
     case PayloadMode::kStreamingSignedTrailer:
-      return std::make_unique<NotImplementedReader>();
+      return MakeChunkedReader(auth, std::move(raw));
   }
-  return std::make_unique<NotImplementedReader>();
+  return std::make_unique<InternalErrorReader>();
 }
 
 std::vector<Header> SignV4(const SignInput& in) {

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -462,13 +463,71 @@ TEST(AuthenticateHeaderTest, PayloadModes) {
     in.secret_key = kSecret;
     in.region = kRegion;
     in.now = AwsTime();
-    const AuthResult r = Authenticate(Request("PUT", "/b/k", SignV4(in)), kRegion, Keys(), AwsTime());
+    in.extra_headers = {{"x-amz-decoded-content-length", "5"},
+                        {"x-amz-trailer", "x-amz-checksum-crc32, X-Amz-Checksum-Sha1"}};
+    std::vector<Header> headers = SignV4(in);
+    headers.insert(headers.end(), in.extra_headers.begin(), in.extra_headers.end());
+    const AuthResult r = Authenticate(Request("PUT", "/b/k", headers), kRegion, Keys(), AwsTime());
     ASSERT_EQ(r.error, ErrorCode::kNone) << r.error_message;
     EXPECT_EQ(r.payload, c.mode);
     const bool streaming = c.mode != PayloadMode::kUnsigned && c.mode != PayloadMode::kSha256;
     EXPECT_EQ(r.signing_key.empty(), !streaming);
     EXPECT_EQ(r.seed_signature.size(), streaming ? 64u : 0u);
+    EXPECT_EQ(r.decoded_content_length, streaming ? 5u : 0u);
+    const std::vector<std::string> trailers = {"x-amz-checksum-crc32", "x-amz-checksum-sha1"};
+    EXPECT_EQ(r.trailer_names, streaming ? trailers : std::vector<std::string>{});
   }
+}
+
+TEST(AuthenticateHeaderTest, StreamingNeedsADecodedContentLength) {
+  struct Case {
+    std::string name;
+    std::optional<std::string> decoded;
+    ErrorCode expected;
+  };
+  const Case cases[] = {
+      {"missing", std::nullopt, ErrorCode::kMissingContentLength},
+      {"not a number", "12x", ErrorCode::kInvalidArgument},
+      {"negative", "-1", ErrorCode::kInvalidArgument},
+      {"empty", "", ErrorCode::kInvalidArgument},
+      {"ok", "0", ErrorCode::kNone},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    SignInput in;
+    in.method = "PUT";
+    in.host = "h";
+    in.path = "/b/k";
+    in.payload_sha256 = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD";
+    in.access_key_id = kAkid;
+    in.secret_key = kSecret;
+    in.region = kRegion;
+    in.now = AwsTime();
+    if (c.decoded) in.extra_headers = {{"x-amz-decoded-content-length", *c.decoded}};
+    std::vector<Header> headers = SignV4(in);
+    headers.insert(headers.end(), in.extra_headers.begin(), in.extra_headers.end());
+    const AuthResult r = Authenticate(Request("PUT", "/b/k", headers), kRegion, Keys(), AwsTime());
+    EXPECT_EQ(r.error, c.expected) << r.error_message;
+  }
+}
+
+TEST(AuthenticateAnonymousTest, UnsignedTrailerBodyIsDecodedForAnonymousRequests) {
+  AuthResult r = Authenticate(
+      Request("PUT", "/b/k",
+              {{"host", "h"},
+               {"x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER"},
+               {"x-amz-decoded-content-length", "3"},
+               {"x-amz-trailer", "x-amz-checksum-crc32"}}),
+      kRegion, Keys(), AwsTime());
+  ASSERT_EQ(r.error, ErrorCode::kNone);
+  EXPECT_TRUE(r.anonymous);
+  EXPECT_EQ(r.payload, PayloadMode::kStreamingUnsignedTrailer);
+  EXPECT_EQ(r.decoded_content_length, 3u);
+  r = Authenticate(Request("PUT", "/b/k",
+                           {{"host", "h"},
+                            {"x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER"}}),
+                   kRegion, Keys(), AwsTime());
+  EXPECT_EQ(r.error, ErrorCode::kMissingContentLength);
 }
 
 TEST(AuthenticateHeaderTest, UppercaseContentSha256IsNormalised) {

@@ -140,18 +140,5 @@ TEST(WrapBodyTest, UnsignedPassesTheRawBytesWithoutTrailers) {
   EXPECT_EQ(reader->error_message(), "");
 }
 
-TEST(WrapBodyTest, StreamingModesAreNotImplementedYet) {
-  for (PayloadMode mode : {PayloadMode::kStreamingSigned, PayloadMode::kStreamingUnsignedTrailer,
-                           PayloadMode::kStreamingSignedTrailer}) {
-    AuthResult auth;
-    auth.payload = mode;
-    auto reader = WrapBody(auth, std::make_unique<PieceReader>("10;chunk-signature=x\r\n", 100));
-    char buf[64];
-    const ReadResult r = reader->Read(buf, sizeof(buf));
-    EXPECT_EQ(r.n, 0u);
-    EXPECT_EQ(r.error, ErrorCode::kNotImplemented);
-  }
-}
-
 }  // namespace
 }  // namespace cubby::s3api::auth
