@@ -823,7 +823,12 @@ class StoreImpl final : public Store {
     options.blob_garbage_collection_policy = rocksdb::BlobGarbageCollectionPolicy::kForce;
     options.blob_garbage_collection_age_cutoff = 1.0;
     options.canceled = &reclaim_cancel_;
-    return FromRocks(db_->CompactRange(options, cf(kDataCf), nullptr, nullptr));
+    Status s = FromRocks(db_->CompactRange(options, cf(kDataCf), nullptr, nullptr));
+    if (!s.ok()) return s;
+    // The WAL holding the released bytes is only deleted once every family that shares it has
+    // flushed past it; the metadata families are small, so flush them too.
+    rocksdb::FlushOptions flush;
+    return FromRocks(db_->Flush(flush, handles_));
   }
 
   Status DebugWaitForReclaim() override {
