@@ -7,6 +7,7 @@
 
 #include "s3api/auth/chunked.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/sigv2.h"
 #include "s3api/auth/sigv4.h"
 
 namespace cubby::s3api::auth {
@@ -87,9 +88,9 @@ Scheme DetectScheme(const std::string* authorization,
       FindParam(params, sigv4::kQueryCredential) != nullptr) {
     return Scheme::kQueryV4;
   }
-  if (FindParam(params, "AWSAccessKeyId") != nullptr && FindParam(params, "Signature") != nullptr) {
-    return Scheme::kQueryV2;
-  }
+  // Any SigV2 parameter makes it a SigV2 presigned request, so a missing one is an error
+  // rather than an anonymous request.
+  if (FindParam(params, "AWSAccessKeyId") != nullptr) return Scheme::kQueryV2;
   return Scheme::kAnonymous;
 }
 
@@ -392,6 +393,126 @@ AuthResult AuthenticateQuery(const HttpRequest& request, const Target& target,
   return VerifySignature(request, target.path, s, lookup, std::move(result));
 }
 
+// ---- Signature Version 2
+// https://docs.aws.amazon.com/AmazonS3/latest/userguide/RESTAuthentication.html
+
+// The value of the first raw query parameter `name`, percent-decoded without turning '+' into
+// a space (a base64 signature that was not encoded keeps its '+').
+std::optional<std::string> RawParam(std::string_view raw_query, std::string_view name) {
+  while (!raw_query.empty()) {
+    const size_t amp = raw_query.find('&');
+    const std::string_view piece = raw_query.substr(0, amp);
+    raw_query = amp == std::string_view::npos ? std::string_view{} : raw_query.substr(amp + 1);
+    const size_t eq = piece.find('=');
+    if (piece.substr(0, eq) != name) continue;
+    if (eq == std::string_view::npos) return std::string();
+    return sigv4::PercentDecode(piece.substr(eq + 1), /*plus_is_space=*/false);
+  }
+  return std::nullopt;
+}
+
+// The Date header as SigV2 clients send it: RFC 1123 with "GMT" or "+0000".
+std::optional<TimePoint> ParseV2Date(std::string_view text) {
+  if (text.ends_with(" +0000")) {
+    std::string gmt(text.substr(0, text.size() - 6));
+    gmt += " GMT";
+    return sigv4::ParseHttpDate(gmt);
+  }
+  return sigv4::ParseHttpDate(text);
+}
+
+// The strings to sign for each resource form the client may have used (sigv2.h).
+std::vector<std::string> V2StringsToSign(const HttpRequest& request, const Target& target,
+                                         std::string_view vhost_bucket, std::string_view date) {
+  const std::string* md5 = FindHeader(request.headers, "content-md5");
+  const std::string* type = FindHeader(request.headers, "content-type");
+  const std::string amz_headers = sigv2::CanonicalAmzHeaders(request.headers);
+  std::vector<std::string> out;
+  for (const std::string& resource :
+       sigv2::CandidateResources(vhost_bucket, target.path, target.query)) {
+    out.push_back(sigv2::StringToSign(request.method, md5 ? *md5 : std::string_view{},
+                                      type ? *type : std::string_view{}, date, amz_headers,
+                                      resource));
+  }
+  return out;
+}
+
+AuthResult VerifyV2(std::string_view access_key_id, std::string_view signature,
+                    const std::vector<std::string>& strings_to_sign, const KeyLookup& lookup) {
+  std::optional<storage::AccessKeyRecord> key = lookup(access_key_id);
+  if (!key) return Fail(ErrorCode::kInvalidAccessKeyId);
+  bool match = false;
+  for (const std::string& string_to_sign : strings_to_sign) {
+    const std::string expected = sigv2::Signature(key->secret.reveal(), string_to_sign);
+    match = ConstantTimeEquals(expected, signature) || match;
+  }
+  if (!match) return Fail(ErrorCode::kSignatureDoesNotMatch);
+  AuthResult result;
+  result.anonymous = false;
+  result.key = std::move(key);
+  result.payload = PayloadMode::kUnsigned;
+  result.signature_version = 2;
+  return result;
+}
+
+AuthResult AuthenticateV2Header(const HttpRequest& request, const Target& target,
+                                std::string_view authorization, std::string_view vhost_bucket,
+                                const KeyLookup& lookup, TimePoint now) {
+  std::string_view credential = authorization.substr(4);  // after "AWS "
+  while (!credential.empty() && credential.front() == ' ') credential.remove_prefix(1);
+  const size_t colon = credential.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == credential.size()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "AWS authorization header is invalid.  Expected AwsAccessKeyId:signature");
+  }
+  // The date that was signed: x-amz-date takes the Date line's place as an x-amz-* header.
+  const std::string* amz_date = FindHeader(request.headers, sigv4::kAmzDate);
+  const std::string* date = FindHeader(request.headers, sigv4::kDate);
+  std::optional<TimePoint> when;
+  if (amz_date != nullptr) {
+    when = ParseV2Date(*amz_date);
+    if (!when) when = sigv4::ParseAmzDate(*amz_date);
+  } else if (date != nullptr) {
+    when = ParseV2Date(*date);
+  }
+  if (!when) {
+    return Fail(ErrorCode::kAccessDenied,
+                "AWS authentication requires a valid Date or x-amz-date header");
+  }
+  if (now - *when > sigv4::kMaxSkew || *when - now > sigv4::kMaxSkew) {
+    return Fail(ErrorCode::kRequestTimeTooSkewed);
+  }
+  const std::string_view signed_date =
+      amz_date != nullptr ? std::string_view{} : std::string_view(*date);
+  return VerifyV2(credential.substr(0, colon), credential.substr(colon + 1),
+                  V2StringsToSign(request, target, vhost_bucket, signed_date), lookup);
+}
+
+AuthResult AuthenticateV2Query(const HttpRequest& request, const Target& target,
+                               std::string_view vhost_bucket, const KeyLookup& lookup,
+                               TimePoint now) {
+  const std::optional<std::string> akid = RawParam(target.query, "AWSAccessKeyId");
+  const std::optional<std::string> signature = RawParam(target.query, "Signature");
+  const std::optional<std::string> expires = RawParam(target.query, "Expires");
+  int64_t expires_at = 0;
+  bool expires_ok = false;
+  if (expires) {
+    const char* end = expires->data() + expires->size();
+    const auto [stop, error] = std::from_chars(expires->data(), end, expires_at);
+    expires_ok = !expires->empty() && error == std::errc() && stop == end;
+  }
+  if (!akid || !signature || akid->empty() || signature->empty() || !expires_ok) {
+    return Fail(ErrorCode::kAccessDenied,
+                "Query-string authentication requires the Signature, Expires and "
+                "AWSAccessKeyId parameters");
+  }
+  const int64_t now_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  if (now_seconds > expires_at) return Fail(ErrorCode::kAccessDenied, "Request has expired");
+  return VerifyV2(*akid, *signature, V2StringsToSign(request, target, vhost_bucket, *expires),
+                  lookup);
+}
+
 // ---- Body readers
 
 // Hashes the body as it passes and checks it against x-amz-content-sha256 at end of body.
@@ -495,7 +616,7 @@ const std::string* PayloadReader::Trailer(std::string_view name) const {
 
 AuthResult Authenticate(const HttpRequest& request, std::string_view region,
                         const KeyLookup& lookup, std::chrono::system_clock::time_point now,
-                        std::string_view /*vhost_bucket*/) {
+                        std::string_view vhost_bucket) {
   const Target target = SplitTarget(request.target);
   const std::vector<sigv4::QueryParam> params = sigv4::ParseQuery(target.query);
   const std::string* authorization = FindHeader(request.headers, sigv4::kAuthorization);
@@ -513,17 +634,13 @@ AuthResult Authenticate(const HttpRequest& request, std::string_view region,
     case Scheme::kHeaderV4:
       return AuthenticateHeader(request, target, params, *authorization, region, lookup, now);
     case Scheme::kHeaderV2:
-      return Fail(ErrorCode::kAuthorizationHeaderMalformed,
-                  "Signature Version 2 (\"AWS <AccessKeyId>:<Signature>\") is not supported "
-                  "yet; sign requests with AWS4-HMAC-SHA256.");
+      return AuthenticateV2Header(request, target, *authorization, vhost_bucket, lookup, now);
     case Scheme::kHeaderUnknown:
       return Fail(ErrorCode::kAuthorizationHeaderMalformed,
                   "The authorization header is malformed; Unsupported authorization type; "
                   "expecting \"AWS4-HMAC-SHA256\".");
     case Scheme::kQueryV2:
-      return Fail(ErrorCode::kAuthorizationQueryParametersError,
-                  "Signature Version 2 query authentication (AWSAccessKeyId, Signature, Expires) "
-                  "is not supported yet; presign with AWS4-HMAC-SHA256.");
+      return AuthenticateV2Query(request, target, vhost_bucket, lookup, now);
   }
   return Fail(ErrorCode::kInternalError);
 }

@@ -320,8 +320,8 @@ std::vector<HeaderCase> HeaderCases() {
       {"AlgorithmOnly", set_auth("AWS4-HMAC-SHA256"), E::kAuthorizationHeaderMalformed},
       {"OtherV4Algorithm", auth_replace("AWS4-HMAC-SHA256", "AWS4-ECDSA-P256-SHA256"),
        E::kAuthorizationHeaderMalformed},
-      {"SigV2NotYet", set_auth(std::string("AWS ") + kAkid + ":c2lnbmF0dXJl"),
-       E::kAuthorizationHeaderMalformed},
+      {"SigV2WrongSignature", set_auth(std::string("AWS ") + kAkid + ":c2lnbmF0dXJl"),
+       E::kSignatureDoesNotMatch},
       {"OtherScheme", set_auth("Bearer token"), E::kAuthorizationHeaderMalformed},
       {"MissingDates", [](HttpRequest& r) { RemoveHeader(r, "x-amz-date"); }, E::kAccessDenied},
       {"MalformedAmzDate", [](HttpRequest& r) { *MutableHeader(r, "x-amz-date") = "2013-05-24"; },
@@ -678,14 +678,6 @@ TEST(AuthenticateQueryTest, ExpiredSaysSo) {
   const AuthResult r = Authenticate(Presigned(60, kRegion), kRegion, Keys(), AwsTime() + minutes(2));
   ASSERT_EQ(r.error, ErrorCode::kAccessDenied);
   EXPECT_EQ(r.error_message, "Request has expired");
-}
-
-TEST(AuthenticateQueryTest, SigV2QueryNotYetSupported) {
-  const AuthResult r =
-      Authenticate(Request("GET", "/b/k?AWSAccessKeyId=AKID&Expires=1369353600&Signature=abc",
-                           {{"host", "h"}}),
-                   kRegion, Keys(), AwsTime());
-  EXPECT_EQ(r.error, ErrorCode::kAuthorizationQueryParametersError);
 }
 
 TEST(AuthenticateQueryTest, SignedPayloadHashInQuery) {

@@ -1,0 +1,45 @@
+// The steps of AWS Signature Version 2 (legacy; botocore still presigns S3 URLs with it by
+// default), private to s3api/auth and exposed for its tests.
+//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/RESTAuthentication.html
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "s3api/http.h"
+
+namespace cubby::s3api::auth::sigv2 {
+
+// True for the query parameters that are part of the canonicalized resource (acl, uploadId,
+// partNumber, versionId, response-content-type, ...; botocore's list).
+bool IsSubResource(std::string_view name);
+
+// "/" + vhost_bucket + raw_path (just raw_path when vhost_bucket is empty), then the
+// sub-resources of raw_query sorted by name: "?acl&uploadId=x". Names are compared as sent;
+// values are percent-decoded ('+' stays '+').
+std::string CanonicalResource(std::string_view vhost_bucket, std::string_view raw_path,
+                              std::string_view raw_query);
+
+// The resources a client may have signed for this request: CanonicalResource first, then, for
+// a bucket-level request ("/bucket" or "/bucket/"), the other slash form (botocore signs
+// "/bucket/" for a path-style "/bucket") and botocore's doubled sub-resource form
+// ("/bucket?acl?acl", from its auth_path already holding the operation's "?acl"). All name
+// the same resource, so accepting each weakens nothing.
+std::vector<std::string> CandidateResources(std::string_view vhost_bucket,
+                                            std::string_view raw_path,
+                                            std::string_view raw_query);
+
+// "name:value\n" for every x-amz-* header, names lowercase and sorted, values trimmed, the
+// values of a repeated header joined by ','.
+std::string CanonicalAmzHeaders(const std::vector<Header>& headers);
+
+// "METHOD\nContent-MD5\nContent-Type\n<date>\n<amz headers><resource>"
+std::string StringToSign(std::string_view method, std::string_view content_md5,
+                         std::string_view content_type, std::string_view date,
+                         std::string_view amz_headers, std::string_view resource);
+
+// base64(HMAC-SHA1(secret, string_to_sign)).
+std::string Signature(std::string_view secret, std::string_view string_to_sign);
+
+}  // namespace cubby::s3api::auth::sigv2
