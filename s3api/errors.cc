@@ -123,6 +123,11 @@ const ErrorInfo& Info(ErrorCode code) {
                                    400};
       return e;
     }
+    case ErrorCode::kInvalidPartNumber: {
+      static constexpr ErrorInfo e{"InvalidPartNumber", "The requested partnumber is not satisfiable",
+                                   416};
+      return e;
+    }
     case ErrorCode::kInvalidRange: {
       static constexpr ErrorInfo e{"InvalidRange", "The requested range is not satisfiable",
                                    416};

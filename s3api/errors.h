@@ -27,6 +27,7 @@ enum class ErrorCode {
   kInvalidLocationConstraint,
   kInvalidPart,
   kInvalidPartOrder,
+  kInvalidPartNumber,
   kInvalidRange,
   kInvalidRequest,
   kInvalidURI,

@@ -5,11 +5,15 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "s3api/auth/auth.h"
+#include "s3api/auth/checksum.h"
 #include "s3api/http.h"
 #include "s3api/router.h"
 #include "s3api/service.h"
@@ -46,8 +50,9 @@ struct Context {
 
   bool head() const { return request.method == "HEAD"; }
   int64_t now_ms() const;
-  // The body with the payload protection of `auth` enforced (sha256 checked at end of body).
-  std::unique_ptr<BodyReader> Body() const;
+  // The body with the payload protection of `auth` enforced (sha256 checked at end of body,
+  // aws-chunked decoded and its signatures verified), with its trailers.
+  std::unique_ptr<auth::PayloadReader> Body() const;
 };
 
 // The error document for `code` (no body for HEAD), Content-Type application/xml. Records the
@@ -74,6 +79,59 @@ ErrorCode CannedBucketAcl(std::string_view acl, storage::AccessMode* mode);
 // The error response for a CannedBucketAcl failure.
 HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_view acl);
 
+// kNone when the caller may read objects of `bucket` (the source of a copy): anonymous callers
+// by the bucket's anonymous mode (NoSuchBucket if it does not exist), keys by their grants.
+ErrorCode AuthorizeRead(const Context& ctx, std::string_view bucket);
+
+// ---- Shared by the object handlers (object.cc).
+inline constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB: single PUT, copy source, part
+inline constexpr size_t kCopyBufferBytes = 256 << 10;
+
+bool ParseUint(std::string_view s, uint64_t* out);
+// Content headers (Content-Encoding without "aws-chunked") and x-amz-meta-* of the request.
+// kMetadataTooLarge when the user metadata exceeds 2 KiB.
+ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta);
+// If-None-Match: * / If-Match on a write → *cond, or the error response.
+std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondition* cond);
+// The stored x-amz-checksum-<alg> and x-amz-checksum-type of an object or part.
+void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r);
+
+// ---- Receiving an object or part body (integrity.cc).
+struct ReceivedBody {
+  uint64_t size = 0;
+  std::string md5;            // raw 16 bytes
+  std::string checksum_name;  // "CRC32", ...; empty when no checksum was named or required
+  std::string checksum_b64;   // its value, verified against the header or trailer if sent
+};
+using BodySink = std::function<storage::Status(std::string_view)>;
+// Streams the request body into `sink`, never buffering it whole. The declared size is
+// x-amz-decoded-content-length for aws-chunked bodies, else Content-Length (MissingContentLength
+// when neither nor chunked transfer-encoding); above `max_size` → EntityTooLarge. Verifies
+// Content-MD5 (InvalidDigest / BadDigest), x-amz-checksum-* header or trailer (InvalidRequest /
+// BadDigest), the payload hash or chunk signatures, and the length (IncompleteBody).
+// `required`: the algorithm the part of a multipart upload must carry (computed when the request
+// names none; another one is InvalidRequest). Returns the error response, or nullopt with *out.
+// Any error happens before the caller commits, so nothing is stored.
+std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
+                                        std::optional<auth::ChecksumAlgorithm> required,
+                                        const BodySink& sink, ReceivedBody* out);
+
+// ---- Copy sources (copy.cc), for CopyObject and UploadPartCopy.
+struct CopySource {
+  std::string bucket;
+  std::string key;
+};
+// Parses x-amz-copy-source ("/bucket/key" or "bucket/key", URL-encoded, optional
+// "?versionId=..."), checks read access and source preconditions (x-amz-copy-source-if-*),
+// and opens the source. Returns the error response or nullopt with *reader set.
+std::optional<HttpResponse> OpenCopySource(const Context& ctx, CopySource* source,
+                                           std::unique_ptr<storage::ObjectReader>* reader);
+// Copies `length` bytes from `reader`'s position into `sink` in pieces, hashing with MD5 (and
+// `checksum` when not null). Storage errors come back as the error response.
+std::optional<HttpResponse> CopyBytes(const Context& ctx, storage::ObjectReader& reader,
+                                      uint64_t length, const BodySink& sink, std::string* md5,
+                                      auth::Checksummer* checksum);
+
 // bucket.cc
 HttpResponse ListBuckets(const Context& ctx);
 HttpResponse CreateBucket(const Context& ctx);
@@ -89,6 +147,18 @@ HttpResponse GetObjectAcl(const Context& ctx);
 HttpResponse PutObject(const Context& ctx);
 HttpResponse GetObject(const Context& ctx);  // GET and HEAD
 HttpResponse DeleteObject(const Context& ctx);
+// copy.cc
+HttpResponse CopyObject(const Context& ctx);
+// delete_objects.cc
+HttpResponse DeleteObjects(const Context& ctx);
+// multipart.cc
+HttpResponse CreateMultipartUpload(const Context& ctx);
+HttpResponse UploadPart(const Context& ctx);
+HttpResponse UploadPartCopy(const Context& ctx);
+HttpResponse CompleteMultipartUpload(const Context& ctx);
+HttpResponse AbortMultipartUpload(const Context& ctx);
+HttpResponse ListParts(const Context& ctx);
+HttpResponse ListMultipartUploads(const Context& ctx);
 // list.cc
 HttpResponse ListObjects(const Context& ctx);
 HttpResponse ListObjectsV2(const Context& ctx);

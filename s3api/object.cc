@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "s3api/auth/checksum.h"
 #include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
@@ -15,10 +16,29 @@ namespace cubby::s3api {
 
 namespace {
 
-constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB, AWS's single PUT limit
 constexpr size_t kMaxUserMetaBytes = 2 << 10;     // 2 KiB of x-amz-meta-* names + values
-constexpr size_t kPutBufferBytes = 64 << 10;
 constexpr std::string_view kMetaPrefix = "x-amz-meta-";
+constexpr uint64_t kMaxPartNumber = 10000;
+
+std::string_view TrimSpaces(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// "aws-chunked" describes the request framing, not the object: AWS does not store it.
+std::string StripAwsChunked(std::string_view encodings) {
+  std::string out;
+  while (!encodings.empty()) {
+    size_t comma = encodings.find(',');
+    std::string_view item = TrimSpaces(encodings.substr(0, comma));
+    encodings = comma == std::string_view::npos ? "" : encodings.substr(comma + 1);
+    if (item.empty() || item == "aws-chunked") continue;
+    if (!out.empty()) out += ",";
+    out += item;
+  }
+  return out;
+}
 
 // Streams [offset, offset + remaining) of a pinned object version.
 class ObjectSource : public BodySource {
@@ -40,35 +60,6 @@ class ObjectSource : public BodySource {
   std::unique_ptr<storage::ObjectReader> reader_;
   uint64_t remaining_;
 };
-
-// Fills the stored content headers and user metadata from the request.
-ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta) {
-  auto copy = [&](std::string_view name, std::string* field) {
-    if (const std::string* v = request.Find(name)) *field = *v;
-  };
-  meta->content_type = "binary/octet-stream";
-  copy("content-type", &meta->content_type);
-  copy("content-encoding", &meta->content_encoding);
-  copy("content-disposition", &meta->content_disposition);
-  copy("content-language", &meta->content_language);
-  copy("cache-control", &meta->cache_control);
-  copy("expires", &meta->expires);
-  size_t user_bytes = 0;
-  for (const Header& h : request.headers) {
-    if (!h.name.starts_with(kMetaPrefix)) continue;
-    std::string name = h.name.substr(kMetaPrefix.size());
-    user_bytes += name.size() + h.value.size();
-    meta->user_meta.emplace_back(std::move(name), h.value);
-  }
-  if (user_bytes > kMaxUserMetaBytes) return ErrorCode::kMetadataTooLarge;
-  return ErrorCode::kNone;
-}
-
-bool ParseUint(std::string_view s, uint64_t* out) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && p == s.data() + s.size();
-}
 
 struct ByteRange {
   uint64_t first = 0;
@@ -168,6 +159,39 @@ void SetContentHeaders(const Route& route, const storage::ObjectMeta& meta, Http
   for (const auto& [name, value] : meta.user_meta) r->Set(std::string(kMetaPrefix) + name, value);
 }
 
+}  // namespace
+
+// Fills the stored content headers and user metadata from the request.
+ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta) {
+  auto copy = [&](std::string_view name, std::string* field) {
+    if (const std::string* v = request.Find(name)) *field = *v;
+  };
+  meta->content_type = "binary/octet-stream";
+  copy("content-type", &meta->content_type);
+  if (const std::string* v = request.Find("content-encoding")) {
+    meta->content_encoding = StripAwsChunked(*v);
+  }
+  copy("content-disposition", &meta->content_disposition);
+  copy("content-language", &meta->content_language);
+  copy("cache-control", &meta->cache_control);
+  copy("expires", &meta->expires);
+  size_t user_bytes = 0;
+  for (const Header& h : request.headers) {
+    if (!h.name.starts_with(kMetaPrefix)) continue;
+    std::string name = h.name.substr(kMetaPrefix.size());
+    user_bytes += name.size() + h.value.size();
+    meta->user_meta.emplace_back(std::move(name), h.value);
+  }
+  if (user_bytes > kMaxUserMetaBytes) return ErrorCode::kMetadataTooLarge;
+  return ErrorCode::kNone;
+}
+
+bool ParseUint(std::string_view s, uint64_t* out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
 // Conditional writes: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
 // Fills *cond, or returns the error to answer.
 std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondition* cond) {
@@ -198,25 +222,21 @@ std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondi
   return std::nullopt;
 }
 
-}  // namespace
+void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r) {
+  for (const auto& [name, value] : checksums) {
+    std::optional<auth::ChecksumAlgorithm> algorithm = auth::ParseChecksumAlgorithm(name);
+    if (!algorithm) continue;
+    r->Set(std::string(auth::ChecksumHeaderName(*algorithm)), value);
+    // A multipart COMPOSITE value carries "-<parts>"; base64 itself never contains '-'.
+    r->Set("x-amz-checksum-type",
+           value.find('-') != std::string::npos ? "COMPOSITE" : "FULL_OBJECT");
+  }
+}
 
 HttpResponse PutObject(const Context& ctx) {
-  const HttpRequest& request = ctx.request;
-  const std::optional<uint64_t>& length = request.content_length;
-  if (!length && request.Find("transfer-encoding") == nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kMissingContentLength);
-  }
-  if (length && *length > kMaxObjectBytes) return ErrorResponse(ctx, ErrorCode::kEntityTooLarge);
-
   storage::ObjectMeta meta;
-  if (ErrorCode e = MetaFromHeaders(request, &meta); e != ErrorCode::kNone) {
+  if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
-  }
-  std::string expected_md5;
-  if (const std::string* content_md5 = request.Find("content-md5")) {
-    if (!auth::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidDigest);
-    }
   }
   storage::WriteCondition cond;
   if (std::optional<HttpResponse> error = PutCondition(ctx, &cond)) return std::move(*error);
@@ -225,35 +245,22 @@ HttpResponse PutObject(const Context& ctx) {
       ctx.store->NewObjectWriter(ctx.route.bucket);
   if (!writer.ok()) return StorageError(ctx, writer.status());
 
-  // Stream: body → MD5 → storage. Nothing is committed until the whole body is read and
-  // verified, so any error below leaves no object (the writer's destructor releases the data).
-  std::unique_ptr<BodyReader> body = ctx.Body();
-  auth::Hasher md5(auth::HashAlgorithm::kMd5);
-  std::vector<char> buf(kPutBufferBytes);
-  uint64_t total = 0;
-  for (;;) {
-    ReadResult r = body->Read(buf.data(), buf.size());
-    if (r.error != ErrorCode::kNone) return ErrorResponse(ctx, r.error);
-    if (r.n == 0) break;
-    total += r.n;
-    if (total > kMaxObjectBytes) return ErrorResponse(ctx, ErrorCode::kEntityTooLarge);
-    std::string_view chunk(buf.data(), r.n);
-    md5.Update(chunk);
-    storage::Status s = (*writer)->Append(chunk);
-    if (!s.ok()) return StorageError(ctx, s);
-  }
-  if (length && total != *length) return ErrorResponse(ctx, ErrorCode::kIncompleteBody);
-  std::string digest = md5.Finish();
-  if (!expected_md5.empty() && !auth::ConstantTimeEquals(digest, expected_md5)) {
-    return ErrorResponse(ctx, ErrorCode::kBadDigest);
-  }
-  meta.etag = auth::HexEncode(digest);
+  // Nothing is committed until the whole body is read and verified, so any error leaves no
+  // object (the writer's destructor releases the data).
+  ReceivedBody body;
+  std::optional<HttpResponse> error = ReceiveBody(
+      ctx, kMaxObjectBytes, std::nullopt,
+      [&](std::string_view chunk) { return (*writer)->Append(chunk); }, &body);
+  if (error) return std::move(*error);
+  meta.etag = auth::HexEncode(body.md5);
   meta.last_modified_ms = ctx.now_ms();
+  if (!body.checksum_name.empty()) meta.checksums[body.checksum_name] = body.checksum_b64;
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
   if (!committed.ok()) return StorageError(ctx, committed.status());
   HttpResponse r;
   r.Set("ETag", QuoteEtag(committed->etag));
+  SetChecksumHeaders(committed->checksums, &r);
   return r;
 }
 
@@ -284,6 +291,10 @@ HttpResponse GetObject(const Context& ctx) {
   }
   const storage::ObjectMeta& meta = reader ? reader->meta() : head_meta;
 
+  if (ctx.route.Has("partNumber") && request.Find("range") != nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "Cannot specify both Range header and partNumber query parameter");
+  }
   if (ErrorCode e = CheckConditions(request, meta); e != ErrorCode::kNone) {
     if (e == ErrorCode::kNotModified) {
       HttpResponse r;
@@ -296,7 +307,25 @@ HttpResponse GetObject(const Context& ctx) {
 
   ByteRange range{0, meta.size};
   RangeResult range_result = RangeResult::kNone;
-  if (const std::string* h = request.Find("range")) {
+  const std::string* part_param = ctx.route.Param("partNumber");
+  if (part_param != nullptr) {
+    uint64_t part = 0;
+    if (!ParseUint(*part_param, &part) || part < 1 || part > kMaxPartNumber) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                           "Part number must be an integer between 1 and 10000, inclusive");
+    }
+    // A single-part object is its own part 1 (a ranged GET of the whole object).
+    size_t parts = meta.part_sizes.empty() ? 1 : meta.part_sizes.size();
+    if (part > parts) return ErrorResponse(ctx, ErrorCode::kInvalidPartNumber);
+    if (meta.part_sizes.empty()) {
+      range = {0, meta.size};
+    } else {
+      uint64_t first = 0;
+      for (size_t i = 0; i + 1 < part; ++i) first += meta.part_sizes[i];
+      range = {first, meta.part_sizes[part - 1]};
+    }
+    if (range.length > 0) range_result = RangeResult::kRange;
+  } else if (const std::string* h = request.Find("range")) {
     range_result = ParseRange(*h, meta.size, &range);
     if (range_result == RangeResult::kUnsatisfiable) {
       HttpResponse r = ErrorResponse(ctx, ErrorCode::kInvalidRange);
@@ -315,6 +344,15 @@ HttpResponse GetObject(const Context& ctx) {
     r.Set("Content-Range", "bytes " + std::to_string(range.first) + "-" +
                                std::to_string(range.first + range.length - 1) + "/" +
                                std::to_string(meta.size));
+  }
+  if (part_param != nullptr && !meta.part_sizes.empty()) {
+    r.Set("x-amz-mp-parts-count", std::to_string(meta.part_sizes.size()));
+  }
+  // Checksums describe the whole object: only on request, and not for a byte range (AWS).
+  const std::string* checksum_mode = request.Find("x-amz-checksum-mode");
+  if (checksum_mode != nullptr && *checksum_mode == "ENABLED" &&
+      range_result != RangeResult::kRange) {
+    SetChecksumHeaders(meta.checksums, &r);
   }
   if (ctx.head()) {
     // No body: the server sends this length as Content-Length of the would-be GET.

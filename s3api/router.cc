@@ -119,9 +119,9 @@ Operation ObjectOp(std::string_view method, const Route& r, bool copy_source) {
   if (method == "GET") {
     if (r.Has("acl") && only({"acl"})) return Operation::kGetObjectAcl;
     if (r.Has("uploadId") && only({"uploadId"})) return Operation::kListParts;
-    if (only({})) return Operation::kGetObject;
+    if (only({"partNumber"})) return Operation::kGetObject;
   } else if (method == "HEAD") {
-    if (only({})) return Operation::kHeadObject;
+    if (only({"partNumber"})) return Operation::kHeadObject;
   } else if (method == "PUT") {
     if (r.Has("uploadId") && r.Has("partNumber") && only({"uploadId", "partNumber"})) {
       return copy_source ? Operation::kUploadPartCopy : Operation::kUploadPart;
@@ -217,6 +217,7 @@ Route RouteRequest(std::string_view method, std::string_view target, std::string
                       host_name.ends_with(lower_domain) &&
                       host_name[host_name.size() - lower_domain.size() - 1] == '.';
   if (virtual_host) {
+    r.virtual_host = true;
     r.bucket = host_name.substr(0, host_name.size() - lower_domain.size() - 1);
     r.key = path.substr(1);
   } else {

@@ -54,6 +54,7 @@ struct Route {
   std::string key;     // empty for bucket-level requests
   std::vector<std::pair<std::string, std::string>> params;  // decoded, in request order
   std::string path;    // the raw path (no query), for <Resource> in error documents
+  bool virtual_host = false;  // the bucket came from the Host header
 
   bool Has(std::string_view name) const;
   // First value of `name`, or nullptr.

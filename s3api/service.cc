@@ -89,6 +89,7 @@ bool AnonymousAllowed(Operation op, storage::AccessMode mode) {
     case Operation::kPutObject:
       return storage::CanWrite(mode);
     case Operation::kDeleteObject:
+    case Operation::kDeleteObjects:
       return mode == storage::AccessMode::kReadWrite;
     default:
       return false;
@@ -130,6 +131,25 @@ ErrorCode Authorize(const Context& ctx) {
   return ErrorCode::kAccessDenied;
 }
 
+}  // namespace
+
+ErrorCode AuthorizeRead(const Context& ctx, std::string_view bucket) {
+  if (ctx.auth.anonymous) {
+    storage::Result<storage::BucketRecord> record = ctx.store->GetBucket(bucket);
+    if (!record.ok()) return FromStorage(record.status().code());
+    return storage::CanRead(record->anonymous) ? ErrorCode::kNone : ErrorCode::kAccessDenied;
+  }
+  const storage::AccessKeyRecord& key = *ctx.auth.key;
+  if (key.all_buckets) return ErrorCode::kNone;
+  auto grant = key.grants.find(std::string(bucket));
+  if (grant == key.grants.end() || !storage::CanRead(grant->second)) {
+    return ErrorCode::kAccessDenied;
+  }
+  return ErrorCode::kNone;
+}
+
+namespace {
+
 HttpResponse Dispatch(const Context& ctx) {
   switch (ctx.route.op) {
     case Operation::kListBuckets: return ListBuckets(ctx);
@@ -147,15 +167,15 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kGetObject: return GetObject(ctx);
     case Operation::kHeadObject: return GetObject(ctx);
     case Operation::kDeleteObject: return DeleteObject(ctx);
-    case Operation::kCreateMultipartUpload:
-    case Operation::kUploadPart:
-    case Operation::kUploadPartCopy:
-    case Operation::kCompleteMultipartUpload:
-    case Operation::kAbortMultipartUpload:
-    case Operation::kListParts:
-    case Operation::kListMultipartUploads:
-    case Operation::kCopyObject:
-    case Operation::kDeleteObjects:
+    case Operation::kCreateMultipartUpload: return CreateMultipartUpload(ctx);
+    case Operation::kUploadPart: return UploadPart(ctx);
+    case Operation::kUploadPartCopy: return UploadPartCopy(ctx);
+    case Operation::kCompleteMultipartUpload: return CompleteMultipartUpload(ctx);
+    case Operation::kAbortMultipartUpload: return AbortMultipartUpload(ctx);
+    case Operation::kListParts: return ListParts(ctx);
+    case Operation::kListMultipartUploads: return ListMultipartUploads(ctx);
+    case Operation::kCopyObject: return CopyObject(ctx);
+    case Operation::kDeleteObjects: return DeleteObjects(ctx);
     case Operation::kNotImplemented:
       return ErrorResponse(ctx, ErrorCode::kNotImplemented);
   }
@@ -164,7 +184,7 @@ HttpResponse Dispatch(const Context& ctx) {
 
 }  // namespace
 
-std::unique_ptr<BodyReader> Context::Body() const {
+std::unique_ptr<auth::PayloadReader> Context::Body() const {
   return auth::WrapBody(auth, std::make_unique<BodyRef>(raw_body));
 }
 
@@ -197,7 +217,8 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
         if (!key.ok()) return std::nullopt;
         return std::move(key).value();
       };
-      auth_result = auth::Authenticate(request, options_.region, lookup, ctx.now);
+      auth_result = auth::Authenticate(request, options_.region, lookup, ctx.now,
+                                       route.virtual_host ? route.bucket : std::string_view{});
       if (auth_result.key) sum.access_key_id = auth_result.key->access_key_id;
       if (auth_result.error != ErrorCode::kNone) {
         response = ErrorResponse(ctx, auth_result.error, auth_result.error_message);

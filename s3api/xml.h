@@ -12,8 +12,10 @@
 namespace cubby::s3api {
 
 inline constexpr std::string_view kS3Namespace = "http://s3.amazonaws.com/doc/2006-03-01/";
-// Request XML bodies larger than this are rejected (MalformedXML), as AWS caps them too.
-inline constexpr size_t kMaxRequestXmlBytes = 1 << 20;
+// Request XML bodies larger than this are rejected (MalformedXML), as AWS caps them too. Large
+// enough for a CompleteMultipartUpload of 10000 parts with SHA256 checksums (~1.7 MB) and a
+// DeleteObjects of 1000 keys of 1024 bytes.
+inline constexpr size_t kMaxRequestXmlBytes = 4 << 20;
 
 // Escapes & < > " ' for text and attribute values.
 std::string XmlEscape(std::string_view text);

@@ -1,0 +1,196 @@
+// CopyObject and the copy-source handling UploadPartCopy shares.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_CopyObject.html
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "s3api/auth/crypto.h"
+#include "s3api/format.h"
+#include "s3api/handlers.h"
+#include "s3api/xml.h"
+
+namespace cubby::s3api {
+
+namespace {
+
+// "/bucket/key", "bucket/key", URL-encoded, with an optional "?versionId=..." (versions are not
+// kept, so the id is accepted and ignored). False on any other shape.
+bool ParseCopySource(std::string_view header, CopySource* out) {
+  size_t q = header.find('?');
+  if (q != std::string_view::npos && !header.substr(q + 1).starts_with("versionId=")) {
+    return false;
+  }
+  std::string decoded;
+  if (!PercentDecode(header.substr(0, q), false, &decoded)) return false;
+  std::string_view path = decoded;
+  if (path.starts_with('/')) path.remove_prefix(1);
+  size_t slash = path.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == path.size()) return false;
+  out->bucket = std::string(path.substr(0, slash));
+  out->key = std::string(path.substr(slash + 1));
+  return out->key.size() <= kMaxKeyBytes;
+}
+
+bool AnyEtagMatches(std::string_view header, const std::string& etag) {
+  for (const std::string& e : ParseEtagList(header)) {
+    if (e == "*" || e == etag) return true;
+  }
+  return false;
+}
+
+// x-amz-copy-source-if-* (all failures are 412): if-match that holds makes a failing
+// if-unmodified-since irrelevant, and if-none-match that holds makes a failing
+// if-modified-since irrelevant, as the CopyObject page states.
+bool CopySourceConditionsHold(const HttpRequest& request, const storage::ObjectMeta& meta) {
+  const int64_t modified_s = meta.last_modified_ms / 1000;
+  if (const std::string* h = request.Find("x-amz-copy-source-if-match")) {
+    if (!AnyEtagMatches(*h, meta.etag)) return false;
+  } else if (const std::string* h = request.Find("x-amz-copy-source-if-unmodified-since")) {
+    std::optional<int64_t> since = ParseHttpDate(*h);
+    if (since && modified_s > *since) return false;
+  }
+  if (const std::string* h = request.Find("x-amz-copy-source-if-none-match")) {
+    if (AnyEtagMatches(*h, meta.etag)) return false;
+  } else if (const std::string* h = request.Find("x-amz-copy-source-if-modified-since")) {
+    std::optional<int64_t> since = ParseHttpDate(*h);
+    if (since && modified_s <= *since) return false;
+  }
+  return true;
+}
+
+void CopyContentMeta(const storage::ObjectMeta& from, storage::ObjectMeta* to) {
+  to->content_type = from.content_type;
+  to->content_encoding = from.content_encoding;
+  to->content_disposition = from.content_disposition;
+  to->content_language = from.content_language;
+  to->cache_control = from.cache_control;
+  to->expires = from.expires;
+  to->user_meta = from.user_meta;
+}
+
+// Whole-object checksums stay valid for a byte-identical copy; COMPOSITE ones describe the
+// source's parts, which the copy (a single part) no longer has.
+void KeepFullObjectChecksums(const storage::ObjectMeta& from, storage::ObjectMeta* to) {
+  for (const auto& [name, value] : from.checksums) {
+    if (value.find('-') == std::string::npos) to->checksums[name] = value;
+  }
+}
+
+HttpResponse CopyResult(std::string_view element, const storage::ObjectMeta& meta) {
+  XmlWriter w;
+  w.Open(element, kS3Namespace);
+  w.Element("ETag", QuoteEtag(meta.etag));
+  w.Element("LastModified", Iso8601(meta.last_modified_ms));
+  w.Close();
+  HttpResponse r = XmlResponse(std::move(w).Finish());
+  return r;
+}
+
+}  // namespace
+
+std::optional<HttpResponse> OpenCopySource(const Context& ctx, CopySource* source,
+                                           std::unique_ptr<storage::ObjectReader>* reader) {
+  const std::string* header = ctx.request.Find("x-amz-copy-source");
+  if (header == nullptr || !ParseCopySource(*header, source)) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                         "Copy Source must mention the source bucket and key: "
+                         "sourcebucket/sourcekey");
+  }
+  if (ErrorCode e = AuthorizeRead(ctx, source->bucket); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e);
+  }
+  storage::Result<std::unique_ptr<storage::ObjectReader>> opened =
+      ctx.store->OpenObject(source->bucket, source->key);
+  if (!opened.ok()) return StorageError(ctx, opened.status());
+  if (!CopySourceConditionsHold(ctx.request, (*opened)->meta())) {
+    return ErrorResponse(ctx, ErrorCode::kPreconditionFailed);
+  }
+  *reader = std::move(opened).value();
+  return std::nullopt;
+}
+
+std::optional<HttpResponse> CopyBytes(const Context& ctx, storage::ObjectReader& reader,
+                                      uint64_t length, const BodySink& sink, std::string* md5,
+                                      auth::Checksummer* checksum) {
+  auth::Hasher hasher(auth::HashAlgorithm::kMd5);
+  std::vector<char> buf(kCopyBufferBytes);
+  while (length > 0) {
+    size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), length));
+    storage::Result<size_t> got = reader.Read(buf.data(), want);
+    if (!got.ok()) return StorageError(ctx, got.status());
+    if (*got == 0) {
+      return StorageError(ctx, storage::Status(storage::Code::kCorruption,
+                                               "copy source ended before its size"));
+    }
+    std::string_view piece(buf.data(), *got);
+    hasher.Update(piece);
+    if (checksum != nullptr) checksum->Update(piece);
+    storage::Status s = sink(piece);
+    if (!s.ok()) return StorageError(ctx, s);
+    length -= *got;
+  }
+  *md5 = hasher.Finish();
+  return std::nullopt;
+}
+
+HttpResponse CopyObject(const Context& ctx) {
+  const std::string* directive = ctx.request.Find("x-amz-metadata-directive");
+  bool replace = directive != nullptr && *directive == "REPLACE";
+  if (directive != nullptr && !replace && *directive != "COPY") {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, "Unknown metadata directive.");
+  }
+  CopySource source;
+  std::unique_ptr<storage::ObjectReader> reader;
+  if (auto error = OpenCopySource(ctx, &source, &reader)) return std::move(*error);
+  const storage::ObjectMeta& from = reader->meta();
+  if (from.size > kMaxObjectBytes) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "The specified copy source is larger than the maximum allowable size "
+                         "for a copy source: 5368709120");
+  }
+
+  storage::ObjectMeta meta;
+  if (replace) {
+    if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
+      return ErrorResponse(ctx, e);
+    }
+  } else {
+    CopyContentMeta(from, &meta);
+  }
+  KeepFullObjectChecksums(from, &meta);
+  storage::WriteCondition cond;
+  if (std::optional<HttpResponse> error = PutCondition(ctx, &cond)) return std::move(*error);
+  meta.last_modified_ms = ctx.now_ms();
+
+  if (source.bucket == ctx.route.bucket && source.key == ctx.route.key) {
+    if (!replace) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "This copy request is illegal because it is trying to copy an object "
+                           "to itself without changing the object's metadata, storage class, "
+                           "website redirect location or encryption attributes.");
+    }
+    // Same bytes, new metadata: no data copy. The etag stays (storage keeps it when empty).
+    meta.checksums = from.checksums;
+    storage::Result<storage::ObjectMeta> updated =
+        ctx.store->UpdateObjectMeta(ctx.route.bucket, ctx.route.key, std::move(meta), cond);
+    if (!updated.ok()) return StorageError(ctx, updated.status());
+    return CopyResult("CopyObjectResult", *updated);
+  }
+
+  storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
+      ctx.store->NewObjectWriter(ctx.route.bucket);
+  if (!writer.ok()) return StorageError(ctx, writer.status());
+  std::string md5;
+  std::optional<HttpResponse> error = CopyBytes(
+      ctx, *reader, from.size, [&](std::string_view piece) { return (*writer)->Append(piece); },
+      &md5, nullptr);
+  if (error) return std::move(*error);
+  meta.etag = auth::HexEncode(md5);
+  storage::Result<storage::ObjectMeta> committed =
+      (*writer)->Commit(ctx.route.key, std::move(meta), cond);
+  if (!committed.ok()) return StorageError(ctx, committed.status());
+  return CopyResult("CopyObjectResult", *committed);
+}
+
+}  // namespace cubby::s3api

@@ -1,0 +1,542 @@
+// Multipart uploads: Create, UploadPart, UploadPartCopy, Complete, Abort, ListParts,
+// ListMultipartUploads.
+//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/mpuoverview.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "s3api/auth/checksum.h"
+#include "s3api/auth/crypto.h"
+#include "s3api/format.h"
+#include "s3api/handlers.h"
+#include "s3api/xml.h"
+
+namespace cubby::s3api {
+
+namespace {
+
+constexpr uint64_t kMaxPartNumber = 10000;
+constexpr uint64_t kMinPartBytes = 5ull << 20;  // every part but the last
+constexpr size_t kMaxListed = 1000;             // max-parts / max-uploads cap
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+const std::string& UploadId(const Context& ctx) {
+  static const std::string kEmpty;
+  const std::string* id = ctx.route.Param("uploadId");
+  return id ? *id : kEmpty;
+}
+
+// partNumber in 1..10000, else the InvalidArgument response.
+std::optional<HttpResponse> ParsePartNumber(const Context& ctx, uint32_t* part) {
+  const std::string* v = ctx.route.Param("partNumber");
+  uint64_t n = 0;
+  if (v == nullptr || !ParseUint(*v, &n) || n < 1 || n > kMaxPartNumber) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                         "Part number must be an integer between 1 and 10000, inclusive");
+  }
+  *part = static_cast<uint32_t>(n);
+  return std::nullopt;
+}
+
+// A list size parameter (max-parts, max-uploads): default and cap 1000.
+bool ParseMax(const Route& route, std::string_view name, size_t* out) {
+  *out = kMaxListed;
+  const std::string* v = route.Param(name);
+  if (v == nullptr) return true;
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (v->empty() || ec == std::errc::invalid_argument || end != v->data() + v->size()) {
+    return false;
+  }
+  *out = ec == std::errc::result_out_of_range ? kMaxListed
+                                              : static_cast<size_t>(std::min<uint64_t>(n, kMaxListed));
+  return true;
+}
+
+std::optional<auth::ChecksumAlgorithm> UploadAlgorithm(const storage::UploadRecord& upload) {
+  if (upload.checksum_algorithm.empty()) return std::nullopt;
+  return auth::ParseChecksumAlgorithm(upload.checksum_algorithm);
+}
+
+void WriteOwner(XmlWriter& w, std::string_view element) {
+  w.Open(element);
+  w.Element("ID", kOwnerId);
+  w.Element("DisplayName", kOwnerDisplayName);
+  w.Close();
+}
+
+// <ChecksumCRC32>...</ChecksumCRC32> etc. for each stored checksum.
+void WriteChecksums(XmlWriter& w, const std::map<std::string, std::string>& checksums) {
+  for (const auto& [name, value] : checksums) {
+    if (auth::ParseChecksumAlgorithm(name)) w.Element("Checksum" + name, value);
+  }
+}
+
+std::string Location(const Context& ctx) {
+  const std::string* host = ctx.request.Find("host");
+  std::string out = "http://" + (host ? *host : std::string("localhost")) + "/";
+  if (!ctx.route.virtual_host) out += ctx.route.bucket + "/";
+  return out + UrlEncode(ctx.route.key);
+}
+
+HttpResponse CompleteResult(const Context& ctx, const storage::ObjectMeta& meta) {
+  XmlWriter w;
+  w.Open("CompleteMultipartUploadResult", kS3Namespace);
+  w.Element("Location", Location(ctx));
+  w.Element("Bucket", ctx.route.bucket);
+  w.Element("Key", ctx.route.key);
+  w.Element("ETag", QuoteEtag(meta.etag));
+  WriteChecksums(w, meta.checksums);
+  for (const auto& [name, value] : meta.checksums) {
+    w.Element("ChecksumType", value.find('-') != std::string::npos ? "COMPOSITE" : "FULL_OBJECT");
+    break;
+  }
+  HttpResponse r = XmlResponse(std::move(w).Finish());
+  return r;
+}
+
+// The answer to a Complete whose upload is gone: the same result again when this upload
+// produced the current object (a client retrying after a lost response), else NoSuchUpload.
+HttpResponse RetriedComplete(const Context& ctx, const storage::Status& gone) {
+  storage::Result<storage::ObjectMeta> done =
+      ctx.store->CompletedUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  if (done.ok()) return CompleteResult(ctx, *done);
+  return StorageError(ctx, gone);
+}
+
+struct RequestedPart {
+  uint32_t number = 0;
+  std::string etag;                              // without quotes
+  std::map<std::string, std::string> checksums;  // "CRC32" -> value, as sent
+};
+
+// <CompleteMultipartUpload><Part><PartNumber/><ETag/><ChecksumCRC32/>?</Part>+</...>.
+bool ParseComplete(std::string_view doc, std::vector<RequestedPart>* parts) {
+  XmlNode root;
+  if (!ParseXml(doc, &root) || root.name != "CompleteMultipartUpload") return false;
+  for (const XmlNode& child : root.children) {
+    if (child.name != "Part") continue;
+    const XmlNode* number = child.Child("PartNumber");
+    const XmlNode* etag = child.Child("ETag");
+    uint64_t n = 0;
+    if (number == nullptr || etag == nullptr || !ParseUint(number->text, &n) ||
+        n > kMaxPartNumber) {
+      return false;
+    }
+    RequestedPart part;
+    part.number = static_cast<uint32_t>(n);
+    std::vector<std::string> etags = ParseEtagList(etag->text);
+    part.etag = etags.empty() ? std::string() : etags[0];
+    for (const XmlNode& field : child.children) {
+      if (!field.name.starts_with("Checksum")) continue;
+      std::string name = field.name.substr(8);
+      if (auth::ParseChecksumAlgorithm(name)) part.checksums[name] = field.text;
+    }
+    parts->push_back(std::move(part));
+  }
+  return !parts->empty() && parts->size() <= kMaxPartNumber;
+}
+
+// Every part of the upload, by number.
+storage::Result<std::map<uint32_t, storage::PartRecord>> AllParts(const Context& ctx) {
+  std::map<uint32_t, storage::PartRecord> out;
+  uint32_t marker = 0;
+  for (;;) {
+    bool truncated = false;
+    storage::Result<std::vector<storage::PartRecord>> page = ctx.store->ListParts(
+        ctx.route.bucket, ctx.route.key, UploadId(ctx), marker, kMaxListed, &truncated);
+    if (!page.ok()) return page.status();
+    for (storage::PartRecord& p : *page) {
+      marker = p.part_number;
+      out.emplace(p.part_number, std::move(p));
+    }
+    if (!truncated || page->empty()) break;
+  }
+  return out;
+}
+
+// The object checksum of a completed upload, from its parts' checksums. kNone or the error.
+ErrorCode ObjectChecksum(const storage::UploadRecord& upload,
+                         const std::vector<const storage::PartRecord*>& parts,
+                         std::map<std::string, std::string>* out) {
+  std::optional<auth::ChecksumAlgorithm> algorithm = UploadAlgorithm(upload);
+  if (!algorithm) return ErrorCode::kNone;
+  const std::string name(auth::ChecksumName(*algorithm));
+  std::vector<std::string> values;
+  std::vector<auth::PartChecksum> sized;
+  for (const storage::PartRecord* p : parts) {
+    auto it = p->checksums.find(name);
+    if (it == p->checksums.end()) return ErrorCode::kInvalidPart;
+    values.push_back(it->second);
+    sized.push_back({it->second, p->size});
+  }
+  std::optional<std::string> value = upload.checksum_type == "FULL_OBJECT"
+                                         ? auth::FullObjectChecksum(*algorithm, sized)
+                                         : auth::CompositeChecksum(*algorithm, values);
+  if (!value) return ErrorCode::kInvalidPart;
+  (*out)[name] = *value;
+  return ErrorCode::kNone;
+}
+
+// Checks the requested list against the stored parts (InvalidPartOrder, InvalidPart,
+// EntityTooSmall) and fills `chosen` in order.
+ErrorCode CheckParts(const std::vector<RequestedPart>& requested,
+                     const std::map<uint32_t, storage::PartRecord>& stored,
+                     std::vector<const storage::PartRecord*>* chosen) {
+  for (size_t i = 1; i < requested.size(); ++i) {
+    if (requested[i].number <= requested[i - 1].number) return ErrorCode::kInvalidPartOrder;
+  }
+  for (const RequestedPart& want : requested) {
+    auto it = stored.find(want.number);
+    if (it == stored.end() || it->second.etag != want.etag) return ErrorCode::kInvalidPart;
+    for (const auto& [name, value] : want.checksums) {
+      auto have = it->second.checksums.find(name);
+      if (have == it->second.checksums.end() || have->second != value) {
+        return ErrorCode::kInvalidPart;
+      }
+    }
+    chosen->push_back(&it->second);
+  }
+  for (size_t i = 0; i + 1 < chosen->size(); ++i) {
+    if ((*chosen)[i]->size < kMinPartBytes) return ErrorCode::kEntityTooSmall;
+  }
+  return ErrorCode::kNone;
+}
+
+// AWS's multipart ETag: md5 of the concatenated binary part md5s, "-<parts>".
+std::string MultipartEtag(const std::vector<const storage::PartRecord*>& parts) {
+  auth::Hasher md5(auth::HashAlgorithm::kMd5);
+  for (const storage::PartRecord* p : parts) {
+    std::string raw;
+    if (auth::HexDecode(p->etag, &raw)) md5.Update(raw);
+  }
+  return auth::HexEncode(md5.Finish()) + "-" + std::to_string(parts.size());
+}
+
+}  // namespace
+
+HttpResponse CreateMultipartUpload(const Context& ctx) {
+  storage::ObjectMeta meta;
+  if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e);
+  }
+  std::string algorithm_name, type;
+  const std::string* algorithm_header = ctx.request.Find("x-amz-checksum-algorithm");
+  const std::string* type_header = ctx.request.Find("x-amz-checksum-type");
+  if (algorithm_header != nullptr) {
+    std::optional<auth::ChecksumAlgorithm> algorithm =
+        auth::ParseChecksumAlgorithm(*algorithm_header);
+    if (!algorithm) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "Checksum algorithm provided is unsupported. Please try again with any "
+                           "of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]");
+    }
+    algorithm_name = std::string(auth::ChecksumName(*algorithm));
+    // CRC64NVME supports only FULL_OBJECT; the others default to COMPOSITE.
+    type = *algorithm == auth::ChecksumAlgorithm::kCrc64Nvme ? "FULL_OBJECT" : "COMPOSITE";
+    if (type_header != nullptr) {
+      if (*type_header != "COMPOSITE" && *type_header != "FULL_OBJECT") {
+        return ErrorResponse(ctx, ErrorCode::kInvalidRequest, "Value for x-amz-checksum-type "
+                                                              "header is invalid.");
+      }
+      bool full = *type_header == "FULL_OBJECT";
+      if (full ? !auth::IsCrc(*algorithm) : *algorithm == auth::ChecksumAlgorithm::kCrc64Nvme) {
+        return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                             "The " + *type_header + " checksum type cannot be used with the " +
+                                 Lower(algorithm_name) + " checksum algorithm.");
+      }
+      type = *type_header;
+    }
+  } else if (type_header != nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "The x-amz-checksum-type header can only be used with the "
+                         "x-amz-checksum-algorithm header.");
+  }
+  storage::Result<storage::UploadRecord> upload =
+      ctx.store->CreateUpload(ctx.route.bucket, ctx.route.key, meta, algorithm_name, type);
+  if (!upload.ok()) return StorageError(ctx, upload.status());
+  XmlWriter w;
+  w.Open("InitiateMultipartUploadResult", kS3Namespace);
+  w.Element("Bucket", ctx.route.bucket);
+  w.Element("Key", ctx.route.key);
+  w.Element("UploadId", upload->upload_id);
+  HttpResponse r = XmlResponse(std::move(w).Finish());
+  if (!algorithm_name.empty()) {
+    r.Set("x-amz-checksum-algorithm", algorithm_name);
+    r.Set("x-amz-checksum-type", type);
+  }
+  return r;
+}
+
+HttpResponse UploadPart(const Context& ctx) {
+  uint32_t part_number = 0;
+  if (auto error = ParsePartNumber(ctx, &part_number)) return std::move(*error);
+  storage::Result<storage::UploadRecord> upload =
+      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  if (!upload.ok()) return StorageError(ctx, upload.status());
+  storage::Result<std::unique_ptr<storage::PartWriter>> writer =
+      ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  if (!writer.ok()) return StorageError(ctx, writer.status());
+
+  // As PutObject: nothing is committed before the body is whole and verified.
+  ReceivedBody body;
+  std::optional<HttpResponse> error = ReceiveBody(
+      ctx, kMaxObjectBytes, UploadAlgorithm(*upload),
+      [&](std::string_view chunk) { return (*writer)->Append(chunk); }, &body);
+  if (error) return std::move(*error);
+  storage::PartRecord part;
+  part.etag = auth::HexEncode(body.md5);
+  part.last_modified_ms = ctx.now_ms();
+  if (!body.checksum_name.empty()) part.checksums[body.checksum_name] = body.checksum_b64;
+  storage::Result<storage::PartRecord> committed = (*writer)->Commit(part_number, std::move(part));
+  if (!committed.ok()) return StorageError(ctx, committed.status());
+  HttpResponse r;
+  r.Set("ETag", QuoteEtag(committed->etag));
+  SetChecksumHeaders(committed->checksums, &r);
+  return r;
+}
+
+HttpResponse UploadPartCopy(const Context& ctx) {
+  uint32_t part_number = 0;
+  if (auto error = ParsePartNumber(ctx, &part_number)) return std::move(*error);
+  storage::Result<storage::UploadRecord> upload =
+      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  if (!upload.ok()) return StorageError(ctx, upload.status());
+  CopySource source;
+  std::unique_ptr<storage::ObjectReader> reader;
+  if (auto error = OpenCopySource(ctx, &source, &reader)) return std::move(*error);
+  const uint64_t size = reader->meta().size;
+
+  uint64_t first = 0, length = size;
+  if (const std::string* range = ctx.request.Find("x-amz-copy-source-range")) {
+    std::string_view spec = *range;
+    size_t dash = spec.find('-');
+    uint64_t last = 0;
+    if (!spec.starts_with("bytes=") || dash == std::string_view::npos ||
+        !ParseUint(spec.substr(6, dash - 6), &first) || !ParseUint(spec.substr(dash + 1), &last) ||
+        last < first) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                           "The x-amz-copy-source-range value must be of the form bytes=first-last "
+                           "where first and last are the zero-based offsets of the first and last "
+                           "bytes to copy");
+    }
+    if (last >= size) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRange,
+                           "Range specified is not valid for source object of size: " +
+                               std::to_string(size));
+    }
+    length = last - first + 1;
+  }
+  if (length > kMaxObjectBytes) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "The specified copy source is larger than the maximum allowable size "
+                         "for a copy source: 5368709120");
+  }
+  if (first > 0) {
+    storage::Status s = reader->Seek(first);
+    if (!s.ok()) return StorageError(ctx, s);
+  }
+  storage::Result<std::unique_ptr<storage::PartWriter>> writer =
+      ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  if (!writer.ok()) return StorageError(ctx, writer.status());
+  std::optional<auth::ChecksumAlgorithm> algorithm = UploadAlgorithm(*upload);
+  std::optional<auth::Checksummer> checksum;
+  if (algorithm) checksum.emplace(*algorithm);
+  std::string md5;
+  std::optional<HttpResponse> error = CopyBytes(
+      ctx, *reader, length, [&](std::string_view piece) { return (*writer)->Append(piece); },
+      &md5, checksum ? &*checksum : nullptr);
+  if (error) return std::move(*error);
+  storage::PartRecord part;
+  part.etag = auth::HexEncode(md5);
+  part.last_modified_ms = ctx.now_ms();
+  if (checksum) part.checksums[std::string(auth::ChecksumName(*algorithm))] = checksum->Finish();
+  storage::Result<storage::PartRecord> committed = (*writer)->Commit(part_number, std::move(part));
+  if (!committed.ok()) return StorageError(ctx, committed.status());
+
+  XmlWriter w;
+  w.Open("CopyPartResult", kS3Namespace);
+  w.Element("ETag", QuoteEtag(committed->etag));
+  w.Element("LastModified", Iso8601(committed->last_modified_ms));
+  WriteChecksums(w, committed->checksums);
+  return XmlResponse(std::move(w).Finish());
+}
+
+HttpResponse CompleteMultipartUpload(const Context& ctx) {
+  storage::Result<storage::UploadRecord> upload =
+      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  if (!upload.ok()) {
+    if (upload.status().code() == storage::Code::kNoSuchUpload) {
+      return RetriedComplete(ctx, upload.status());
+    }
+    return StorageError(ctx, upload.status());
+  }
+  std::string doc;
+  if (ErrorCode e = ReadSmallBody(ctx, &doc); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  std::vector<RequestedPart> requested;
+  if (!ParseComplete(doc, &requested)) return ErrorResponse(ctx, ErrorCode::kMalformedXML);
+  storage::WriteCondition cond;
+  if (std::optional<HttpResponse> error = PutCondition(ctx, &cond)) return std::move(*error);
+
+  storage::Result<std::map<uint32_t, storage::PartRecord>> stored = AllParts(ctx);
+  if (!stored.ok()) return StorageError(ctx, stored.status());
+  std::vector<const storage::PartRecord*> parts;
+  if (ErrorCode e = CheckParts(requested, *stored, &parts); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e);
+  }
+  storage::ObjectMeta meta = upload->meta;
+  meta.checksums.clear();
+  if (ErrorCode e = ObjectChecksum(*upload, parts, &meta.checksums); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e);
+  }
+  meta.etag = MultipartEtag(parts);
+  meta.last_modified_ms = ctx.now_ms();
+  std::vector<uint32_t> numbers;
+  for (const storage::PartRecord* p : parts) numbers.push_back(p->part_number);
+  storage::Result<storage::ObjectMeta> done = ctx.store->CompleteUpload(
+      ctx.route.bucket, ctx.route.key, UploadId(ctx), numbers, std::move(meta), cond);
+  if (!done.ok()) {
+    // A concurrent Complete of the same upload won: answer as a retry would be answered.
+    if (done.status().code() == storage::Code::kNoSuchUpload) {
+      return RetriedComplete(ctx, done.status());
+    }
+    return StorageError(ctx, done.status());
+  }
+  return CompleteResult(ctx, *done);
+}
+
+HttpResponse AbortMultipartUpload(const Context& ctx) {
+  storage::Status s = ctx.store->AbortUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  if (!s.ok()) return StorageError(ctx, s);
+  HttpResponse r;
+  r.status = 204;
+  return r;
+}
+
+HttpResponse ListParts(const Context& ctx) {
+  size_t max_parts = 0;
+  if (!ParseMax(ctx.route, "max-parts", &max_parts)) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                         "Provided max-parts not an integer or within integer range");
+  }
+  uint64_t marker = 0;
+  if (const std::string* v = ctx.route.Param("part-number-marker")) {
+    if (!ParseUint(*v, &marker) || marker > kMaxPartNumber) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                           "Provided part-number-marker not an integer or within integer range");
+    }
+  }
+  storage::Result<storage::UploadRecord> upload =
+      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  if (!upload.ok()) return StorageError(ctx, upload.status());
+  bool truncated = false;
+  storage::Result<std::vector<storage::PartRecord>> parts =
+      ctx.store->ListParts(ctx.route.bucket, ctx.route.key, UploadId(ctx),
+                           static_cast<uint32_t>(marker), max_parts, &truncated);
+  if (!parts.ok()) return StorageError(ctx, parts.status());
+
+  XmlWriter w;
+  w.Open("ListPartsResult", kS3Namespace);
+  w.Element("Bucket", ctx.route.bucket);
+  w.Element("Key", ctx.route.key);
+  w.Element("UploadId", UploadId(ctx));
+  WriteOwner(w, "Initiator");
+  WriteOwner(w, "Owner");
+  w.Element("StorageClass", "STANDARD");
+  w.Element("PartNumberMarker", std::to_string(marker));
+  w.Element("NextPartNumberMarker",
+            std::to_string(parts->empty() ? marker : parts->back().part_number));
+  w.Element("MaxParts", std::to_string(max_parts));
+  w.Element("IsTruncated", truncated ? "true" : "false");
+  if (!upload->checksum_algorithm.empty()) {
+    w.Element("ChecksumAlgorithm", upload->checksum_algorithm);
+    w.Element("ChecksumType", upload->checksum_type);
+  }
+  for (const storage::PartRecord& p : *parts) {
+    w.Open("Part");
+    w.Element("PartNumber", std::to_string(p.part_number));
+    w.Element("LastModified", Iso8601(p.last_modified_ms));
+    w.Element("ETag", QuoteEtag(p.etag));
+    w.Element("Size", std::to_string(p.size));
+    WriteChecksums(w, p.checksums);
+    w.Close();
+  }
+  return XmlResponse(std::move(w).Finish());
+}
+
+HttpResponse ListMultipartUploads(const Context& ctx) {
+  storage::ListUploadsQuery q;
+  q.bucket = ctx.route.bucket;
+  auto param = [&](std::string_view name) {
+    const std::string* v = ctx.route.Param(name);
+    return v ? *v : std::string();
+  };
+  q.prefix = param("prefix");
+  q.delimiter = param("delimiter");
+  q.key_marker = param("key-marker");
+  // Without a key-marker, AWS ignores upload-id-marker.
+  if (!q.key_marker.empty()) q.upload_id_marker = param("upload-id-marker");
+  if (!ParseMax(ctx.route, "max-uploads", &q.max_uploads)) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                         "Provided max-uploads not an integer or within integer range");
+  }
+  bool url = false;
+  if (const std::string* v = ctx.route.Param("encoding-type")) {
+    if (*v != "url") {
+      return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                           "Invalid Encoding Method specified in Request");
+    }
+    url = true;
+  }
+  auto enc = [&](std::string_view s) { return url ? UrlEncode(s) : std::string(s); };
+  storage::Result<storage::ListUploadsPage> page = ctx.store->ListUploads(q);
+  if (!page.ok()) return StorageError(ctx, page.status());
+
+  XmlWriter w;
+  w.Open("ListMultipartUploadsResult", kS3Namespace);
+  w.Element("Bucket", ctx.route.bucket);
+  w.Element("KeyMarker", enc(q.key_marker));
+  w.Element("UploadIdMarker", q.upload_id_marker);
+  if (page->truncated) {
+    w.Element("NextKeyMarker", enc(page->next_key_marker));
+    w.Element("NextUploadIdMarker", page->next_upload_id_marker);
+  }
+  if (!q.delimiter.empty()) w.Element("Delimiter", enc(q.delimiter));
+  w.Element("Prefix", enc(q.prefix));
+  w.Element("MaxUploads", std::to_string(q.max_uploads));
+  if (url) w.Element("EncodingType", "url");
+  w.Element("IsTruncated", page->truncated ? "true" : "false");
+  for (const storage::UploadRecord& u : page->uploads) {
+    w.Open("Upload");
+    w.Element("Key", enc(u.key));
+    w.Element("UploadId", u.upload_id);
+    WriteOwner(w, "Initiator");
+    WriteOwner(w, "Owner");
+    w.Element("StorageClass", "STANDARD");
+    w.Element("Initiated", Iso8601(u.initiated_ms));
+    if (!u.checksum_algorithm.empty()) {
+      w.Element("ChecksumAlgorithm", u.checksum_algorithm);
+      w.Element("ChecksumType", u.checksum_type);
+    }
+    w.Close();
+  }
+  for (const std::string& prefix : page->common_prefixes) {
+    w.Open("CommonPrefixes");
+    w.Element("Prefix", enc(prefix));
+    w.Close();
+  }
+  return XmlResponse(std::move(w).Finish());
+}
+
+}  // namespace cubby::s3api
