@@ -34,7 +34,8 @@ def aws(server, tmp_path, home):
                                 stdin=subprocess.DEVNULL, cwd=tmp_path)
         print(f"{' '.join(args[:2])}: {time.monotonic() - start:.1f}s")
         if check:
-            assert result.returncode == 0, (cmd, result.returncode, result.stdout, result.stderr)
+            assert result.returncode == 0, (cmd, result.returncode, result.stdout, result.stderr,
+                                            server.output()[-6000:])
         return result
 
     return run
@@ -101,12 +102,14 @@ def test_sync_tree(aws, server, tmp_path):
     assert filetree.bucket_digests(s3, bucket, "tree/") == want
 
     # Change some (content and size; one same size with a newer mtime), add some, remove some.
-    later = time.time() + 120
+    # The same-size file gets an mtime one second after its upload: newer than that upload (so
+    # sync sends it) and older than the next one (so a third sync has nothing to do).
+    uploaded = s3.head_object(Bucket=bucket, Key="tree/d/f004.txt")["LastModified"].timestamp()
     filetree.write_file(tree, "a/f001.txt", b"changed and longer " * 300)
     filetree.write_file(tree, "a/b/f002.txt", b"")
     old = (tree / "d/f004.txt").read_bytes()
     filetree.write_file(tree, "d/f004.txt", bytes(b ^ 0xFF for b in old))
-    os.utime(tree / "d/f004.txt", (later, later))
+    os.utime(tree / "d/f004.txt", (uploaded + 1, uploaded + 1))
     filetree.write_big_file(tree / "big/big0.bin", 10 * filetree.MIB + 3, seed=9)
     for rel in ("f000.txt", "a/b/c/f003.txt", "x/y/z/w/f006.txt", "big/big1.bin"):
         (tree / rel).unlink()

@@ -122,25 +122,24 @@ def test_upload_part_copy_with_range(s3, bucket):
     big = os.urandom(7 * MIB + 100)
     s3.put_object(Bucket=bucket, Key="big-src", Body=big)
     upload_id = s3.create_multipart_upload(Bucket=bucket, Key="assembled")["UploadId"]
-    first = (MIB, 6 * MIB - 1)           # 5 MiB from offset 1 MiB
-    second = (7 * MIB, 7 * MIB + 99)     # the last 100 bytes
+    # Part 1: 5 MiB from offset 1 MiB; part 2: the whole source (no range); part 3 (the last,
+    # so it may be small): the source's last 100 bytes.
+    first = (MIB, 6 * MIB - 1)
+    last = (7 * MIB, 7 * MIB + 99)
     parts = []
-    for n, (lo, hi) in enumerate([first, second], start=1):
+    for n, rng in ((1, first), (2, None), (3, last)):
+        kwargs = {"CopySourceRange": f"bytes={rng[0]}-{rng[1]}"} if rng else {}
         r = s3.upload_part_copy(Bucket=bucket, Key="assembled", UploadId=upload_id, PartNumber=n,
-                                CopySource=f"{bucket}/big-src",
-                                CopySourceRange=f"bytes={lo}-{hi}")
+                                CopySource=f"{bucket}/big-src", **kwargs)
         etag = r["CopyPartResult"]["ETag"]
-        assert etag == '"' + hashlib.md5(big[lo:hi + 1]).hexdigest() + '"'
+        want = big[rng[0]:rng[1] + 1] if rng else big
+        assert etag == '"' + hashlib.md5(want).hexdigest() + '"', n
         parts.append({"PartNumber": n, "ETag": etag})
-    # A whole-object part copy needs no range.
-    small = b"small whole source"
-    s3.put_object(Bucket=bucket, Key="small-src", Body=small)
-    r = s3.upload_part_copy(Bucket=bucket, Key="assembled", UploadId=upload_id, PartNumber=3,
-                            CopySource=f"{bucket}/small-src")
-    parts.append({"PartNumber": 3, "ETag": r["CopyPartResult"]["ETag"]})
+    listed = s3.list_parts(Bucket=bucket, Key="assembled", UploadId=upload_id)["Parts"]
+    assert [p["Size"] for p in listed] == [5 * MIB, len(big), 100]
     s3.complete_multipart_upload(Bucket=bucket, Key="assembled", UploadId=upload_id,
                                  MultipartUpload={"Parts": parts})
-    want = big[first[0]:first[1] + 1] + big[second[0]:second[1] + 1] + small
+    want = big[first[0]:first[1] + 1] + big + big[last[0]:last[1] + 1]
     assert s3.get_object(Bucket=bucket, Key="assembled")["Body"].read() == want
 
 
