@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
-# Builds everything (RelWithDebInfo, in build-test/) and runs the whole test suite: unit tests,
-# the layering check and the end-to-end tests. Exits non-zero if any test fails.
+# Builds everything and runs the whole test suite:
+#  1. RelWithDebInfo in build-test/: unit tests, the layering check, the end-to-end tests with
+#     real clients against the real binary, the benchmark smoke run;
+#  2. AddressSanitizer + UBSan in build-asan/: the unit tests again (the end-to-end tests are
+#     left out there: they drive the optimised binary and would take too long instrumented).
+# Exits non-zero if any test fails. Set CUBBY_SKIP_ASAN=1 to run only the first part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
+jobs=$(nproc)
+
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake --build build-test -j"$(nproc)"
+cmake --build build-test -j"$jobs"
 ctest --test-dir build-test --output-on-failure
+
+if [[ "${CUBBY_SKIP_ASAN:-0}" != 1 ]]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCUBBY_SANITIZE=ON
+  cmake --build build-asan -j"$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -E '(^e2e$|_e2e$|^bench_|^layering$|^server\.cli$)'
+fi
