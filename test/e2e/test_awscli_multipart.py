@@ -132,6 +132,10 @@ def test_sync_tree(aws, server, tmp_path):
     aws("s3", "sync", "--no-progress", f"s3://{bucket}/tree/", "down")
     assert filetree.tree_digests(tmp_path / "down") == want
 
+    slow = [l for l in server.all_output().splitlines()
+             if (m := re.search(r"duration_ms=([0-9.]+)", l)) and float(m.group(1)) > 5000]
+    print("requests slower than 5 s:", *slow, sep="\n")
+
     out = aws("s3", "rm", "--recursive", f"s3://{bucket}/").stdout
     assert len([l for l in out.splitlines() if l.startswith("delete: ")]) == len(want)
     assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
