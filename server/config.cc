@@ -113,13 +113,131 @@ Status ApplyDomain(std::string_view name, std::string_view value, Config* config
   return Status::Ok();
 }
 
+Status ApplyLogFormat(std::string_view name, std::string_view value, Config* config) {
+  for (LogFormat format : {LogFormat::kLogfmt, LogFormat::kJson}) {
+    if (value == LogFormatName(format)) {
+      config->log_format = format;
+      return Status::Ok();
+    }
+  }
+  return Invalid(std::string(name) + ": invalid log format '" + std::string(value) +
+                 "' (allowed: logfmt, json)");
+}
+
+Status ApplyEphemeral(std::string_view name, std::string_view value, Config* config) {
+  if (value == "1" || value == "true" || value == "yes") {
+    config->ephemeral = true;
+  } else if (value == "0" || value == "false" || value == "no") {
+    config->ephemeral = false;
+  } else {
+    return Invalid(std::string(name) + ": expected 1/true/yes or 0/false/no, got '" +
+                   std::string(value) + "'");
+  }
+  return Status::Ok();
+}
+
+Result<std::chrono::milliseconds> DurationValue(std::string_view name, std::string_view value) {
+  auto parsed = ParseDuration(value);
+  if (!parsed) {
+    return Invalid(std::string(name) + ": invalid duration '" + std::string(value) +
+                   "' (e.g. 30s, 500ms, 2m)");
+  }
+  return *parsed;
+}
+
+Status ApplyShutdownGrace(std::string_view name, std::string_view value, Config* config) {
+  auto d = DurationValue(name, value);
+  if (!d.ok()) return d.status();
+  config->shutdown_grace = *d;
+  return Status::Ok();
+}
+
+// Timeouts that bound a wait must be positive: 0 would cut every connection at once.
+Status PositiveDuration(std::string_view name, std::string_view value,
+                        std::chrono::milliseconds* out) {
+  auto d = DurationValue(name, value);
+  if (!d.ok()) return d.status();
+  if (d->count() <= 0) return Invalid(std::string(name) + ": must be greater than 0");
+  *out = *d;
+  return Status::Ok();
+}
+
+Status ApplyIdleTimeout(std::string_view name, std::string_view value, Config* config) {
+  return PositiveDuration(name, value, &config->idle_timeout);
+}
+
+Status ApplyHeaderTimeout(std::string_view name, std::string_view value, Config* config) {
+  return PositiveDuration(name, value, &config->header_timeout);
+}
+
+// A whole number in [min, max].
+Result<uint64_t> BoundedNumber(std::string_view name, std::string_view value, uint64_t min,
+                               uint64_t max) {
+  if (value.empty() || value.size() > 12 || !AllOf(value, IsDigit)) {
+    return Invalid(std::string(name) + ": expected a number, got '" + std::string(value) + "'");
+  }
+  uint64_t n = std::stoull(std::string(value));
+  if (n < min || n > max) {
+    return Invalid(std::string(name) + ": must be between " + std::to_string(min) + " and " +
+                   std::to_string(max));
+  }
+  return n;
+}
+
+Status ApplyMaxConnections(std::string_view name, std::string_view value, Config* config) {
+  auto n = BoundedNumber(name, value, 1, 1'000'000);
+  if (!n.ok()) return n.status();
+  config->max_connections = static_cast<size_t>(*n);
+  return Status::Ok();
+}
+
+Status ApplyMaxHeaderBytes(std::string_view name, std::string_view value, Config* config) {
+  // Below 8 KiB a SigV4 request with user metadata no longer fits.
+  auto n = BoundedNumber(name, value, 8 << 10, 16 << 20);
+  if (!n.ok()) return n.status();
+  config->max_header_bytes = static_cast<uint32_t>(*n);
+  return Status::Ok();
+}
+
+Status ApplyTlsCert(std::string_view name, std::string_view value, Config* config) {
+  config->tls_cert = std::string(value);
+  return Status::Ok();
+}
+
+Status ApplyTlsKey(std::string_view name, std::string_view value, Config* config) {
+  config->tls_key = std::string(value);
+  return Status::Ok();
+}
+
+Status ApplyHealthcheck(std::string_view name, std::string_view value, Config* config) {
+  if (!value.starts_with("http://") && !value.starts_with("https://")) {
+    return Invalid(std::string(name) + ": expected an http:// or https:// URL");
+  }
+  config->healthcheck_url = std::string(value);
+  return Status::Ok();
+}
+
 constexpr Setting kSettings[] = {
     {"data-dir", "CUBBY_DATA_DIR", ApplyDataDir},
     {"s3-address", "CUBBY_S3_ADDRESS", ParseAddress},
     {"region", "CUBBY_REGION", ApplyRegion},
     {"log-level", "CUBBY_LOG_LEVEL", ApplyLogLevel},
     {"domain", "CUBBY_DOMAIN", ApplyDomain},
+    {"log-format", "CUBBY_LOG_FORMAT", ApplyLogFormat},
+    {"ephemeral", "CUBBY_EPHEMERAL", ApplyEphemeral},
+    {"shutdown-grace", "CUBBY_SHUTDOWN_GRACE", ApplyShutdownGrace},
+    {"max-connections", "CUBBY_MAX_CONNECTIONS", ApplyMaxConnections},
+    {"idle-timeout", "CUBBY_IDLE_TIMEOUT", ApplyIdleTimeout},
+    {"header-timeout", "CUBBY_HEADER_TIMEOUT", ApplyHeaderTimeout},
+    {"max-header-bytes", "CUBBY_MAX_HEADER_BYTES", ApplyMaxHeaderBytes},
+    {"tls-cert", "CUBBY_TLS_CERT", ApplyTlsCert},
+    {"tls-key", "CUBBY_TLS_KEY", ApplyTlsKey},
+    {"healthcheck", "", ApplyHealthcheck},  // a one-shot probe; no environment variable
 };
+constexpr size_t kAddressSetting = 1;
+constexpr size_t kEphemeralSetting = 6;
+// Flags that take no value: `--ephemeral` alone means `--ephemeral=true`.
+bool IsSwitch(std::string_view flag) { return flag == "ephemeral"; }
 
 constexpr std::string_view kRootKeyEnv = "CUBBY_ROOT_ACCESS_KEY";
 constexpr std::string_view kRootSecretEnv = "CUBBY_ROOT_SECRET_KEY";
@@ -169,6 +287,38 @@ std::string_view LogLevelName(LogLevel level) {
   return "info";
 }
 
+std::string_view LogFormatName(LogFormat format) {
+  switch (format) {
+    case LogFormat::kLogfmt:
+      return "logfmt";
+    case LogFormat::kJson:
+      return "json";
+  }
+  return "logfmt";
+}
+
+std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && IsDigit(text[digits])) ++digits;
+  if (digits == 0 || digits > 9) return std::nullopt;
+  int64_t n = std::stoll(std::string(text.substr(0, digits)));
+  std::string_view unit = text.substr(digits);
+  int64_t ms = 0;
+  if (unit == "ms") {
+    ms = n;
+  } else if (unit.empty() || unit == "s") {
+    ms = n * 1000;
+  } else if (unit == "m") {
+    ms = n * 60'000;
+  } else if (unit == "h") {
+    ms = n * 3'600'000;
+  } else {
+    return std::nullopt;
+  }
+  if (ms > 86'400'000) return std::nullopt;
+  return std::chrono::milliseconds(ms);
+}
+
 EnvLookup ProcessEnv() {
   return [](std::string_view name) -> std::optional<std::string> {
     const char* value = std::getenv(std::string(name).c_str());
@@ -207,6 +357,8 @@ storage::Result<Config> ParseConfig(int argc, const char* const* argv, const Env
     }
     if (inline_value) {
       flag_values[index] = std::string(*inline_value);
+    } else if (IsSwitch(name)) {
+      flag_values[index] = "true";
     } else if (i + 1 < argc) {
       flag_values[index] = std::string(argv[++i]);
     } else {
@@ -225,13 +377,24 @@ storage::Result<Config> ParseConfig(int argc, const char* const* argv, const Env
     if (flag_values[i]) {
       name = "--" + std::string(setting.flag);
       value = flag_values[i];
-    } else if ((value = NonEmptyEnv(env, setting.env))) {
+    } else if (!setting.env.empty() && (value = NonEmptyEnv(env, setting.env))) {
       name = std::string(setting.env);
     }
     if (!value) continue;
     if (Status status = setting.apply(name, *value, &config); !status.ok()) return status;
   }
   if (Status status = ApplyRootKey(env, &config); !status.ok()) return status;
+  if (config.tls_cert.has_value() != config.tls_key.has_value()) {
+    return Invalid("set both --tls-cert and --tls-key (CUBBY_TLS_CERT, CUBBY_TLS_KEY), or neither");
+  }
+  static_assert(kSettings[kAddressSetting].flag == "s3-address");
+  static_assert(kSettings[kEphemeralSetting].flag == "ephemeral");
+  // A throwaway instance listens on loopback with a kernel-chosen port unless told otherwise.
+  if (config.ephemeral && !flag_values[kAddressSetting] &&
+      !NonEmptyEnv(env, kSettings[kAddressSetting].env)) {
+    config.s3_host = "127.0.0.1";
+    config.s3_port = 0;
+  }
   return config;
 }
 
@@ -247,8 +410,24 @@ Flags (each also settable by its environment variable; a flag wins):
   --region NAME         CUBBY_REGION       SigV4 region (default us-east-1)
   --log-level LEVEL     CUBBY_LOG_LEVEL    debug, info, warn or error (default info)
   --domain NAME         CUBBY_DOMAIN       base domain for virtual-hosted-style buckets (unset)
+  --log-format FORMAT   CUBBY_LOG_FORMAT   logfmt or json (default logfmt)
+  --ephemeral           CUBBY_EPHEMERAL    throwaway instance: temp data folder removed at exit,
+                                           generated root key, default address 127.0.0.1:0,
+                                           logs on stderr, one JSON line on stdout when ready
+  --shutdown-grace DUR  CUBBY_SHUTDOWN_GRACE   time requests in flight get after SIGTERM (30s)
+  --max-connections N   CUBBY_MAX_CONNECTIONS  open connections at most; more get 503 (1024)
+  --idle-timeout DUR    CUBBY_IDLE_TIMEOUT     keep-alive wait for the next request (60s)
+  --header-timeout DUR  CUBBY_HEADER_TIMEOUT   time to send a whole request header (60s)
+  --max-header-bytes N  CUBBY_MAX_HEADER_BYTES request header size limit (65536)
+  --tls-cert FILE       CUBBY_TLS_CERT     PEM certificate chain: serve HTTPS (with --tls-key)
+  --tls-key FILE        CUBBY_TLS_KEY      PEM private key
+  --healthcheck URL                        GET URL; exit 0 on 200, else 1 (container probes)
   --help                                   print this text
   --version                                print the version
+
+Durations: 500ms, 30s, 2m, 1h, or a bare number of seconds.
+
+Endpoints without authentication on the S3 port: /_cubby/live, /_cubby/ready, /_cubby/metrics.
 
 Environment only:
   CUBBY_ROOT_ACCESS_KEY, CUBBY_ROOT_SECRET_KEY   the root key (both or neither). When unset, a key

@@ -5,6 +5,8 @@
 // The COSI_ prefix is reserved for the COSI listener and is never read here.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -23,6 +25,10 @@ enum class LogLevel { kDebug, kInfo, kWarn, kError };
 // "debug", "info", "warn", "error".
 std::string_view LogLevelName(LogLevel level);
 
+// Log line format: logfmt (key=value) or one JSON object per line.
+enum class LogFormat { kLogfmt, kJson };
+std::string_view LogFormatName(LogFormat format);  // "logfmt", "json"
+
 // A root access key given through CUBBY_ROOT_ACCESS_KEY / CUBBY_ROOT_SECRET_KEY.
 struct RootKeyConfig {
   std::string access_key_id;
@@ -38,6 +44,29 @@ struct Config {
   LogLevel log_level = LogLevel::kInfo;
   std::optional<std::string> domain;      // virtual-hosted-style base domain; unset by default
   std::optional<RootKeyConfig> root_key;  // unset: generated on first start and persisted
+  LogFormat log_format = LogFormat::kLogfmt;
+
+  // Throwaway instance (--ephemeral / CUBBY_EPHEMERAL): data in a fresh temp folder removed at
+  // exit (data_dir is ignored), root key generated and never written to a file, the S3 address
+  // defaults to 127.0.0.1:0, all logs go to stderr and stdout carries exactly one JSON line.
+  bool ephemeral = false;
+  // Requests in flight get this long to finish after SIGTERM/SIGINT.
+  std::chrono::milliseconds shutdown_grace{30'000};
+
+  // Connection limits and timeouts of the S3 listener (see HttpServerOptions).
+  size_t max_connections = 1024;
+  std::chrono::milliseconds idle_timeout{60'000};
+  std::chrono::milliseconds header_timeout{60'000};
+  uint32_t max_header_bytes = 64 << 10;
+
+  // TLS on the S3 listener: PEM certificate chain and private key, both or neither.
+  std::optional<std::string> tls_cert;
+  std::optional<std::string> tls_key;
+
+  // --healthcheck URL: GET the URL, exit 0 on a 200 answer and 1 otherwise (for container
+  // health probes in an image without curl).
+  std::optional<std::string> healthcheck_url;
+
   bool help = false;     // --help: print Usage() and exit 0
   bool version = false;  // --version: print the version and exit 0
 };
@@ -54,6 +83,9 @@ EnvLookup ProcessEnv();
 // values) for an unknown flag, a missing or invalid value, an unexpected positional argument,
 // or only one of the two root key variables.
 storage::Result<Config> ParseConfig(int argc, const char* const* argv, const EnvLookup& env);
+
+// "30s", "500ms", "2m", or a bare number of seconds. nullopt if malformed, negative, or over a day.
+std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text);
 
 // The --help text.
 std::string Usage();

@@ -10,6 +10,8 @@
 #include <exception>
 #include <vector>
 
+#include <openssl/ssl.h>
+
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/buffer_body.hpp>
@@ -198,7 +200,7 @@ std::string HttpServer::EndpointUrl() const {
   std::string host = options_.host;
   if (host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
-  return "http://" + FormatAddress(host, port_);
+  return (options_.tls != nullptr ? "https://" : "http://") + FormatAddress(host, port_);
 }
 
 void HttpServer::AcceptLoop() {
@@ -228,7 +230,12 @@ void HttpServer::AcceptLoop() {
       if (!over_limit) ++active_;
     }
     if (over_limit) {
-      RefuseBusy(socket);
+      if (options_.tls == nullptr) {
+        RefuseBusy(socket);
+      } else {
+        socket.close(ec);
+      }
+      if (options_.metrics != nullptr) options_.metrics->RecordRequest("Other", 503, 0, 0, 0);
       continue;
     }
     try {
@@ -299,8 +306,29 @@ void HttpServer::Serve(tcp::socket socket) {
   // delayed ACK can hold the second write back for ~40 ms.
   socket.set_option(tcp::no_delay(true), ec);
   socket.non_blocking(true, ec);
+  // TLS: the SSL object lives as long as the connection; the handshake must finish within the
+  // header timeout, like a request header.
+  std::unique_ptr<SSL, void (*)(SSL*)> ssl(nullptr, SSL_free);
+  PollStream stream(fd, stop_pipe_[0]);
+  if (!ec && options_.tls != nullptr) {
+    ssl.reset(SSL_new(options_.tls));
+    if (!ssl || SSL_set_fd(ssl.get(), fd) != 1) {
+      ec = asio::error::no_memory;
+    } else {
+      SSL_set_accept_state(ssl.get());
+      stream.set_ssl(ssl.get());
+      stream.set_stall_timeout(options_.header_timeout);
+      stream.set_deadline(PollStream::Clock::now() + options_.header_timeout);
+      stream.set_watch_stop(true);
+      ec = stream.Handshake();
+      if (ec) {
+        logger_->Debug("tls handshake failed", {{"remote", remote}, {"error", ec.message()}});
+        ssl.reset();  // nothing to shut down on a failed handshake
+        stream.set_ssl(nullptr);
+      }
+    }
+  }
   if (!ec) {
-    PollStream stream(fd, stop_pipe_[0]);
     beast::flat_buffer buffer;
     // Beast sizes each read by the buffer's spare capacity (at least 512 bytes): without room
     // reserved, a large PUT body arrives in 512-byte recv calls.
@@ -340,6 +368,9 @@ void HttpServer::Serve(tcp::socket socket) {
           stream.set_watch_stop(false);
           stream.set_stall_timeout(options_.write_stall_timeout);
           stream.WriteAll(head.data(), head.size()).clear();
+          if (options_.metrics != nullptr) {
+            options_.metrics->RecordRequest("BadRequest", 400, 0, 0, 0);
+          }
           logger_->Info("bad request", {{"request_id", "-"},
                                         {"remote", remote},
                                         {"status", 400},
@@ -441,6 +472,10 @@ void HttpServer::Serve(tcp::socket socket) {
                                 {"bytes_out", sent},
                                 {"duration_ms", duration.count()},
                                 {"access_key", summary.access_key_id}});
+      if (options_.metrics != nullptr) {
+        options_.metrics->RecordRequest(summary.operation, response.status,
+                                        duration.count() / 1000.0, body.consumed(), sent);
+      }
       if (!write_ok) break;
       if (close) {
         linger = !parser.is_done();
@@ -453,6 +488,7 @@ void HttpServer::Serve(tcp::socket socket) {
     std::lock_guard<std::mutex> lock(mutex_);
     connection_fds_.erase(fd);
   }
+  if (ssl) stream.ShutdownTls();
   if (linger) LingerBeforeClose(fd);
   socket.close(ec);
   ConnectionDone(-1);

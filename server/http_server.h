@@ -30,7 +30,10 @@
 #include "s3api/service.h"
 #include "server/http_wire.h"
 #include "server/log.h"
+#include "server/metrics.h"
 #include "storage/status.h"
+
+typedef struct ssl_ctx_st SSL_CTX;
 
 namespace cubby::server {
 
@@ -53,6 +56,13 @@ struct HttpServerOptions {
   // Connection threads at most. A connection over the limit is answered 503 (best effort,
   // without reading its request) and closed, so a flood cannot exhaust threads or memory.
   size_t max_connections = 1024;
+
+  // Every answered request is counted here when set (must outlive the server).
+  Metrics* metrics = nullptr;
+  // When set, connections speak TLS (handshake within header_timeout) and EndpointUrl says
+  // https. Over max_connections a TLS connection is closed without an answer (a 503 would need
+  // a handshake on the acceptor thread). Must outlive the server.
+  SSL_CTX* tls = nullptr;
 };
 
 // The request handler: S3Service::Handle's shape. Must not throw.
@@ -74,7 +84,7 @@ class HttpServer {
 
   // The bound port (after Start).
   uint16_t port() const { return port_; }
-  // "http://<host>:<port>", with 127.0.0.1 for 0.0.0.0 and [::1] for :: (an address a client
+  // "http://<host>:<port>" ("https://" with TLS), with 127.0.0.1 for 0.0.0.0 and [::1] for :: (an address a client
   // on this machine can use).
   std::string EndpointUrl() const;
 

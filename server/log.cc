@@ -55,8 +55,42 @@ std::string LogfmtValue(std::string_view value) {
   return out;
 }
 
+std::string JsonString(std::string_view value) {
+  std::string out = "\"";
+  for (unsigned char c : value) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
 std::string FormatLogLine(std::chrono::system_clock::time_point time, LogLevel level,
-                          std::string_view msg, std::initializer_list<LogField> fields) {
+                          std::string_view msg, std::initializer_list<LogField> fields,
+                          LogFormat format) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
   std::time_t seconds = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
@@ -65,6 +99,22 @@ std::string FormatLogLine(std::chrono::system_clock::time_point time, LogLevel l
   std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<int>(ms % 1000));
+  if (format == LogFormat::kJson) {
+    std::string line = "{\"time\":\"";
+    line += stamp;
+    line += "\",\"level\":\"";
+    line += LogLevelName(level);
+    line += "\",\"msg\":";
+    line += JsonString(msg);
+    for (const LogField& field : fields) {
+      line += ',';
+      line += JsonString(field.key);
+      line += ':';
+      line += JsonString(field.value);
+    }
+    line += "}\n";
+    return line;
+  }
   std::string line = "time=";
   line += stamp;
   line += " level=";
@@ -83,11 +133,11 @@ std::string FormatLogLine(std::chrono::system_clock::time_point time, LogLevel l
 
 void Logger::Log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields) {
   if (!Enabled(level)) return;
-  Write(FormatLogLine(std::chrono::system_clock::now(), level, msg, fields));
+  Write(FormatLogLine(std::chrono::system_clock::now(), level, msg, fields, format_));
 }
 
 void Logger::Always(std::string_view msg, std::initializer_list<LogField> fields) {
-  Write(FormatLogLine(std::chrono::system_clock::now(), LogLevel::kInfo, msg, fields));
+  Write(FormatLogLine(std::chrono::system_clock::now(), LogLevel::kInfo, msg, fields, format_));
 }
 
 void Logger::Write(const std::string& line) {

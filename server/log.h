@@ -40,14 +40,22 @@ struct LogField {
 // control character; otherwise double-quoted with \" \\ \n \r \t and \xNN escapes.
 std::string LogfmtValue(std::string_view value);
 
+// `value` as a JSON string literal, quotes included: \" \\ \n \r \t and \u00XX for other
+// control characters; bytes >= 0x80 are passed through (the log is UTF-8).
+std::string JsonString(std::string_view value);
+
 // The whole line, with a trailing newline. `time` is RFC 3339 UTC with milliseconds.
+// logfmt: time=... level=... msg=... k=v...; json: {"time":"...","level":"...","msg":"...",
+// "k":"v",...} (every value a string, fields in the given order).
 std::string FormatLogLine(std::chrono::system_clock::time_point time, LogLevel level,
-                          std::string_view msg, std::initializer_list<LogField> fields);
+                          std::string_view msg, std::initializer_list<LogField> fields,
+                          LogFormat format = LogFormat::kLogfmt);
 
 // Thread-safe. Writes lines at or above `level` to `fd` (stdout by default).
 class Logger {
  public:
-  explicit Logger(LogLevel level, int fd = 1) : level_(level), fd_(fd) {}
+  explicit Logger(LogLevel level, int fd = 1, LogFormat format = LogFormat::kLogfmt)
+      : level_(level), fd_(fd), format_(format) {}
 
   bool Enabled(LogLevel level) const { return level >= level_; }
   void Log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields = {});
@@ -72,6 +80,7 @@ class Logger {
 
   LogLevel level_;
   int fd_;
+  LogFormat format_;
   std::mutex write_mutex_;  // keeps a line that needs several write(2) calls whole
 };
 

@@ -1,5 +1,7 @@
-// cubby: configuration, the store, the root key, the S3 listener, and an orderly shutdown on
-// SIGINT/SIGTERM.
+// cubby: configuration, the store, the root key, the S3 listener (with its /_cubby/ endpoints),
+// the COSI listener, and an orderly shutdown on SIGINT/SIGTERM: stop accepting, let requests in
+// flight finish within the grace period, close the COSI socket, flush RocksDB, exit 0. A second
+// signal during that shutdown exits at once with 128+signal.
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -7,23 +9,30 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "s3api/service.h"
+#include "server/admin.h"
 #include "server/config.h"
 #include "server/cosi_listener.h"
+#include "server/healthcheck.h"
 #include "server/http_server.h"
 #include "server/log.h"
+#include "server/metrics.h"
+#include "server/ready_line.h"
 #include "server/root_credentials.h"
+#include "server/tls.h"
+#include "storage/keygen.h"
 #include "storage/store.h"
 
 namespace cubby::server {
 namespace {
 
-// Requests in flight get this long to finish after SIGINT/SIGTERM.
-constexpr std::chrono::seconds kShutdownGrace{10};
+constexpr std::chrono::seconds kHealthcheckTimeout{5};
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -33,13 +42,101 @@ int64_t NowMs() {
 
 void Fatal(const std::string& message) { std::fprintf(stderr, "cubby: %s\n", message.c_str()); }
 
+int RunHealthcheck(const std::string& url) {
+  auto target = ParseProbeUrl(url);
+  if (!target) {
+    Fatal("--healthcheck: cannot parse " + url);
+    return 2;
+  }
+  std::string error;
+  auto status = Probe(*target, kHealthcheckTimeout, &error);
+  if (!status) {
+    Fatal("healthcheck " + url + ": " + error);
+    return 1;
+  }
+  if (*status != 200) {
+    Fatal("healthcheck " + url + ": HTTP " + std::to_string(*status));
+    return 1;
+  }
+  return 0;
+}
+
+// The throwaway data folder: made under $TMPDIR (or /tmp), removed with everything in it.
+class TempDir {
+ public:
+  static storage::Result<TempDir> Make() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
+                          "/cubby-ephemeral-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return storage::Status(storage::Code::kIOError,
+                             "cannot make a temp folder " + pattern + ": " + std::strerror(errno));
+    }
+    return TempDir(pattern);
+  }
+  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  ~TempDir() { Remove(); }
+  void Remove() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    path_.clear();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// The configuration as logged at start-up: every setting, secrets only as "configured".
+void LogConfiguration(Logger& logger, const Config& config, const std::string& data_dir) {
+  logger.Info("starting",
+              {{"version", kVersion},
+               {"data_dir", data_dir},
+               {"ephemeral", config.ephemeral},
+               {"s3_address", FormatAddress(config.s3_host, config.s3_port)},
+               {"region", config.region},
+               {"log_level", LogLevelName(config.log_level)},
+               {"log_format", LogFormatName(config.log_format)},
+               {"domain", config.domain.value_or("")},
+               {"root_key", config.ephemeral ? "generated (in memory)"
+                            : config.root_key ? "configured"
+                                              : "generated"},
+               {"tls_cert", config.tls_cert.value_or("")},
+               {"tls_key", config.tls_key ? "configured" : ""},
+               {"shutdown_grace_ms", static_cast<int64_t>(config.shutdown_grace.count())},
+               {"max_connections", static_cast<uint64_t>(config.max_connections)},
+               {"idle_timeout_ms", static_cast<int64_t>(config.idle_timeout.count())},
+               {"header_timeout_ms", static_cast<int64_t>(config.header_timeout.count())},
+               {"max_header_bytes", static_cast<uint64_t>(config.max_header_bytes)}});
+}
+
+// Figures for a scrape: open connections, per-bucket objects and bytes.
+ScrapeFigures Scrape(storage::Store& store, const HttpServer& http) {
+  ScrapeFigures figures;
+  figures.open_connections = http.active_connections();
+  if (auto buckets = store.ListBuckets(); buckets.ok()) {
+    for (const auto& bucket : *buckets) {
+      auto stats = store.GetBucketStats(bucket.name);
+      if (!stats.ok()) continue;  // deleted since the listing
+      figures.buckets.push_back({bucket.name, stats->objects, stats->bytes});
+    }
+  }
+  if (auto engine = store.GetEngineStats(); engine.ok()) {
+    figures.engine = ScrapeFigures::Engine{engine->pending_compaction_bytes,
+                                           engine->delayed_write_rate, engine->write_stopped};
+  }
+  return figures;
+}
+
 int Run(int argc, char** argv) {
   auto parsed = ParseConfig(argc, argv, ProcessEnv());
   if (!parsed.ok()) {
     Fatal(parsed.status().message());
     return 2;
   }
-  const Config& config = *parsed;
+  Config config = std::move(*parsed);
   if (config.help) {
     std::fputs(Usage().c_str(), stdout);
     return 0;
@@ -48,6 +145,7 @@ int Run(int argc, char** argv) {
     std::printf("cubby %.*s\n", static_cast<int>(kVersion.size()), kVersion.data());
     return 0;
   }
+  if (config.healthcheck_url) return RunHealthcheck(*config.healthcheck_url);
 
   // Block the shutdown signals before any thread starts, so every thread inherits the mask and
   // only sigwait below receives them. A vanished peer is an EPIPE, never a SIGPIPE.
@@ -58,30 +156,56 @@ int Run(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  Logger logger(config.log_level);
-  logger.Info("starting", {{"version", kVersion},
-                           {"data_dir", config.data_dir},
-                           {"s3_address", FormatAddress(config.s3_host, config.s3_port)},
-                           {"region", config.region},
-                           {"log_level", LogLevelName(config.log_level)},
-                           {"domain", config.domain.value_or("")},
-                           {"root_key", config.root_key ? "configured" : "generated"}});
+  // Ephemeral: stdout carries the ready line only, so every log line goes to stderr.
+  Logger logger(config.log_level, config.ephemeral ? 2 : 1, config.log_format);
+
+  std::optional<TempDir> temp_dir;
+  std::string data_dir = config.data_dir;
+  if (config.ephemeral) {
+    auto made = TempDir::Make();
+    if (!made.ok()) {
+      Fatal(made.status().message());
+      return 1;
+    }
+    temp_dir.emplace(std::move(*made));
+    data_dir = temp_dir->path();
+    // An in-memory root key: handed out on the ready line, never written to a file.
+    auto key = storage::GenerateAccessKey();
+    if (!key.ok()) {
+      Fatal("cannot generate the root key: " + key.status().message());
+      return 1;
+    }
+    config.root_key = RootKeyConfig{key->access_key_id, key->secret};
+  }
+  LogConfiguration(logger, config, data_dir);
+
+  SslCtxPtr tls;
+  if (config.tls_cert) {
+    auto made = MakeServerTlsContext(*config.tls_cert, *config.tls_key);
+    if (!made.ok()) {
+      Fatal(made.status().message());
+      return 1;
+    }
+    tls = std::move(*made);
+  }
 
   std::error_code fs_error;
-  bool created = std::filesystem::create_directories(config.data_dir, fs_error);
+  bool created = std::filesystem::create_directories(data_dir, fs_error);
   if (fs_error) {
-    Fatal("cannot create data dir " + config.data_dir + ": " + fs_error.message());
+    Fatal("cannot create data dir " + data_dir + ": " + fs_error.message());
     return 1;
   }
   // A data folder we create holds the root secret and every object: owner-only. An existing
   // folder keeps the mode its owner gave it.
-  if (created && ::chmod(config.data_dir.c_str(), 0700) != 0) {
+  if (created && ::chmod(data_dir.c_str(), 0700) != 0) {
     logger.Warn("cannot restrict the data dir to its owner",
-                {{"data_dir", config.data_dir}, {"error", std::strerror(errno)}});
+                {{"data_dir", data_dir}, {"error", std::strerror(errno)}});
   }
 
   storage::StoreOptions store_options;
-  store_options.path = config.data_dir + "/db";
+  store_options.path = data_dir + "/db";
+  // A throwaway instance's data dies with it: syncing the WAL would only slow it down.
+  store_options.sync = !config.ephemeral;
   auto opened = storage::Store::Open(store_options);
   if (!opened.ok()) {
     Fatal("cannot open the store in " + store_options.path + ": " + opened.status().message());
@@ -89,12 +213,14 @@ int Run(int argc, char** argv) {
   }
   std::unique_ptr<storage::Store> store = std::move(*opened);
 
-  auto root = EnsureRootCredentials(*store, config.data_dir, config.root_key, NowMs());
+  auto root = EnsureRootCredentials(*store, data_dir, config.root_key, NowMs());
   if (!root.ok()) {
     Fatal("root credentials: " + root.status().message());
     return 1;
   }
-  if (root->file.empty()) {
+  if (config.ephemeral) {
+    logger.Always("root key", {{"access_key_id", root->access_key_id}, {"source", "ephemeral"}});
+  } else if (root->file.empty()) {
     logger.Always("root key", {{"access_key_id", root->access_key_id}, {"source", "environment"}});
   } else {
     logger.Always("root key", {{"access_key_id", root->access_key_id},
@@ -107,14 +233,29 @@ int Run(int argc, char** argv) {
   service_options.domain = config.domain.value_or("");
   s3api::S3Service service(store.get(), service_options);
 
+  Metrics metrics;
+  HttpServer* http_ptr = nullptr;  // set below; the scrape runs only while the server does
+  AdminEndpoints admin(&metrics, [&store, &http_ptr] { return Scrape(*store, *http_ptr); });
+
   HttpServerOptions http_options;
   http_options.host = config.s3_host;
   http_options.port = config.s3_port;
+  http_options.max_connections = config.max_connections;
+  http_options.idle_timeout = config.idle_timeout;
+  http_options.header_timeout = config.header_timeout;
+  http_options.header_limit = config.max_header_bytes;
+  http_options.metrics = &metrics;
+  http_options.tls = tls.get();
   HttpServer http(
       http_options,
-      [&service](const s3api::HttpRequest& request, s3api::BodyReader& body,
-                 s3api::RequestSummary* summary) { return service.Handle(request, body, summary); },
+      [&service, &admin](const s3api::HttpRequest& request, s3api::BodyReader& body,
+                         s3api::RequestSummary* summary) {
+        s3api::HttpResponse response;
+        if (admin.Handle(request, &response, summary)) return response;
+        return service.Handle(request, body, summary);
+      },
       &logger);
+  http_ptr = &http;
   if (storage::Status status = http.Start(); !status.ok()) {
     Fatal(status.message());
     return 1;
@@ -132,8 +273,9 @@ int Run(int argc, char** argv) {
   std::unique_ptr<CosiListener> cosi;
   if (cosi_options->has_value()) {
     CosiOptions& cosi_config = **cosi_options;
-    cosi_config.log = [&logger](std::string_view method, std::string_view bucket,
-                                std::string_view code) {
+    cosi_config.log = [&logger, &metrics](std::string_view method, std::string_view bucket,
+                                          std::string_view code) {
+      metrics.RecordCosiCall(method, code);
       logger.Info("cosi", {{"method", method}, {"bucket", bucket}, {"code", code}});
     };
     auto started = CosiListener::Start(cosi_config, store.get());
@@ -147,18 +289,46 @@ int Run(int argc, char** argv) {
                                      {"public_endpoint", cosi_config.public_endpoint}});
   }
 
+  admin.SetReady(true);
   logger.Always("ready");
+  if (config.ephemeral) {
+    std::optional<std::string> cosi_endpoint;
+    if (cosi) cosi_endpoint = "unix://" + cosi->socket_path();
+    // The one place a secret is printed: a throwaway instance's key, on its own stdout.
+    std::string line = ReadyLine(http.EndpointUrl(), root->access_key_id,
+                                 config.root_key->secret, cosi_endpoint);
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+  }
 
   int signal_number = 0;
   while (sigwait(&shutdown_signals, &signal_number) != 0) {
   }
-  logger.Info("shutting down", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"}});
+  admin.SetReady(false);
+  logger.Info("shutting down", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"},
+                                {"grace_ms", static_cast<int64_t>(config.shutdown_grace.count())}});
+
+  // A second signal ends the process at once (128 + signal), without waiting for requests in
+  // flight; an ephemeral instance still removes its temp folder.
+  std::string doomed_dir = temp_dir ? temp_dir->path() : std::string();
+  std::thread([shutdown_signals, doomed_dir, &logger]() mutable {
+    int second = 0;
+    while (sigwait(&shutdown_signals, &second) != 0) {
+    }
+    logger.Warn("second signal: exiting now", {{"signal", second == SIGINT ? "SIGINT" : "SIGTERM"}});
+    if (!doomed_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(doomed_dir, ec);
+    }
+    std::_Exit(128 + second);
+  }).detach();
 
   if (cosi) cosi->Shutdown();
 
-  size_t aborted = http.Stop(kShutdownGrace);
+  size_t aborted = http.Stop(config.shutdown_grace);
   if (aborted > 0) logger.Warn("aborted connections at shutdown", {{"count", aborted}});
   store.reset();  // flushes and closes RocksDB
+  if (temp_dir) temp_dir->Remove();
   logger.Info("stopped");
   return 0;
 }

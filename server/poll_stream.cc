@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include <boost/asio/error.hpp>
 
 namespace cubby::server {
@@ -38,11 +41,74 @@ boost::system::error_code PollStream::Wait(short events) {
   }
 }
 
-boost::system::error_code PollStream::WaitReadable() { return Wait(POLLIN); }
+boost::system::error_code PollStream::WaitReadable() {
+  if (ssl_ != nullptr && SSL_pending(ssl_) > 0) return {};
+  return Wait(POLLIN);
+}
+
+boost::system::error_code PollStream::TlsWaitOrError(int ret) {
+  int err = SSL_get_error(ssl_, ret);
+  switch (err) {
+    case SSL_ERROR_WANT_READ:
+      return Wait(POLLIN);
+    case SSL_ERROR_WANT_WRITE:
+      return Wait(POLLOUT);
+    case SSL_ERROR_ZERO_RETURN:
+      return boost::asio::error::eof;
+    case SSL_ERROR_SYSCALL: {
+      int saved = errno;
+      ERR_clear_error();
+      // OpenSSL 3 reports a peer that closed without close_notify as SSL_ERROR_SSL with
+      // "unexpected eof"; an EOF seen here is the same thing.
+      if (saved == 0 || saved == EAGAIN) return boost::asio::error::eof;
+      return Errno(saved);
+    }
+    default:
+      ERR_clear_error();
+      return boost::asio::error::no_protocol_option;
+  }
+}
+
+boost::system::error_code PollStream::Handshake() {
+  while (true) {
+    ERR_clear_error();
+    int ret = SSL_do_handshake(ssl_);
+    if (ret == 1) return {};
+    if (auto ec = TlsWaitOrError(ret)) return ec;
+  }
+}
+
+void PollStream::ShutdownTls() {
+  if (ssl_ == nullptr) return;
+  ERR_clear_error();
+  SSL_shutdown(ssl_);
+  ERR_clear_error();
+}
+
+size_t PollStream::TlsRead(void* data, size_t size, boost::system::error_code& ec) {
+  while (true) {
+    ERR_clear_error();
+    size_t n = 0;
+    int ret = SSL_read_ex(ssl_, data, size, &n);
+    if (ret == 1) return n;
+    if ((ec = TlsWaitOrError(ret))) return 0;
+  }
+}
+
+size_t PollStream::TlsWrite(const void* data, size_t size, boost::system::error_code& ec) {
+  while (true) {
+    ERR_clear_error();
+    size_t n = 0;
+    int ret = SSL_write_ex(ssl_, data, size, &n);
+    if (ret == 1) return n;
+    if ((ec = TlsWaitOrError(ret))) return 0;
+  }
+}
 
 size_t PollStream::ReadIov(iovec* iov, size_t count, boost::system::error_code& ec) {
   ec = {};
   if (count == 0) return 0;
+  if (ssl_ != nullptr) return TlsRead(iov[0].iov_base, iov[0].iov_len, ec);
   while (true) {
     msghdr msg{};
     msg.msg_iov = iov;
@@ -65,6 +131,8 @@ size_t PollStream::ReadIov(iovec* iov, size_t count, boost::system::error_code& 
 size_t PollStream::WriteIov(const iovec* iov, size_t count, boost::system::error_code& ec) {
   ec = {};
   if (count == 0) return 0;
+  // One buffer per call: SSL_write has no gather form, and write_some may write less.
+  if (ssl_ != nullptr) return TlsWrite(iov[0].iov_base, iov[0].iov_len, ec);
   while (true) {
     msghdr msg{};
     msg.msg_iov = const_cast<iovec*>(iov);

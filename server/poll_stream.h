@@ -13,6 +13,10 @@
 //
 // Not thread-safe: one connection thread uses a stream. The fd is not owned; it is switched to
 // non-blocking mode by the caller (recv/send never block; poll does the waiting).
+//
+// TLS: after set_ssl(ssl) (an SSL object bound to the same fd) reads and writes go through
+// SSL_read_ex/SSL_write_ex, and SSL_ERROR_WANT_READ/WANT_WRITE wait in poll(2) like a plain
+// EAGAIN, so the timeouts hold for TLS too. The SSL object is not owned.
 #pragma once
 
 #include <sys/socket.h>
@@ -25,6 +29,8 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/system/error_code.hpp>
 #include <boost/system/system_error.hpp>
+
+typedef struct ssl_st SSL;
 
 namespace cubby::server {
 
@@ -43,8 +49,18 @@ class PollStream {
   // When true, a readable stop fd aborts a wait (used between requests, not inside one).
   void set_watch_stop(bool watch) { watch_stop_ = watch; }
 
-  // Waits until the socket is readable (or the peer closed), without consuming anything.
+  // Waits until the socket is readable (or the peer closed), without consuming anything. With
+  // TLS, bytes already decrypted count as readable.
   boost::system::error_code WaitReadable();
+
+  // Switches the stream to TLS over `ssl` (whose fd is this stream's). REQUIRES: no bytes of the
+  // connection were read yet.
+  void set_ssl(SSL* ssl) { ssl_ = ssl; }
+  // The TLS handshake (the side set on the SSL: SSL_set_accept_state/connect_state), bounded by the stall timeout and deadline. An error
+  // code (timed_out, eof, or a TLS failure as boost::asio::error::no_protocol_option) on failure.
+  boost::system::error_code Handshake();
+  // Sends a TLS close_notify (best effort, no waiting). No-op without TLS.
+  void ShutdownTls();
 
   template <class MutableBufferSequence>
   size_t read_some(const MutableBufferSequence& buffers, boost::system::error_code& ec) {
@@ -96,6 +112,10 @@ class PollStream {
   }
 
   size_t ReadIov(iovec* iov, size_t count, boost::system::error_code& ec);
+  size_t TlsRead(void* data, size_t size, boost::system::error_code& ec);
+  size_t TlsWrite(const void* data, size_t size, boost::system::error_code& ec);
+  // After an SSL call failed with `ret`: waits as SSL asks (returns {} to retry) or the error.
+  boost::system::error_code TlsWaitOrError(int ret);
   size_t WriteIov(const iovec* iov, size_t count, boost::system::error_code& ec);
   // Waits for `events` on fd_; returns an error on timeout, stop, or poll failure.
   boost::system::error_code Wait(short events);
@@ -105,6 +125,7 @@ class PollStream {
   std::chrono::milliseconds stall_timeout_{60'000};
   std::optional<Clock::time_point> deadline_;
   bool watch_stop_ = false;
+  SSL* ssl_ = nullptr;
 };
 
 }  // namespace cubby::server

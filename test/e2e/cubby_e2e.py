@@ -167,7 +167,8 @@ class Server:
             append_server_log(self.binary, self.pid,
                               "stdout" if look_for_endpoint else "stderr", line)
             if look_for_endpoint and not self._endpoint_seen.is_set():
-                m = re.search(r"s3_endpoint=(http://([0-9.]+):([0-9]+))", line)
+                # logfmt (s3_endpoint=...) or --log-format json ("s3_endpoint":"...").
+                m = re.search(r"s3_endpoint(?:=|\":\")(http://([0-9.]+):([0-9]+))", line)
                 if m:
                     self.endpoint, self.host, self.port = m.group(1), m.group(2), int(m.group(3))
                     self._endpoint_seen.set()

@@ -1,0 +1,53 @@
+#include "server/admin.h"
+
+namespace cubby::server {
+namespace {
+
+s3api::HttpResponse TextResponse(int status, std::string body,
+                                 std::string content_type = "text/plain; charset=utf-8") {
+  s3api::HttpResponse response;
+  response.status = status;
+  response.Set("Content-Type", std::move(content_type));
+  response.Set("Cache-Control", "no-store");
+  response.content_length = body.size();
+  response.body = std::move(body);
+  return response;
+}
+
+}  // namespace
+
+bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::HttpResponse* response,
+                            s3api::RequestSummary* summary) const {
+  std::string_view path = request.target;
+  if (size_t q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
+  if (!path.starts_with(kAdminPrefix)) return false;
+  std::string_view name = path.substr(kAdminPrefix.size());
+
+  std::string_view operation = "Unknown";
+  if (name == "live") operation = "CubbyLive";
+  if (name == "ready") operation = "CubbyReady";
+  if (name == "metrics") operation = "CubbyMetrics";
+  if (summary != nullptr) summary->operation = std::string(operation);
+
+  if (operation == "Unknown") {
+    *response = TextResponse(404, "not found\n");
+    return true;
+  }
+  if (request.method != "GET" && request.method != "HEAD") {
+    *response = TextResponse(405, "method not allowed\n");
+    response->Set("Allow", "GET, HEAD");
+    return true;
+  }
+  if (operation == "CubbyLive") {
+    *response = TextResponse(200, "live\n");
+  } else if (operation == "CubbyReady") {
+    *response = ready() ? TextResponse(200, "ready\n") : TextResponse(503, "not ready\n");
+  } else {
+    ScrapeFigures figures = scrape_ ? scrape_() : ScrapeFigures{};
+    figures.ready = ready();
+    *response = TextResponse(200, metrics_->Render(figures), "text/plain; version=0.0.4; charset=utf-8");
+  }
+  return true;
+}
+
+}  // namespace cubby::server
