@@ -386,11 +386,14 @@ class StoreImpl final : public Store {
 
   // Releases an uncommitted writer's chunks and marker. Unsynced: if it is lost in a crash,
   // Recover() does the same.
-  Status ReleasePending(uint64_t data_id) {
+  Status ReleasePending(uint64_t data_id, uint64_t bytes) {
     rocksdb::WriteBatch batch;
     batch.DeleteRange(cf(kDataCf), codec::DataKey(data_id, 0), codec::DataKey(data_id + 1, 0));
     batch.Delete(cf(kUploadsCf), codec::MarkerKey(data_id));
-    return FromRocks(db_->Write(rocksdb::WriteOptions(), &batch));
+    NoteReleased(data_id, bytes);
+    Status s = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch));
+    MaybeWakeReclaimer(s);
+    return s;
   }
 
   // Adds to `batch` the object `meta` at (bucket, key) and the release of the object it
@@ -816,15 +819,40 @@ class StoreImpl final : public Store {
 
   // ---- Disk space.
   Status ReclaimSpace() override {
+    std::vector<uint64_t> ids;
+    {
+      std::lock_guard lock(reclaim_mu_);
+      ids.swap(released_ids_);
+      released_bytes_ = 0;
+    }
+    // Compact only the key ranges of released data: that drops the deleted chunks and their
+    // range tombstones, and a blob file whose blobs are then all garbage is deleted. Live blobs
+    // in partly-garbage files are left to the family's age-based blob GC, so a reclaim never
+    // rewrites the whole store. Consecutive ids share a range; many ranges become one span.
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [first id, last id + 1)
+    for (uint64_t id : ids) {
+      if (!ranges.empty() && ranges.back().second == id) {
+        ranges.back().second = id + 1;
+      } else {
+        ranges.emplace_back(id, id + 1);
+      }
+    }
+    constexpr size_t kMaxRanges = 32;
+    if (ranges.size() > kMaxRanges) {
+      ranges = {{ranges.front().first, ranges.back().second}};
+    }
     rocksdb::CompactRangeOptions options;
-    // Rewrite the bottom level too so range tombstones and the data they cover go away, and
-    // move live blobs out of every blob file so files holding only garbage are deleted.
+    // Rewrite the bottom level too, so range tombstones and the data they cover go away.
     options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-    options.blob_garbage_collection_policy = rocksdb::BlobGarbageCollectionPolicy::kForce;
-    options.blob_garbage_collection_age_cutoff = 1.0;
     options.canceled = &reclaim_cancel_;
-    Status s = FromRocks(db_->CompactRange(options, cf(kDataCf), nullptr, nullptr));
-    if (!s.ok()) return s;
+    for (const auto& [first, end] : ranges) {
+      const std::string begin_key = codec::DataKey(first, 0), end_key = codec::DataKey(end, 0);
+      rocksdb::Slice begin(begin_key), last(end_key);
+      Status s = FromRocks(db_->CompactRange(options, cf(kDataCf), &begin, &last));
+      if (!s.ok()) return s;
+    }
     // The WAL holding the released bytes is only deleted once every family that shares it has
     // flushed past it; the metadata families are small, so flush them too.
     rocksdb::FlushOptions flush;
@@ -1007,7 +1035,25 @@ class StoreImpl final : public Store {
     if (seg.data_id == 0) return;
     batch->DeleteRange(cf(kDataCf), codec::DataKey(seg.data_id, 0),
                        codec::DataKey(seg.data_id + 1, 0));
-    released_bytes_.fetch_add(seg.size);
+    NoteReleased(seg.data_id, seg.size);
+  }
+
+  // Remembers released data for the reclaimer. Noted before the release is written: compacting
+  // a range whose release then failed costs a little work and changes nothing.
+  void NoteReleased(uint64_t data_id, uint64_t bytes) {
+    std::lock_guard lock(reclaim_mu_);
+    released_ids_.push_back(data_id);
+    released_bytes_ += bytes;
+  }
+
+  void MaybeWakeReclaimer(const Status& write_status) {
+    if (!write_status.ok()) return;
+    {
+      std::lock_guard lock(reclaim_mu_);
+      if (released_bytes_ < options_.reclaim_after_bytes) return;
+      reclaim_wanted_ = true;
+    }
+    reclaim_cv_.notify_all();
   }
 
   void AddStatsDelta(std::string_view bucket, int64_t objects, int64_t bytes,
@@ -1019,13 +1065,7 @@ class StoreImpl final : public Store {
   // Writes a metadata batch (synced); wakes the reclaimer when enough data has been released.
   Status WriteReleasing(rocksdb::WriteBatch* batch) {
     Status s = FromRocks(db_->Write(sync_, batch));
-    if (s.ok() && released_bytes_.load() >= options_.reclaim_after_bytes) {
-      {
-        std::lock_guard lock(reclaim_mu_);
-        reclaim_wanted_ = true;
-      }
-      reclaim_cv_.notify_all();
-    }
+    MaybeWakeReclaimer(s);
     return s;
   }
 
@@ -1036,7 +1076,6 @@ class StoreImpl final : public Store {
       if (stopping_) return;
       reclaim_wanted_ = false;
       reclaiming_ = true;
-      released_bytes_.store(0);
       lock.unlock();
       Status s = ReclaimSpace();
       lock.lock();
@@ -1152,7 +1191,8 @@ class StoreImpl final : public Store {
   std::mutex grant_mu_;
 
   // The reclaimer: compacts the data family after enough bytes were released.
-  std::atomic<uint64_t> released_bytes_{0};  // since the last reclaim started
+  std::vector<uint64_t> released_ids_;       // data ids released since the last reclaim
+  uint64_t released_bytes_ = 0;              // their bytes
   std::atomic<bool> reclaim_cancel_{false};  // set on shutdown to cut a running compaction short
   std::mutex reclaim_mu_;
   std::condition_variable reclaim_cv_;
@@ -1322,7 +1362,7 @@ ChunkStream::ChunkStream(StoreImpl* store)
 
 ChunkStream::~ChunkStream() {
   // Best effort: if this fails (or the process dies first), Store::Open removes the leftovers.
-  if (!committed_ && chunks_written_ > 0) store_->ReleasePending(data_id_).IgnoreError();
+  if (!committed_ && chunks_written_ > 0) store_->ReleasePending(data_id_, size_).IgnoreError();
 }
 
 Status ChunkStream::Append(std::string_view data) {

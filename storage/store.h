@@ -254,8 +254,9 @@ class Store {
   virtual Status AbortUpload(std::string_view bucket, std::string_view key,
                              std::string_view upload_id) = 0;
 
-  // ---- Disk space. Compacts the data family now so the space of released data is returned
-  // to the filesystem (the background reclaimer does the same on its own; see StoreOptions).
+  // ---- Disk space. Compacts the key ranges of data released since the last reclaim and
+  // flushes, so their space is returned to the filesystem (the background reclaimer does the
+  // same on its own; see StoreOptions).
   virtual Status ReclaimSpace() = 0;
   // For tests: waits until the background reclaimer has nothing pending or running, and
   // returns the status of its last run.

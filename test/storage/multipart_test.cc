@@ -742,7 +742,7 @@ TEST(StoreReclaim, DeletedDataLeavesTheDisk) {
   options.chunk_size = 1 << 20;  // chunks go to blob files
   uint64_t mib = 8;
   if (const char* env = std::getenv("CUBBY_RECLAIM_MIB")) mib = std::strtoull(env, nullptr, 10);
-  options.reclaim_after_bytes = (mib << 20) + 1;  // the delete crosses it, the overwrite does not
+  options.reclaim_after_bytes = mib << 20;  // the overwrite reaches it, and then the delete
   std::unique_ptr<Store> store = OpenOrDie(options);
   ASSERT_NE(store, nullptr);
   ASSERT_OK(store->CreateBucket(Bucket("b")));
@@ -755,7 +755,8 @@ TEST(StoreReclaim, DeletedDataLeavesTheDisk) {
     for (uint64_t i = 0; i < mib; ++i) ASSERT_OK((*w)->Append(block));
     ASSERT_OK((*w)->Commit("big", {}).status());
   }
-  ASSERT_OK(store->ReclaimSpace());  // flushes: everything written is now on disk
+  ASSERT_OK(store->DebugWaitForReclaim());  // woken by the overwrite
+  ASSERT_OK(store->ReclaimSpace());  // nothing left to compact, but flushes everything
   const uint64_t full = DiskBytes(dir.path());
   EXPECT_GE(full, empty + (mib << 20));
   ASSERT_OK(store->DeleteObject("b", "big"));
