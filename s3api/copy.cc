@@ -174,7 +174,7 @@ HttpResponse CopyObject(const Context& ctx) {
     meta.checksums = from.checksums;
     storage::Result<storage::ObjectMeta> updated =
         ctx.store->UpdateObjectMeta(ctx.route.bucket, ctx.route.key, std::move(meta), cond);
-    if (!updated.ok()) return StorageError(ctx, updated.status());
+    if (!updated.ok()) return WriteError(ctx, updated.status(), cond);
     return CopyResult("CopyObjectResult", *updated);
   }
 
@@ -189,7 +189,7 @@ HttpResponse CopyObject(const Context& ctx) {
   meta.etag = auth::HexEncode(md5);
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
-  if (!committed.ok()) return StorageError(ctx, committed.status());
+  if (!committed.ok()) return WriteError(ctx, committed.status(), cond);
   return CopyResult("CopyObjectResult", *committed);
 }
 

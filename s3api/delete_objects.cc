@@ -123,9 +123,16 @@ HttpResponse DeleteObjects(const Context& ctx) {
   bool quiet = false;
   if (!ParseDelete(doc, &targets, &quiet)) return ErrorResponse(ctx, ErrorCode::kMalformedXML);
 
+  // The request is answered for any caller with access to the bucket; a caller who may not
+  // delete gets an AccessDenied entry per key.
+  const bool may_write = MayWrite(ctx);
   XmlWriter w;
   w.Open("DeleteResult", kS3Namespace);
   for (const DeleteTarget& t : targets) {
+    if (!may_write) {
+      WriteError(w, t, ErrorCode::kAccessDenied);
+      continue;
+    }
     if (t.key.empty() || t.key.size() > kMaxKeyBytes) {
       WriteError(w, t, t.key.empty() ? ErrorCode::kInvalidArgument : ErrorCode::kKeyTooLongError);
       continue;

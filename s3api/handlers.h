@@ -91,8 +91,15 @@ bool ParseUint(std::string_view s, uint64_t* out);
 // Content headers (Content-Encoding without "aws-chunked") and x-amz-meta-* of the request.
 // kMetadataTooLarge when the user metadata exceeds 2 KiB.
 ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta);
-// If-None-Match: * / If-Match on a write → *cond, or the error response.
+// If-None-Match: * / If-Match on a write → *cond, or the error response (If-Match on a missing
+// key is NoSuchKey, as AWS answers).
 std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondition* cond);
+// The response for a failed commit under `cond`: as StorageError, except that a failed If-Match
+// because the key is gone is NoSuchKey.
+HttpResponse WriteError(const Context& ctx, const storage::Status& status,
+                        const storage::WriteCondition& cond);
+// True when the caller may write objects of the request's bucket (anonymous: public-read-write).
+bool MayWrite(const Context& ctx);
 // The stored x-amz-checksum-<alg> and x-amz-checksum-type of an object or part.
 void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r);
 

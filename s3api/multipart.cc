@@ -411,7 +411,7 @@ HttpResponse CompleteMultipartUpload(const Context& ctx) {
     if (done.status().code() == storage::Code::kNoSuchUpload) {
       return RetriedComplete(ctx, done.status());
     }
-    return StorageError(ctx, done.status());
+    return WriteError(ctx, done.status(), cond);
   }
   return CompleteResult(ctx, *done);
 }

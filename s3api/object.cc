@@ -213,11 +213,7 @@ std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondi
     // now (a racing delete is indistinguishable from a delete right after the PUT).
     storage::Result<storage::ObjectMeta> current =
         ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-    if (!current.ok()) {
-      return current.status().code() == storage::Code::kNoSuchKey
-                 ? ErrorResponse(ctx, ErrorCode::kPreconditionFailed)
-                 : StorageError(ctx, current.status());
-    }
+    if (!current.ok()) return StorageError(ctx, current.status());  // NoSuchKey when absent
   }
   return std::nullopt;
 }
@@ -231,6 +227,19 @@ void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, Htt
     r->Set("x-amz-checksum-type",
            value.find('-') != std::string::npos ? "COMPOSITE" : "FULL_OBJECT");
   }
+}
+
+HttpResponse WriteError(const Context& ctx, const storage::Status& status,
+                        const storage::WriteCondition& cond) {
+  // Storage reports If-Match on a missing key as a failed condition; AWS answers NoSuchKey.
+  if (status.code() == storage::Code::kPreconditionFailed && cond.if_match) {
+    storage::Result<storage::ObjectMeta> current =
+        ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
+    if (!current.ok() && current.status().code() == storage::Code::kNoSuchKey) {
+      return ErrorResponse(ctx, ErrorCode::kNoSuchKey);
+    }
+  }
+  return StorageError(ctx, status);
 }
 
 HttpResponse PutObject(const Context& ctx) {
@@ -257,7 +266,7 @@ HttpResponse PutObject(const Context& ctx) {
   if (!body.checksum_name.empty()) meta.checksums[body.checksum_name] = body.checksum_b64;
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
-  if (!committed.ok()) return StorageError(ctx, committed.status());
+  if (!committed.ok()) return WriteError(ctx, committed.status(), cond);
   HttpResponse r;
   r.Set("ETag", QuoteEtag(committed->etag));
   SetChecksumHeaders(committed->checksums, &r);

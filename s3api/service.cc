@@ -64,8 +64,8 @@ Need Classify(Operation op) {
     case Operation::kCompleteMultipartUpload:
     case Operation::kAbortMultipartUpload:
     case Operation::kCopyObject:
-    case Operation::kDeleteObjects:
       return Need::kWrite;
+    case Operation::kDeleteObjects:  // rights are checked per key (AccessDenied entries)
     case Operation::kNotImplemented:
       return Need::kAnyGrant;
   }
@@ -89,8 +89,9 @@ bool AnonymousAllowed(Operation op, storage::AccessMode mode) {
     case Operation::kPutObject:
       return storage::CanWrite(mode);
     case Operation::kDeleteObject:
-    case Operation::kDeleteObjects:
       return mode == storage::AccessMode::kReadWrite;
+    case Operation::kDeleteObjects:  // answered per key: AccessDenied unless public-read-write
+      return mode != storage::AccessMode::kNone;
     default:
       return false;
   }
@@ -132,6 +133,17 @@ ErrorCode Authorize(const Context& ctx) {
 }
 
 }  // namespace
+
+bool MayWrite(const Context& ctx) {
+  if (ctx.auth.anonymous) {
+    storage::Result<storage::BucketRecord> record = ctx.store->GetBucket(ctx.route.bucket);
+    return record.ok() && record->anonymous == storage::AccessMode::kReadWrite;
+  }
+  const storage::AccessKeyRecord& key = *ctx.auth.key;
+  if (key.all_buckets) return true;
+  auto grant = key.grants.find(ctx.route.bucket);
+  return grant != key.grants.end() && storage::CanWrite(grant->second);
+}
 
 ErrorCode AuthorizeRead(const Context& ctx, std::string_view bucket) {
   if (ctx.auth.anonymous) {

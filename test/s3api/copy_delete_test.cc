@@ -243,9 +243,50 @@ TEST_F(DeleteObjectsTest, Errors) {
   nobucket.body = doc_;
   nobucket.headers = Md5Of(doc_);
   EXPECT_EQ(Send(nobucket).Code(), "NoSuchBucket");
-  // Read-only keys may not delete.
+  // A key without any grant on the bucket is denied outright.
+  EXPECT_EQ(Do("POST", "/bkt", "delete", kReaderId).Code(), "AccessDenied");
+}
+
+// Callers who may read but not write get an answer with AccessDenied per key.
+TEST_F(DeleteObjectsTest, PerKeyAccessDenied) {
   MakeBucket("shared");
-  EXPECT_EQ(Do("POST", "/shared", "delete", kReaderId).Code(), "AccessDenied");
+  ASSERT_EQ(Put("/shared/a", "x").status(), 200);
+  std::string doc = "<Delete><Object><Key>a</Key></Object><Object><Key>b</Key></Object></Delete>";
+  Req reader;
+  reader.method = "POST";
+  reader.path = "/shared";
+  reader.query = "delete";
+  reader.body = doc;
+  reader.headers = Md5Of(doc);
+  reader.key_id = kReaderId;
+  Req anonymous = reader;
+  anonymous.key_id = kAnonymous;
+  anonymous.path = "/bkt";
+  ASSERT_EQ(Put("/bkt/a", "x", {{"x-amz-acl", "public-read"}}).status(), 200);
+  ASSERT_EQ(Send([] {
+              Req acl;
+              acl.method = "PUT";
+              acl.path = "/bkt";
+              acl.query = "acl";
+              acl.headers = {{"x-amz-acl", "public-read"}};
+              return acl;
+            }())
+                .status(),
+            200);
+  for (const Req& r : {reader, anonymous}) {
+    SCOPED_TRACE(r.path);
+    Reply reply = Send(r);
+    ASSERT_EQ(reply.status(), 200) << reply.body;
+    EXPECT_EQ(Count(reply.body, "<Code>AccessDenied</Code>"), 2u);
+    EXPECT_EQ(Count(reply.body, "<Deleted>"), 0u);
+  }
+  EXPECT_TRUE(ObjectExists("shared", "a"));
+  EXPECT_TRUE(ObjectExists("bkt", "a"));
+  // Anonymous on a private bucket: denied outright.
+  MakeBucket("private");
+  Req closed = anonymous;
+  closed.path = "/private";
+  EXPECT_EQ(Send(closed).Code(), "AccessDenied");
 }
 
 }  // namespace

@@ -313,7 +313,9 @@ TEST_F(ServiceTest, PutConditions) {
   EXPECT_EQ(right.status(), 200);
   EXPECT_EQ(Get("/bkt/k").body, "two");
 
-  EXPECT_EQ(Put("/bkt/absent", "x", {{"if-match", "*"}}).Code(), "PreconditionFailed");
+  // If-Match on a key that does not exist: NoSuchKey, as AWS answers.
+  EXPECT_EQ(Put("/bkt/absent", "x", {{"if-match", "*"}}).Code(), "NoSuchKey");
+  EXPECT_EQ(Put("/bkt/absent", "x", {{"if-match", first.Header("ETag")}}).Code(), "NoSuchKey");
   EXPECT_FALSE(ObjectExists("bkt", "absent"));
   EXPECT_EQ(Put("/bkt/k", "three", {{"if-match", "*"}}).status(), 200);
 }
