@@ -29,7 +29,7 @@ bool IsDomainChar(char c) { return IsLowerAlnum(c) || c == '-' || c == '.'; }
 
 // "host:port", "[v6]:port" or ":port" (all interfaces). The host must be an IP literal or
 // "localhost": we bind to it, and resolving names is not worth its failure modes here.
-Status ParseAddress(std::string_view name, std::string_view value, Config* config) {
+Status ParseListenAddress(std::string_view name, std::string_view value, ListenAddress* out) {
   std::string_view host;
   std::string_view port;
   if (!value.empty() && value.front() == '[') {
@@ -66,8 +66,23 @@ Status ParseAddress(std::string_view name, std::string_view value, Config* confi
   if (address.is_v6() != (value.front() == '[')) {
     return Invalid(std::string(name) + ": write IPv6 addresses as [addr]:port");
   }
-  config->s3_host = address.to_string();
-  config->s3_port = static_cast<uint16_t>(std::stoul(std::string(port)));
+  out->host = address.to_string();
+  out->port = static_cast<uint16_t>(std::stoul(std::string(port)));
+  return Status::Ok();
+}
+
+Status ParseAddress(std::string_view name, std::string_view value, Config* config) {
+  ListenAddress address;
+  if (Status s = ParseListenAddress(name, value, &address); !s.ok()) return s;
+  config->s3_host = address.host;
+  config->s3_port = address.port;
+  return Status::Ok();
+}
+
+Status ApplyMetricsAddress(std::string_view name, std::string_view value, Config* config) {
+  ListenAddress address;
+  if (Status s = ParseListenAddress(name, value, &address); !s.ok()) return s;
+  config->metrics_address = address;
   return Status::Ok();
 }
 
@@ -233,6 +248,7 @@ constexpr Setting kSettings[] = {
     {"tls-cert", "CUBBY_TLS_CERT", ApplyTlsCert},
     {"tls-key", "CUBBY_TLS_KEY", ApplyTlsKey},
     {"healthcheck", "", ApplyHealthcheck},  // a one-shot probe; no environment variable
+    {"metrics-address", "CUBBY_METRICS_ADDRESS", ApplyMetricsAddress},
 };
 constexpr size_t kAddressSetting = 1;
 constexpr size_t kEphemeralSetting = 6;
@@ -422,6 +438,7 @@ Flags (each also settable by its environment variable; a flag wins):
   --tls-cert FILE       CUBBY_TLS_CERT     PEM certificate chain: serve HTTPS (with --tls-key)
   --tls-key FILE        CUBBY_TLS_KEY      PEM private key
   --healthcheck URL                        GET URL; exit 0 on 200, else 1 (container probes)
+  --metrics-address ADDR CUBBY_METRICS_ADDRESS  also serve /_cubby/ (plain HTTP, no S3) on ADDR
   --help                                   print this text
   --version                                print the version
 

@@ -35,6 +35,12 @@ struct RootKeyConfig {
   storage::SecretKey secret;
 };
 
+// A listen address: `host` is an IP literal (IPv6 without brackets); port 0 lets the kernel pick.
+struct ListenAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+
 struct Config {
   std::string data_dir = "./data";
   // Listen address of the S3 endpoint. `s3_host` is an IP literal (IPv6 without brackets).
@@ -58,6 +64,10 @@ struct Config {
   std::chrono::milliseconds idle_timeout{60'000};
   std::chrono::milliseconds header_timeout{60'000};
   uint32_t max_header_bytes = 64 << 10;
+
+  // A second, plain-HTTP listener that serves only /_cubby/ (e.g. for a scraper on another
+  // interface than the S3 port's). Unset: the endpoints are on the S3 port only.
+  std::optional<ListenAddress> metrics_address;
 
   // TLS on the S3 listener: PEM certificate chain and private key, both or neither.
   std::optional<std::string> tls_cert;

@@ -367,10 +367,11 @@ void HttpServer::Serve(tcp::socket socket) {
           stream.set_deadline(std::nullopt);
           stream.set_watch_stop(false);
           stream.set_stall_timeout(options_.write_stall_timeout);
-          stream.WriteAll(head.data(), head.size()).clear();
+          // Counted before the answer leaves, so a client that saw it also sees it counted.
           if (options_.metrics != nullptr) {
             options_.metrics->RecordRequest("BadRequest", 400, 0, 0, 0);
           }
+          stream.WriteAll(head.data(), head.size()).clear();
           logger_->Info("bad request", {{"request_id", "-"},
                                         {"remote", remote},
                                         {"status", 400},
@@ -429,6 +430,16 @@ void HttpServer::Serve(tcp::socket socket) {
         sent = to_send;
         to_send = 0;
       }
+      // An in-memory response is counted before it is written, so a client that has the answer
+      // finds it in a scrape; its duration ends when it is handed to the socket. A streamed body
+      // is counted after its last byte, with the bytes actually sent.
+      const bool count_first = !response.source;
+      if (count_first && options_.metrics != nullptr) {
+        options_.metrics->RecordRequest(
+            summary.operation, response.status,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+            body.consumed(), sent + to_send);
+      }
       bool write_ok = !stream.WriteAll(head.data(), head.size());
       if (!write_ok) sent = 0;
       if (write_ok && to_send > 0) {
@@ -472,7 +483,7 @@ void HttpServer::Serve(tcp::socket socket) {
                                 {"bytes_out", sent},
                                 {"duration_ms", duration.count()},
                                 {"access_key", summary.access_key_id}});
-      if (options_.metrics != nullptr) {
+      if (!count_first && options_.metrics != nullptr) {
         options_.metrics->RecordRequest(summary.operation, response.status,
                                         duration.count() / 1000.0, body.consumed(), sent);
       }

@@ -109,7 +109,11 @@ void LogConfiguration(Logger& logger, const Config& config, const std::string& d
                {"max_connections", static_cast<uint64_t>(config.max_connections)},
                {"idle_timeout_ms", static_cast<int64_t>(config.idle_timeout.count())},
                {"header_timeout_ms", static_cast<int64_t>(config.header_timeout.count())},
-               {"max_header_bytes", static_cast<uint64_t>(config.max_header_bytes)}});
+               {"max_header_bytes", static_cast<uint64_t>(config.max_header_bytes)},
+               {"metrics_address",
+                config.metrics_address ? FormatAddress(config.metrics_address->host,
+                                                       config.metrics_address->port)
+                                       : std::string()}});
 }
 
 // Figures for a scrape: open connections, per-bucket objects and bytes.
@@ -263,6 +267,34 @@ int Run(int argc, char** argv) {
   // Tests and scripts parse the s3_endpoint=... token of this line.
   logger.Always("listening", {{"s3_endpoint", http.EndpointUrl()}});
 
+  // The optional metrics-only listener: /_cubby/ endpoints, everything else 404.
+  std::unique_ptr<HttpServer> metrics_http;
+  if (config.metrics_address) {
+    HttpServerOptions options = http_options;
+    options.host = config.metrics_address->host;
+    options.port = config.metrics_address->port;
+    options.tls = nullptr;
+    options.max_connections = 64;
+    metrics_http = std::make_unique<HttpServer>(
+        options,
+        [&admin](const s3api::HttpRequest& request, s3api::BodyReader&,
+                 s3api::RequestSummary* summary) {
+          s3api::HttpResponse response;
+          if (admin.Handle(request, &response, summary)) return response;
+          response.status = 404;
+          response.body = "not found\n";
+          response.content_length = response.body.size();
+          response.Set("Content-Type", "text/plain; charset=utf-8");
+          return response;
+        },
+        &logger);
+    if (storage::Status status = metrics_http->Start(); !status.ok()) {
+      Fatal("metrics listener: " + status.message());
+      return 1;
+    }
+    logger.Always("metrics listening", {{"metrics_endpoint", metrics_http->EndpointUrl()}});
+  }
+
   // COSI driver on its UNIX socket, when COSI_ENDPOINT is set: after the store is open and
   // before "ready", stopped below before the store closes.
   auto cosi_options = CosiOptionsFromEnv(ProcessEnv(), http.EndpointUrl(), config.region);
@@ -325,6 +357,7 @@ int Run(int argc, char** argv) {
 
   if (cosi) cosi->Shutdown();
 
+  if (metrics_http) metrics_http->Stop(std::chrono::milliseconds(0));
   size_t aborted = http.Stop(config.shutdown_grace);
   if (aborted > 0) logger.Warn("aborted connections at shutdown", {{"count", aborted}});
   store.reset();  // flushes and closes RocksDB

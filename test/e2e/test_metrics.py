@@ -90,3 +90,30 @@ def test_unknown_operations_and_bad_requests_are_bounded_labels(server):
     m = scrape(server.endpoint)
     labels = {v for k in m for _, v in k[1]}
     assert not any("BREW" in v or "coffee" in v for v in labels)
+
+
+def test_metrics_address_serves_only_cubby_endpoints(start_server):
+    from appliance import wait_ready_line
+    import re
+    srv = wait_ready_line(start_server(args=("--metrics-address", "127.0.0.1:0")))
+    m = None
+    for line in srv.stdout_lines:
+        m = m or re.search(r"metrics_endpoint=(http://127\.0\.0\.1:[0-9]+)", line)
+    assert m, srv.output()
+    metrics_url = m.group(1)
+    assert metrics_url != server_url(srv)
+    s3 = make_client(srv)
+    bucket = new_bucket_name()
+    s3.create_bucket(Bucket=bucket)
+    samples = scrape(metrics_url)
+    assert metric(samples, "cubby_http_requests_total", operation="CreateBucket",
+                  status="200") == 1
+    from appliance import http_get
+    assert http_get(metrics_url + "/_cubby/ready")[0] == 200
+    # No S3 on the metrics port, signed or not.
+    status, _, _ = http_get(metrics_url + "/" + bucket)
+    assert status == 404
+
+
+def server_url(srv):
+    return srv.endpoint

@@ -52,7 +52,7 @@ TEST(ApplianceConfigTest, Defaults) {
   EXPECT_EQ(c->idle_timeout, milliseconds(60'000));
   EXPECT_EQ(c->header_timeout, milliseconds(60'000));
   EXPECT_EQ(c->max_header_bytes, 64u << 10);
-  EXPECT_FALSE(c->tls_cert || c->tls_key || c->healthcheck_url);
+  EXPECT_FALSE(c->tls_cert || c->tls_key || c->healthcheck_url || c->metrics_address);
 }
 
 struct Good {
@@ -119,6 +119,15 @@ TEST(ApplianceConfigTest, GoodConfigurations) {
        }},
       {"tls env", {}, {{"CUBBY_TLS_CERT", "/c"}, {"CUBBY_TLS_KEY", "/k"}},
        [](const Config& c) { EXPECT_EQ(c.tls_cert, "/c"); }},
+      {"metrics address", {"--metrics-address", "127.0.0.1:9090"}, {},
+       [](const Config& c) {
+         ASSERT_TRUE(c.metrics_address.has_value());
+         EXPECT_EQ(c.metrics_address->host, "127.0.0.1");
+         EXPECT_EQ(c.metrics_address->port, 9090);
+         EXPECT_EQ(c.s3_port, 9000) << "the S3 address is untouched";
+       }},
+      {"metrics address env v6", {}, {{"CUBBY_METRICS_ADDRESS", "[::1]:0"}},
+       [](const Config& c) { EXPECT_EQ(c.metrics_address->host, "::1"); }},
       {"healthcheck", {"--healthcheck", "http://127.0.0.1:9000/_cubby/ready"}, {},
        [](const Config& c) { EXPECT_EQ(c.healthcheck_url, "http://127.0.0.1:9000/_cubby/ready"); }},
   };
@@ -153,6 +162,8 @@ TEST(ApplianceConfigTest, BadConfigurations) {
       {"log format", {"--log-format", "XML"}, {}, "invalid log format 'XML'"},
       {"tls cert only", {"--tls-cert", "/c"}, {}, "set both --tls-cert and --tls-key"},
       {"tls key only env", {}, {{"CUBBY_TLS_KEY", "/k"}}, "set both"},
+      {"metrics address junk", {"--metrics-address", "9090"}, {}, "--metrics-address: expected"},
+      {"metrics address port", {}, {{"CUBBY_METRICS_ADDRESS", "127.0.0.1:99999"}}, "invalid port"},
       {"healthcheck scheme", {"--healthcheck", "ftp://x"}, {}, "--healthcheck: expected an http"},
       {"healthcheck missing", {"--healthcheck"}, {}, "missing value for --healthcheck"},
   };
@@ -170,6 +181,7 @@ TEST(ApplianceConfigTest, UsageNamesEveryFlag) {
   for (const char* flag :
        {"--log-format", "--ephemeral", "--shutdown-grace", "--max-connections", "--idle-timeout",
         "--header-timeout", "--max-header-bytes", "--tls-cert", "--tls-key", "--healthcheck",
+        "--metrics-address", "CUBBY_METRICS_ADDRESS",
         "CUBBY_EPHEMERAL", "CUBBY_TLS_CERT", "/_cubby/metrics"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
