@@ -482,7 +482,9 @@ void HttpServer::Serve(tcp::socket socket) {
                                 {"bytes_in", body.consumed()},
                                 {"bytes_out", sent},
                                 {"duration_ms", duration.count()},
-                                {"access_key", summary.access_key_id}});
+                                {"access_key", summary.access_key_id},
+                                {"error", summary.error},
+                                {"error_detail", summary.error_detail}});
       if (!count_first && options_.metrics != nullptr) {
         options_.metrics->RecordRequest(summary.operation, response.status,
                                         duration.count() / 1000.0, body.consumed(), sent);

@@ -254,6 +254,8 @@ def test_json_logs_and_redacted_configuration(cubby_bin, tmp_path, home):
     bucket = new_bucket_name()
     s3.create_bucket(Bucket=bucket)
     s3.put_object(Bucket=bucket, Key="k", Body=b"12345")
+    with pytest.raises(s3.exceptions.NoSuchKey):
+        s3.get_object(Bucket=bucket, Key="missing")
     code = srv.stop()
     assert code == 0
     records = [json.loads(line) for line in srv.stdout_lines]
@@ -273,6 +275,10 @@ def test_json_logs_and_redacted_configuration(cubby_bin, tmp_path, home):
     assert put["bytes_in"] == "5" and put["access_key"] == cubby_e2e.ROOT_ACCESS_KEY
     assert re.fullmatch(r"[0-9A-F]+", put["request_id"]) and put["remote"].startswith("127.0.0.1:")
     assert float(put["duration_ms"]) >= 0
+    assert put["error"] == "" and put["error_detail"] == ""
+    missing = [r for r in records if r["msg"] == "request" and r.get("key") == "missing"]
+    assert len(missing) == 1 and missing[0]["status"] == "404"
+    assert missing[0]["error"] == "NoSuchKey" and missing[0]["operation"] == "GetObject"
     assert ROOT_SECRET_KEY not in srv.output()
 
 
