@@ -135,3 +135,44 @@ def test_bad_tls_files_exit_1_with_one_line(cubby_bin, tmp_path, home, cert, whi
     err = r.stderr.decode().strip().splitlines()
     assert len(err) == 1 and err[0].startswith("cubby: TLS "), err
     assert "PRIVATE KEY" not in r.stderr.decode()
+
+
+def _closed_within(host, port, timeout):
+    """Seconds until the server closes a connection on which we send nothing (None: not closed)."""
+    import time
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        start = time.monotonic()
+        try:
+            data = s.recv(4096)
+        except socket.timeout:
+            return None
+        except ConnectionResetError:
+            data = b""
+        assert data == b"", data
+        return time.monotonic() - start
+
+
+def test_silent_client_is_cut_after_header_timeout_and_limit_closes(cubby_bin, tmp_path, home,
+                                                                    cert):
+    p = Process(cubby_bin, ["--data-dir", str(tmp_path / "data"), "--s3-address", "127.0.0.1:0",
+                            "--tls-cert", cert[0], "--tls-key", cert[1],
+                            "--header-timeout", "1s", "--max-connections", "1"],
+                env={"CUBBY_ROOT_ACCESS_KEY": cubby_e2e.ROOT_ACCESS_KEY,
+                     "CUBBY_ROOT_SECRET_KEY": cubby_e2e.ROOT_SECRET_KEY}, home=home)
+    try:
+        m = p.wait_for(r"s3_endpoint=https://127\.0\.0\.1:([0-9]+)")
+        p.wait_for(r"msg=ready")
+        port = int(m.group(1))
+        # No ClientHello at all: the handshake is bounded by the header timeout.
+        elapsed = _closed_within("127.0.0.1", port, 8)
+        assert elapsed is not None and 0.8 <= elapsed < 4, elapsed
+        # Over --max-connections a TLS client is closed at once (no 503 without a handshake).
+        ctx = ssl.create_default_context(cafile=cert[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as held:
+                held.sendall(b"GET /_cubby/live HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert held.recv(4096).startswith(b"HTTP/1.1 200")
+                elapsed = _closed_within("127.0.0.1", port, 5)
+                assert elapsed is not None and elapsed < 2, elapsed
+    finally:
+        assert p.stop() == 0, p.output()
