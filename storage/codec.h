@@ -85,7 +85,7 @@ std::string UploadPrefixEnd(std::string_view bucket);
 
 inline constexpr char kPartTag = 'q';
 inline constexpr char kCompletedTag = 'c';
-inline constexpr size_t kUploadIdLength = 44;  // 12 hex digits of ms time + 32 random hex
+inline constexpr size_t kUploadIdLength = 44;  // 16 hex digits of time stamp + 28 random
 std::string UploadKey(std::string_view bucket, std::string_view key, std::string_view upload_id);
 // Splits an upload key of `bucket` into key and upload id; false if malformed.
 bool DecodeUploadKeyName(std::string_view bucket, std::string_view encoded, std::string* key,

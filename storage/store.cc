@@ -36,17 +36,18 @@ namespace {
 
 constexpr size_t kStripes = 64;
 constexpr int64_t kCompletedTtlMs = 24 * 3600 * 1000;  // how long a retried complete is answered
-constexpr char kStatsReadySetting[] = "\0stats-ready";     // stats records cover every bucket
+// Set once stats records cover every bucket. Starts with NUL: no setting name does.
+constexpr std::string_view kStatsReadySetting("\0stats-ready", 12);
 
-// A new upload id: the initiation time (12 hex digits of ms, so ids of one key sort by time)
-// then 128 random bits, all URL-safe.
-Result<std::string> NewUploadId(int64_t now_ms) {
-  unsigned char random[16];
+// A new upload id: a stamp (ms time << 16 | a sequence number within the ms, 16 hex digits, so
+// ids of one key sort by initiation) then 112 random bits, all URL-safe.
+Result<std::string> NewUploadId(uint64_t stamp) {
+  unsigned char random[14];
   if (RAND_bytes(random, sizeof(random)) != 1) return Status(Code::kIOError, "RAND_bytes failed");
   static constexpr char kHex[] = "0123456789abcdef";
   std::string id;
   id.reserve(codec::kUploadIdLength);
-  for (int shift = 44; shift >= 0; shift -= 4) id.push_back(kHex[(now_ms >> shift) & 0xf]);
+  for (int shift = 60; shift >= 0; shift -= 4) id.push_back(kHex[(stamp >> shift) & 0xf]);
   for (unsigned char b : random) {
     id.push_back(kHex[b >> 4]);
     id.push_back(kHex[b & 0xf]);
@@ -352,7 +353,7 @@ class StoreImpl final : public Store {
     }
     if (!it->status().ok()) return FromRocks(it->status());
     flush();
-    batch->Put(cf(kDefaultCf), kStatsReadySetting, "1");
+    batch->Put(cf(kDefaultCf), ToSlice(kStatsReadySetting), "1");
     return Status::Ok();
   }
 
@@ -632,7 +633,7 @@ class StoreImpl final : public Store {
     upload.bucket = std::string(bucket);
     upload.key = std::string(key);
     upload.initiated_ms = NowMs();
-    Result<std::string> id = NewUploadId(upload.initiated_ms);
+    Result<std::string> id = NewUploadId(NextUploadStamp(upload.initiated_ms));
     if (!id.ok()) return id.status();
     upload.upload_id = std::move(id).value();
     upload.meta = meta;
@@ -1085,6 +1086,17 @@ class StoreImpl final : public Store {
     }
   }
 
+  // Strictly increasing within this process, and at least now_ms << 16.
+  uint64_t NextUploadStamp(int64_t now_ms) {
+    const uint64_t floor = static_cast<uint64_t>(now_ms) << 16;
+    uint64_t last = last_upload_stamp_.load();
+    uint64_t next;
+    do {
+      next = std::max(floor, last + 1);
+    } while (!last_upload_stamp_.compare_exchange_weak(last, next));
+    return next;
+  }
+
   std::shared_mutex& UploadMutex(std::string_view upload_id) {
     return upload_mu_[std::hash<std::string_view>{}(upload_id) % kStripes];
   }
@@ -1184,6 +1196,7 @@ class StoreImpl final : public Store {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::WriteOptions sync_;  // for metadata changes: synced unless options_.sync is false
   std::atomic<uint64_t> next_data_id_{1};
+  std::atomic<uint64_t> last_upload_stamp_{0};
   std::array<std::shared_mutex, kStripes> bucket_mu_;
   std::array<std::mutex, kStripes> key_mu_;
   std::array<std::shared_mutex, kStripes> upload_mu_;

@@ -203,7 +203,8 @@ class Store {
   // Replaces the metadata of an existing object, keeping its bytes (CopyObject onto itself with
   // the REPLACE directive). Size, data location and part_sizes are kept; etag too when
   // meta.etag is empty; last_modified_ms is set to now when 0. Checked atomically with `cond`.
-  // Errors: kNoSuchBucket, kNoSuchKey, kPreconditionFailed (nothing changes).
+  // Errors: kNoSuchBucket, kNoSuchKey, kPreconditionFailed (nothing changes; If-Match on a
+  // missing key is kPreconditionFailed, as for ObjectWriter::Commit).
   virtual Result<ObjectMeta> UpdateObjectMeta(std::string_view bucket, std::string_view key,
                                               ObjectMeta meta,
                                               const WriteCondition& cond = {}) = 0;

@@ -35,6 +35,7 @@ void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
   EXPECT_EQ(a.data_id, b.data_id);
   EXPECT_EQ(a.chunk_size, b.chunk_size);
   EXPECT_EQ(a.inline_data, b.inline_data);
+  EXPECT_EQ(a.segments, b.segments);
 }
 
 void ExpectSame(const AccessKeyRecord& a, const AccessKeyRecord& b) {
@@ -84,7 +85,12 @@ std::vector<ObjectMeta> Metas() {
   chunked.part_sizes = {5ull << 20, 5ull << 20, 0, UINT64_MAX};
   chunked.data_id = UINT64_MAX;
   chunked.chunk_size = UINT32_MAX;
-  return {empty, inline_binary, chunked};
+  ObjectMeta multipart;
+  multipart.etag = "abc-3";
+  multipart.segments = {{7, 300, 256}, {0, 0, 0}, {UINT64_MAX, 1ull << 40, UINT32_MAX}};
+  multipart.size = 300 + (1ull << 40);
+  multipart.part_sizes = {300, 0, 1ull << 40};
+  return {empty, inline_binary, chunked, multipart};
 }
 
 std::vector<AccessKeyRecord> Keys() {
@@ -186,6 +192,103 @@ TEST(Codec, CorruptFieldValues) {
   c.size = 10;
   c.data_id = 7;
   EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(c)).status().code(), Code::kCorruption);
+}
+
+TEST(Codec, MultipartRecordsRoundTripAndRejectCorruption) {
+  UploadRecord u;
+  u.bucket = "b";
+  u.key = "dir/\0key"s;
+  u.upload_id = std::string(kUploadIdLength, 'a');
+  u.initiated_ms = -3;
+  u.meta = Metas()[1];
+  u.checksum_algorithm = "CRC32C";
+  u.checksum_type = "FULL_OBJECT";
+  Result<UploadRecord> ub = DecodeUpload(EncodeUpload(u));
+  ASSERT_TRUE(ub.ok()) << ub.status().ToString();
+  EXPECT_EQ(ub->bucket, u.bucket);
+  EXPECT_EQ(ub->key, u.key);
+  EXPECT_EQ(ub->upload_id, u.upload_id);
+  EXPECT_EQ(ub->initiated_ms, u.initiated_ms);
+  ExpectSame(ub->meta, u.meta);
+  EXPECT_EQ(ub->checksum_algorithm, u.checksum_algorithm);
+  EXPECT_EQ(ub->checksum_type, u.checksum_type);
+  ExpectCorruptVariants(EncodeUpload(u), [](std::string_view in) { return DecodeUpload(in); });
+
+  PartRecord p;
+  p.part_number = 10000;
+  p.size = 1ull << 33;
+  p.etag = "e";
+  p.last_modified_ms = 5;
+  p.checksums = {{"CRC32", "x"}};
+  p.data = {9, 1ull << 33, 1 << 20};
+  Result<PartRecord> pb = DecodePart(EncodePart(p));
+  ASSERT_TRUE(pb.ok()) << pb.status().ToString();
+  EXPECT_EQ(pb->part_number, p.part_number);
+  EXPECT_EQ(pb->size, p.size);
+  EXPECT_EQ(pb->etag, p.etag);
+  EXPECT_EQ(pb->last_modified_ms, p.last_modified_ms);
+  EXPECT_EQ(pb->checksums, p.checksums);
+  EXPECT_EQ(pb->data, p.data);
+  ExpectCorruptVariants(EncodePart(p), [](std::string_view in) { return DecodePart(in); });
+  PartRecord bad = p;
+  bad.data.size = 1;  // disagrees with the part's size
+  EXPECT_EQ(DecodePart(EncodePart(bad)).status().code(), Code::kCorruption);
+
+  CompletedRecord c{"b", "k", "e-2", 7, 8};
+  Result<CompletedRecord> cb = DecodeCompleted(EncodeCompleted(c));
+  ASSERT_TRUE(cb.ok());
+  EXPECT_EQ(cb->bucket, "b");
+  EXPECT_EQ(cb->key, "k");
+  EXPECT_EQ(cb->etag, "e-2");
+  EXPECT_EQ(cb->last_modified_ms, 7);
+  EXPECT_EQ(cb->completed_ms, 8);
+  ExpectCorruptVariants(EncodeCompleted(c), [](std::string_view in) { return DecodeCompleted(in); });
+
+  int64_t objects, bytes;
+  ASSERT_TRUE(DecodeStatsDelta(EncodeStatsDelta(-1, INT64_MAX), &objects, &bytes));
+  EXPECT_EQ(objects, -1);
+  EXPECT_EQ(bytes, INT64_MAX);
+  EXPECT_FALSE(DecodeStatsDelta("short", &objects, &bytes));
+}
+
+// Segments must add up to the size, and a segment with bytes needs a data id and chunk size.
+TEST(Codec, CorruptSegments) {
+  ObjectMeta m = Metas()[3];
+  ASSERT_TRUE(DecodeObjectMeta(EncodeObjectMeta(m)).ok());
+  ObjectMeta wrong_size = m;
+  wrong_size.size += 1;
+  ObjectMeta no_id = m;
+  no_id.segments[0].data_id = 0;
+  ObjectMeta no_chunk = m;
+  no_chunk.segments[0].chunk_size = 0;
+  ObjectMeta also_inline = m;
+  also_inline.data_id = 3;
+  for (const ObjectMeta& bad : {wrong_size, no_id, no_chunk, also_inline}) {
+    EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(bad)).status().code(), Code::kCorruption);
+  }
+}
+
+TEST(Codec, UploadKeysSplitAndSortByKeyThenId) {
+  const std::string id1 = "000000000001" + std::string(32, 'f');
+  const std::string id2 = "000000000002" + std::string(32, '0');
+  std::vector<std::string> encoded = {UploadKey("b", "k/2", id1), UploadKey("b", "k", id2),
+                                      UploadKey("b", "k", id1), UploadKey("b", "k/", id1)};
+  std::sort(encoded.begin(), encoded.end());
+  EXPECT_EQ(encoded, (std::vector<std::string>{UploadKey("b", "k", id1), UploadKey("b", "k", id2),
+                                               UploadKey("b", "k/", id1),
+                                               UploadKey("b", "k/2", id1)}));
+  std::string key, id;
+  ASSERT_TRUE(DecodeUploadKeyName("b", UploadKey("b", "a/b", id2), &key, &id));
+  EXPECT_EQ(key, "a/b");
+  EXPECT_EQ(id, id2);
+  EXPECT_FALSE(DecodeUploadKeyName("b", "ub\0short", &key, &id));
+  for (const std::string& k : encoded) {
+    EXPECT_GE(k, UploadPrefix("b"));
+    EXPECT_LT(k, UploadPrefixEnd("b"));
+  }
+  EXPECT_LT(PartKey(id1, 10000), PartPrefixEnd(id1));
+  EXPECT_LT(PartKey(id1, UINT32_MAX), PartPrefixEnd(id1));
+  EXPECT_LT(PartPrefixEnd(id1), PartPrefix(id2));
 }
 
 TEST(Codec, ObjectKeysSortInByteOrderWithinABucket) {
