@@ -50,7 +50,13 @@ TEST(RouterTest, OperationTable) {
       {"GET", "/bkt/k?acl", "h", "", false, Operation::kGetObjectAcl, "bkt", "k"},
       {"GET", "/bkt/dir/", "h", "", false, Operation::kGetObject, "bkt", "dir/"},
       {"GET", "/bkt//k", "h", "", false, Operation::kGetObject, "bkt", "/k"},
-      // Multipart and copy (routed; answered NotImplemented for now).
+      // Multipart and copy.
+      {"GET", "/bkt/k?partNumber=2", "h", "", false, Operation::kGetObject, "bkt", "k"},
+      {"HEAD", "/bkt/k?partNumber=2", "h", "", false, Operation::kHeadObject, "bkt", "k"},
+      {"GET", "/bkt/k?partNumber=2&acl", "h", "", false, Operation::kNotImplemented, "bkt", "k"},
+      {"GET", "/bkt?uploads", "h", "", false, Operation::kListMultipartUploads, "bkt", ""},
+      {"POST", "/bkt?delete", "h", "", false, Operation::kDeleteObjects, "bkt", ""},
+      {"PUT", "/bkt/k", "h", "", true, Operation::kCopyObject, "bkt", "k"},
       {"POST", "/bkt/k?uploads", "h", "", false, Operation::kCreateMultipartUpload, "bkt", "k"},
       {"PUT", "/bkt/k?partNumber=1&uploadId=u", "h", "", false, Operation::kUploadPart, "bkt",
        "k"},
@@ -188,6 +194,23 @@ TEST(RouterTest, EveryOperationHasAName) {
     std::string_view name = OperationName(static_cast<Operation>(i));
     EXPECT_FALSE(name.empty());
     EXPECT_NE(name, "Unknown");
+  }
+}
+
+// virtual_host tells SigV2 to sign "/<bucket>" + path: set exactly when the Host named it.
+TEST(RouterTest, VirtualHostFlag) {
+  struct Case {
+    std::string target, host;
+    bool virtual_host;
+  };
+  for (const Case& c : std::vector<Case>{{"/k", "bkt.s3.example.com", true},
+                                         {"/", "bkt.s3.example.com:9000", true},
+                                         {"/bkt/k", "s3.example.com", false},
+                                         {"/bkt/k", "127.0.0.1:9000", false},
+                                         {"/bkt/k", "bkts3.example.com", false}}) {
+    SCOPED_TRACE(c.host + c.target);
+    EXPECT_EQ(RouteRequest("GET", c.target, c.host, "s3.example.com", false).virtual_host,
+              c.virtual_host);
   }
 }
 
