@@ -53,12 +53,16 @@ class ParserBodyReader final : public s3api::BodyReader {
 
   s3api::ReadResult Read(char* buf, size_t n) override {
     if (error_ != ErrorCode::kNone) return {0, error_};
-    if (parser_.is_done() || n == 0) return {0, ErrorCode::kNone};
-    if (expect_continue_ && !sent_continue_) {
+    // "100 Continue" goes out on the first read even when the body is empty (Content-Length: 0),
+    // as S3 does: botocore treats a final response that arrives while it waits for 100 as the
+    // answer to a body it never sent, and keeps that status line for the connection's next
+    // request, whose real response it then misparses and waits on until its read timeout.
+    if (expect_continue_ && !sent_continue_ && n > 0) {
       sent_continue_ = true;
       auto ec = stream_.WriteAll(kContinue.data(), kContinue.size());
       if (ec) return Fail(IsTimeout(ec) ? ErrorCode::kRequestTimeout : ErrorCode::kIncompleteBody);
     }
+    if (parser_.is_done() || n == 0) return {0, ErrorCode::kNone};
     while (true) {
       auto& body = parser_.get().body();
       body.data = buf;
@@ -405,8 +409,11 @@ void HttpServer::Serve(tcp::socket socket) {
       }
 
       // Keep the connection only if the next request can be found on it.
+      // A client still waiting for "100 Continue" gets the final answer on a connection that
+      // then closes: it may never send the body, and botocore would carry this answer's status
+      // line over to the connection's next request.
       bool close = response.close_connection || !parser.keep_alive() || stopping_ ||
-                   body.failed();
+                   body.failed() || body.continue_pending();
       bool drain = false;
       if (!close && !parser.is_done()) {
         auto remaining = parser.content_length_remaining();

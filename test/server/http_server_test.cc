@@ -318,6 +318,34 @@ TEST_F(HttpServerTest, ExpectContinueNotSentWhenRejectedUnread) {
   EXPECT_TRUE(client.ClosedByServer());
 }
 
+// S3 clients (botocore) send "Expect: 100-continue" with every file body, empty ones too; they
+// must see "100 Continue" before the final answer or they misparse the connection's next response.
+TEST_F(HttpServerTest, ExpectContinueSentForAnEmptyBody) {
+  Start();
+  Client client(server_->port());
+  client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n");
+  Response interim = client.ReadResponse();
+  EXPECT_EQ(interim.status, 100);
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "");
+  // The connection stays usable for the next request.
+  client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok");
+  Response next = client.ReadResponse();
+  EXPECT_EQ(next.status, 200);
+  EXPECT_EQ(next.body, "ok");
+}
+
+TEST_F(HttpServerTest, ExpectContinueWithEmptyBodyRejectedUnreadCloses) {
+  Start();
+  Client client(server_->port());
+  client.Send("PUT /reject HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(r.headers["connection"], "close");
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
 TEST_F(HttpServerTest, ShortBodyIsIncompleteBody) {
   Start();
   Client client(server_->port());
