@@ -847,6 +847,9 @@ class StoreImpl final : public Store {
     rocksdb::CompactRangeOptions options;
     // Rewrite the bottom level too, so range tombstones and the data they cover go away.
     options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    // Not exclusive: automatic compactions keep running meanwhile, so a reclaim can never let
+    // level-0 files pile up into a write stall for the requests being served.
+    options.exclusive_manual_compaction = false;
     options.canceled = &reclaim_cancel_;
     for (const auto& [first, end] : ranges) {
       const std::string begin_key = codec::DataKey(first, 0), end_key = codec::DataKey(end, 0);
