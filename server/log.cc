@@ -14,15 +14,11 @@ std::string LogField::FormatDouble(double v) {
   return buf;
 }
 
-std::string LogfmtValue(std::string_view value) {
-  bool needs_quotes = value.empty();
-  for (unsigned char c : value) {
-    if (c <= ' ' || c == '"' || c == '=' || c == '\\' || c == 0x7f) {
-      needs_quotes = true;
-      break;
-    }
-  }
-  if (!needs_quotes) return std::string(value);
+namespace {
+
+// `value` in double quotes with '"', '\\', newline, return and tab escaped, and other control
+// bytes as \xHH (logfmt) or \u00HH (JSON).
+std::string Quoted(std::string_view value, bool json) {
   std::string out = "\"";
   for (unsigned char c : value) {
     switch (c) {
@@ -44,7 +40,7 @@ std::string LogfmtValue(std::string_view value) {
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          std::snprintf(buf, sizeof buf, json ? "\\u%04x" : "\\x%02x", c);
           out += buf;
         } else {
           out += static_cast<char>(c);
@@ -55,38 +51,21 @@ std::string LogfmtValue(std::string_view value) {
   return out;
 }
 
-std::string JsonString(std::string_view value) {
-  std::string out = "\"";
+}  // namespace
+
+std::string LogfmtValue(std::string_view value) {
+  bool needs_quotes = value.empty();
   for (unsigned char c : value) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
+    if (c <= ' ' || c == '"' || c == '=' || c == '\\' || c == 0x7f) {
+      needs_quotes = true;
+      break;
     }
   }
-  out += '"';
-  return out;
+  if (!needs_quotes) return std::string(value);
+  return Quoted(value, /*json=*/false);
 }
+
+std::string JsonString(std::string_view value) { return Quoted(value, /*json=*/true); }
 
 std::string FormatLogLine(std::chrono::system_clock::time_point time, LogLevel level,
                           std::string_view msg, std::initializer_list<LogField> fields,
