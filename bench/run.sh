@@ -5,9 +5,11 @@
 #
 # usage: bench/run.sh [--quick] [--duration S] [--small SIZE] [--large SIZE]
 #                     [--high-concurrency N] [--verify] [--signed-payload]
-#                     [--cubby BIN --loadgen BIN]
+#                     [--cubby BIN --loadgen BIN [--baseline BIN]] [--no-baselines]
 #   --quick               1 s per cell (CI smoke) instead of 10 s
-#   --cubby/--loadgen     use these binaries instead of building (both or neither)
+#   --cubby/--loadgen     use these binaries instead of building (both or neither);
+#                         baselines then run only if --baseline gives cubby-baseline
+#   --no-baselines        skip the baselines section (hashing, raw RocksDB, loopback, HTTP)
 # Environment: BUILD_DIR (default <repo>/build-bench), CUBBY_LOG_LEVEL (passed to the server),
 #   KEEP_DATA=1 keeps the temp dir (server log and data) for a look afterwards.
 # Exit status: 0 if every cell ran without errors and the server stopped cleanly.
@@ -20,6 +22,8 @@ large=64MiB
 high=32
 cubby=""
 loadgen=""
+baseline=""
+baselines=1
 extra=()
 get_extra=()
 
@@ -34,7 +38,9 @@ while (($#)); do
     --signed-payload) extra+=(--signed-payload) ;;
     --cubby) cubby=$2; shift ;;
     --loadgen) loadgen=$2; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --baseline) baseline=$2; shift ;;
+    --no-baselines) baselines=0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -45,18 +51,21 @@ if [[ -z $cubby && -z $loadgen ]]; then
   mkdir -p "$build"
   # The build's output is shown only if it fails, so the table stays readable.
   if ! { cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF &&
-         cmake --build "$build" -j"$(nproc)" --target cubby cubby-loadgen; } >"$build/bench-build.log" 2>&1; then
+         cmake --build "$build" -j"$(nproc)" --target cubby cubby-loadgen cubby-baseline; } >"$build/bench-build.log" 2>&1; then
     cat "$build/bench-build.log" >&2
     echo "run.sh: build failed" >&2
     exit 1
   fi
   cubby=$build/cubby
   loadgen=$build/bench/cubby-loadgen
+  baseline=$build/bench/cubby-baseline
 elif [[ -z $cubby || -z $loadgen ]]; then
   echo "run.sh: give both --cubby and --loadgen, or neither" >&2
   exit 2
 fi
-for bin in "$cubby" "$loadgen"; do
+[[ -n $baseline ]] || baselines=0
+((baselines)) || baseline=""
+for bin in "$cubby" "$loadgen" ${baseline:+"$baseline"}; do
   [[ -x $bin ]] || { echo "run.sh: not an executable: $bin" >&2; exit 2; }
 done
 
@@ -111,7 +120,9 @@ cell() {  # op size concurrency
               --duration "$duration" --server-pid "$server_pid" --no-header
               --prefix "bench-$op-c$conc" ${extra[@]+"${extra[@]}"})
   [[ $op == get ]] && args+=(${get_extra[@]+"${get_extra[@]}"})
-  "$loadgen" "${args[@]}" 2>"$tmp/loadgen.err" || status=$?
+  "$loadgen" "${args[@]}" >"$tmp/cell.out" 2>"$tmp/loadgen.err" || status=$?
+  cat "$tmp/cell.out"
+  cat "$tmp/cell.out" >>"$tmp/cells.txt"  # the ratios below read cubby's rows from here
   if ((status != 0)); then
     failed=1
     # Exit 3: the line was printed with its error count; otherwise there is no line at all.
@@ -131,5 +142,76 @@ if ! stop_server; then
   echo "# cubby did not exit cleanly after SIGTERM; last log lines:"
   tail -5 "$tmp/server.log" | sed 's/^/# /'
   failed=1
+fi
+
+# ---- Baselines: ceilings measured now, on this machine, with the server stopped, so cubby's
+# rows above can be read as fractions of them (the absolute figures swing with CPU contention).
+if ((baselines)); then
+  bl_duration=$(awk -v d="$duration" 'BEGIN { print (d < 3 ? d : 3) }')
+  : >"$tmp/baselines.txt"
+  baseline_run() {  # mode args...: appends "baseline NAME VALUE UNIT ..." lines
+    local status=0
+    TMPDIR=$tmp "$baseline" "$@" >>"$tmp/baselines.txt" 2>"$tmp/baseline.err" || status=$?
+    if ((status != 0)); then
+      failed=1
+      echo "# baseline $1 FAILED (exit $status)"
+      sed 's/^/# /' "$tmp/baseline.err"
+    fi
+  }
+  baseline_run hash
+  baseline_run rocksdb --threads "$high" --size "$small" --duration "$bl_duration"
+  baseline_run loopback
+  echo "# baselines (same run, same machine; server stopped)"
+  awk '{ printf "%-26s %12s %-6s", $2, $3, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' \
+    "$tmp/baselines.txt"
+
+  # HTTP ceiling: a minimal Beast server (thread per connection, blocking, like cubby's) that
+  # answers every request with 200 and a fixed $small body, driven by the same loadgen.
+  "$baseline" http-server --size "$small" >"$tmp/http.out" 2>&1 &
+  http_pid=$!
+  http_endpoint=""
+  for _ in $(seq 100); do
+    port=$(grep -o 'port=[0-9]*' "$tmp/http.out" | cut -d= -f2 || true)
+    [[ -n $port ]] && { http_endpoint=http://127.0.0.1:$port; break; }
+    kill -0 "$http_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [[ -z $http_endpoint ]]; then
+    echo "# baseline http-server did not start:"; sed 's/^/# /' "$tmp/http.out"; failed=1
+  else
+    echo "# HTTP ceiling: minimal Beast server, fixed $small body for every GET (loadgen rows)"
+    for conc in 1 "$high"; do
+      status=0
+      "$loadgen" --endpoint "$http_endpoint" --op get --size "$small" --concurrency "$conc" \
+        --duration "$bl_duration" --server-pid "$http_pid" --no-header \
+        --prefix "ceiling-c$conc" >"$tmp/http-cell.out" 2>"$tmp/loadgen.err" || status=$?
+      cat "$tmp/http-cell.out"
+      awk -v c="$conc" '{ print "baseline http_get_c" c " " $4 " ops/s p50_ms=" $6 }' \
+        "$tmp/http-cell.out" >>"$tmp/baselines.txt"
+      if ((status != 0)); then failed=1; sed 's/^/# /' "$tmp/loadgen.err"; fi
+    done
+  fi
+  kill -TERM "$http_pid" 2>/dev/null || true
+  wait "$http_pid" 2>/dev/null || true
+
+  # Ratios: cubby's row / the matching ceiling. Missing rows print nothing.
+  echo "# ratios (cubby / ceiling)"
+  awk -v small="$small" -v high="$high" -v large="$large" '
+    FNR == NR { if ($1 == "baseline") { v[$2] = $3; for (i = 5; i <= NF; i++) {
+                  split($i, kv, "="); v[$2 "." kv[1]] = kv[2] } } next }
+    { row[$1 " " $2 " " $3 "." "ops"] = $4; row[$1 " " $2 " " $3 "." "mib"] = $5
+      row[$1 " " $2 " " $3 "." "p50"] = $6 }
+    function ratio(label, a, b) { if (a != "" && b + 0 > 0) printf "%-58s = %.2f\n", label, a / b }
+    END {
+      rc = "rocksdb_sync_put_c"
+      ratio(small " PUT c=" high " ops/s / raw synced RocksDB put c=" high, row["put " small " " high ".ops"], v[rc high])
+      ratio(small " PUT c=1 ops/s / raw synced RocksDB put c=1", row["put " small " 1.ops"], v[rc 1])
+      ratio(small " PUT c=1 p50 / raw synced RocksDB put p50 (target <= 1.5)", row["put " small " 1.p50"], v[rc "1.p50_ms"])
+      ratio(small " GET c=" high " ops/s / HTTP ceiling c=" high, row["get " small " " high ".ops"], v["http_get_c" high])
+      ratio(small " GET c=1 ops/s / HTTP ceiling c=1", row["get " small " 1.ops"], v["http_get_c1"])
+      ratio(large " GET c=1 MiB/s / loopback TCP", row["get " large " 1.mib"], v["loopback_tcp"])
+      ratio(large " PUT c=1 MiB/s / loopback TCP", row["put " large " 1.mib"], v["loopback_tcp"])
+      ratio(large " PUT c=1 MiB/s / single-core MD5", row["put " large " 1.mib"], v["hash_md5"])
+    }' "$tmp/baselines.txt" "$tmp/cells.txt"
 fi
 exit "$failed"

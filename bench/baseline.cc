@@ -1,0 +1,328 @@
+// cubby-baseline: the ceilings cubby's benchmark figures are divided by, measured on the same
+// machine in the same run. One mode per invocation, each bounded to a few seconds:
+//   hash                 single-core MD5 and SHA-256 (OpenSSL EVP) over a 64 MiB buffer
+//   rocksdb              raw synced RocksDB Puts of 4 KiB, cubby's own options, N threads,
+//                        plus one thread alone (its p50 is the c=1 reference)
+//   loopback             one TCP stream on 127.0.0.1, 1 MiB writes
+//   http-server          a minimal Beast HTTP/1.1 server (thread per connection, blocking, like
+//                        cubby's) answering every request with 200 and a fixed body; prints
+//                        "listening port=N" and serves until SIGTERM/SIGINT
+// Output: one "baseline NAME value unit [key=value...]" line per figure, for run.sh to parse.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "bench/measure.h"
+#include "storage/db_options.h"
+
+namespace cubby::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string RandomBytes(size_t n) {
+  std::string s(n, '\0');
+  std::mt19937_64 rng(42);
+  for (size_t i = 0; i + 8 <= n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(&s[i], &v, 8);
+  }
+  return s;
+}
+
+// ---- hash
+int RunHash(uint64_t bytes) {
+  const std::string buf = RandomBytes(bytes);
+  for (auto [name, md] : {std::pair{"md5", EVP_md5()}, std::pair{"sha256", EVP_sha256()}}) {
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned int out_len = 0;
+    auto start = Clock::now();
+    if (!ctx || EVP_DigestInit_ex(ctx.get(), md, nullptr) != 1 ||
+        EVP_DigestUpdate(ctx.get(), buf.data(), buf.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx.get(), out, &out_len) != 1) {
+      std::fprintf(stderr, "cubby-baseline: %s digest failed\n", name);
+      return 1;
+    }
+    double s = Seconds(Clock::now() - start);
+    std::printf("baseline hash_%s %.1f MiB/s buffer=%s\n", name, bytes / 1048576.0 / s,
+                FormatSize(bytes).c_str());
+  }
+  return 0;
+}
+
+// ---- rocksdb
+struct PutResult {
+  uint64_t ops = 0;
+  double seconds = 0;
+  LatencySummary latency;
+  bool ok = true;
+};
+
+PutResult TimedPuts(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, int threads,
+                    double duration_s, const std::string& value, int round) {
+  std::vector<std::vector<int64_t>> samples(threads);
+  std::atomic<bool> ok{true};
+  std::vector<std::thread> workers;
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(duration_s));
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      rocksdb::WriteOptions wo;
+      wo.sync = true;
+      for (uint64_t i = 0;; ++i) {
+        auto now = Clock::now();
+        if (now >= deadline) break;
+        char key[64];
+        int key_len = std::snprintf(key, sizeof key, "r%d/t%d/%llu", round, t,
+                                    static_cast<unsigned long long>(i));
+        rocksdb::Slice key_slice(key, static_cast<size_t>(key_len));
+        rocksdb::Status s = db->Put(wo, cf, key_slice, value);
+        auto end = Clock::now();
+        if (!s.ok()) {
+          std::fprintf(stderr, "cubby-baseline: put: %s\n", s.ToString().c_str());
+          ok = false;
+          return;
+        }
+        samples[t].push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(end - now)
+                                 .count());
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  PutResult r;
+  r.seconds = Seconds(Clock::now() - start);
+  std::vector<int64_t> all;
+  for (auto& s : samples) all.insert(all.end(), s.begin(), s.end());
+  r.ops = all.size();
+  r.latency = Summarize(&all);
+  r.ok = ok;
+  return r;
+}
+
+int RunRocksDb(int threads, double duration_s, uint64_t value_size) {
+  namespace fs = std::filesystem;
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/cubby-baseline.XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    std::perror("cubby-baseline: mkdtemp");
+    return 1;
+  }
+  storage::StoreOptions options;
+  options.path = tmpl + "/db";
+  storage::DbConfig config = storage::MakeDbConfig(options);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s =
+      rocksdb::DB::Open(config.db, options.path, config.column_families, &handles, &raw);
+  if (!s.ok()) {
+    std::fprintf(stderr, "cubby-baseline: open %s: %s\n", options.path.c_str(),
+                 s.ToString().c_str());
+    std::error_code ec;
+    fs::remove_all(tmpl, ec);
+    return 1;
+  }
+  std::unique_ptr<rocksdb::DB> db(raw);
+  // Small objects live inline beside their metadata, in the objects family.
+  rocksdb::ColumnFamilyHandle* cf = handles[storage::kObjectsCf];
+  const std::string value = RandomBytes(value_size);
+
+  PutResult one = TimedPuts(db.get(), cf, 1, duration_s, value, 0);
+  PutResult many = TimedPuts(db.get(), cf, threads, duration_s, value, 1);
+  for (auto* h : handles) db->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  db->Close().PermitUncheckedError();
+  db.reset();
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
+  if (!one.ok || !many.ok) return 1;
+  const std::string size = FormatSize(value_size);
+  std::printf("baseline rocksdb_sync_put_c1 %.1f ops/s size=%s p50_ms=%.3f p99_ms=%.3f\n",
+              one.ops / one.seconds, size.c_str(), one.latency.p50_ms, one.latency.p99_ms);
+  std::printf("baseline rocksdb_sync_put_c%d %.1f ops/s size=%s p50_ms=%.3f p99_ms=%.3f\n",
+              threads, many.ops / many.seconds, size.c_str(), many.latency.p50_ms,
+              many.latency.p99_ms);
+  return 0;
+}
+
+// ---- loopback
+bool WriteAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+int RunLoopback(uint64_t total) {
+  int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (listener < 0 || ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listener, 1) != 0 ||
+      ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    std::perror("cubby-baseline: listen");
+    return 1;
+  }
+  std::atomic<uint64_t> received{0};
+  std::thread receiver([&] {
+    int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) return;
+    std::vector<char> buf(1 << 20);
+    uint64_t got = 0;
+    for (;;) {
+      ssize_t r = ::recv(fd, buf.data(), buf.size(), 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<uint64_t>(r);
+    }
+    received = got;
+    ::close(fd);
+  });
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::perror("cubby-baseline: connect");
+    ::close(listener);
+    receiver.detach();
+    return 1;
+  }
+  const std::string chunk = RandomBytes(1 << 20);
+  auto start = Clock::now();
+  bool ok = true;
+  for (uint64_t sent = 0; sent < total && ok; sent += chunk.size()) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), total - sent));
+    ok = WriteAll(fd, chunk.data(), n);
+  }
+  ::shutdown(fd, SHUT_WR);
+  receiver.join();  // the stream is done when the receiver has read the last byte
+  double s = Seconds(Clock::now() - start);
+  ::close(fd);
+  ::close(listener);
+  if (!ok || received != total) {
+    std::fprintf(stderr, "cubby-baseline: loopback moved %llu of %llu bytes\n",
+                 static_cast<unsigned long long>(received.load()),
+                 static_cast<unsigned long long>(total));
+    return 1;
+  }
+  std::printf("baseline loopback_tcp %.1f MiB/s total=%s write=1MiB\n", total / 1048576.0 / s,
+              FormatSize(total).c_str());
+  return 0;
+}
+
+// ---- http-server
+namespace beast = boost::beast;
+namespace http = beast::http;
+using boost::asio::ip::tcp;
+
+void Serve(tcp::socket socket, std::shared_ptr<const std::string> body) {
+  beast::error_code ec;
+  beast::flat_buffer buffer;
+  for (;;) {
+    http::request_parser<http::string_body> parser;
+    parser.body_limit(1ull << 31);
+    http::read(socket, buffer, parser, ec);
+    if (ec) break;
+    const auto& req = parser.get();
+    http::response<http::string_body> res{http::status::ok, req.version()};
+    res.set(http::field::content_type, "application/octet-stream");
+    res.set(http::field::etag, "\"0\"");
+    res.keep_alive(req.keep_alive());
+    if (req.method() == http::verb::get) res.body() = *body;
+    res.prepare_payload();
+    http::write(socket, res, ec);
+    if (ec || !res.keep_alive()) break;
+  }
+  socket.shutdown(tcp::socket::shutdown_send, ec);
+}
+
+int RunHttpServer(uint64_t body_size) {
+  boost::asio::io_context io;
+  tcp::acceptor acceptor(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  auto body = std::make_shared<const std::string>(RandomBytes(body_size));
+  std::printf("listening port=%u body=%s\n", acceptor.local_endpoint().port(),
+              FormatSize(body_size).c_str());
+  std::fflush(stdout);
+  for (;;) {
+    beast::error_code ec;
+    tcp::socket socket(io);
+    acceptor.accept(socket, ec);
+    if (ec) continue;
+    socket.set_option(tcp::no_delay(true), ec);
+    std::thread(Serve, std::move(socket), body).detach();
+  }
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: cubby-baseline hash [--size 64MiB]\n"
+               "       cubby-baseline rocksdb [--threads 32] [--duration 2] [--size 4KiB]\n"
+               "       cubby-baseline loopback [--size 1GiB]\n"
+               "       cubby-baseline http-server [--size 4KiB]\n");
+  return 2;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) return Usage();
+  std::string mode = argv[1];
+  uint64_t size = 0;
+  int threads = 32;
+  double duration = 2;
+  for (int i = 2; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (i + 1 >= argc) return Usage();
+    std::string v = argv[++i];
+    if (a == "--size") {
+      if (!ParseSize(v, &size) || size == 0) return Usage();
+    } else if (a == "--threads") {
+      threads = std::atoi(v.c_str());
+      if (threads <= 0) return Usage();
+    } else if (a == "--duration") {
+      duration = std::atof(v.c_str());
+      if (!(duration > 0)) return Usage();
+    } else {
+      return Usage();
+    }
+  }
+  if (mode == "hash") return RunHash(size ? size : 64ull << 20);
+  if (mode == "rocksdb") return RunRocksDb(threads, duration, size ? size : 4096);
+  if (mode == "loopback") return RunLoopback(size ? size : 1ull << 30);
+  if (mode == "http-server") return RunHttpServer(size ? size : 4096);
+  return Usage();
+}
+
+}  // namespace
+}  // namespace cubby::bench
+
+int main(int argc, char** argv) { return cubby::bench::Main(argc, argv); }
