@@ -40,7 +40,7 @@ while (($#)); do
     --loadgen) loadgen=$2; shift ;;
     --baseline) baseline=$2; shift ;;
     --no-baselines) baselines=0 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
