@@ -230,8 +230,11 @@ void HttpServer::AcceptLoop() {
     bool over_limit = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      over_limit = active_ >= options_.max_connections;
-      if (!over_limit) ++active_;
+      over_limit = slots_ >= options_.max_connections;
+      if (!over_limit) {
+        ++slots_;
+        ++active_;
+      }
     }
     if (over_limit) {
       if (options_.tls == nullptr) {
@@ -248,9 +251,15 @@ void HttpServer::AcceptLoop() {
       // Thread creation failed (resource limits): the socket was moved into the lambda and is
       // closed with it; give the slot back.
       logger_->Warn("cannot start connection thread", {{"error", e.what()}});
+      ReleaseSlot();
       ConnectionDone(-1);
     }
   }
+}
+
+void HttpServer::ReleaseSlot() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --slots_;
 }
 
 void HttpServer::ConnectionDone(int fd) {
@@ -510,6 +519,7 @@ void HttpServer::Serve(tcp::socket socket) {
   }
   if (ssl) stream.ShutdownTls();
   if (linger) LingerBeforeClose(fd);
+  ReleaseSlot();
   socket.close(ec);
   ConnectionDone(-1);
 }

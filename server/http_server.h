@@ -102,6 +102,7 @@ class HttpServer {
   void AcceptLoop();
   void Serve(boost::asio::ip::tcp::socket socket);
   void ConnectionDone(int fd);
+  void ReleaseSlot();
 
   const HttpServerOptions options_;
   const HttpHandler handler_;
@@ -119,7 +120,10 @@ class HttpServer {
 
   mutable std::mutex mutex_;
   std::condition_variable idle_cv_;
-  size_t active_ = 0;                // guarded by mutex_
+  size_t active_ = 0;                // connection threads alive (Stop waits for 0); mutex_
+  // Connections counted against max_connections; mutex_. Released just before a connection's
+  // socket closes, so a client that reconnects once it sees the close finds the slot free.
+  size_t slots_ = 0;
   std::set<int> connection_fds_;     // guarded by mutex_; shut down when the grace runs out
   bool stopped_ = false;             // guarded by mutex_
 };
