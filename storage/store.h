@@ -52,6 +52,23 @@ class ObjectReader {
   // Copies up to n bytes from the current position into buf and advances. Returns the count;
   // 0 means end of object. kCorruption / kIOError when the stored data is missing or unreadable.
   virtual Result<size_t> Read(char* buf, size_t n) = 0;
+
+  // Zero-copy path for large objects, whose bytes sit in plain files. When the bytes at the
+  // current position are in a file: up to `max` of them as (fd, file offset, length), and the
+  // position advances past them, as if Read had returned them. The fd belongs to the reader and
+  // stays valid until the next NextFileSpan/Read/Seek call or the reader's destruction; the
+  // caller may pread or sendfile from it. nullopt when the next bytes are not in a file (inline
+  // or chunked data) or at the end of the object: use Read for those. kCorruption / kIOError
+  // when the file is missing or unreadable. REQUIRES: max > 0.
+  struct FileSpan {
+    int fd = -1;
+    uint64_t offset = 0;
+    size_t length = 0;
+  };
+  virtual Result<std::optional<FileSpan>> NextFileSpan(size_t max) {
+    (void)max;
+    return std::optional<FileSpan>();
+  }
 };
 
 // Streams a new object into storage. Data is written in chunks as it arrives (memory bounded by
