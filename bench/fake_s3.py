@@ -1,6 +1,8 @@
 """A stand-in S3 endpoint for testing cubby-loadgen without cubby (bench/loadgen_test.sh).
 
-Keep-alive HTTP/1.1: PUT /bucket/key stores the body, GET returns it, PUT /bucket creates.
+Keep-alive HTTP/1.1: PUT /bucket/key stores the body, GET returns it, PUT /bucket creates,
+GET /bucket?list-type=2 lists the bucket's keys in pages (max-keys, continuation-token; the
+token deliberately holds '&', '+', '/' and '=' so that it must be XML-decoded and URL-encoded).
 Every request's SigV4 Authorization is recomputed with botocore (an independent
 implementation) and a mismatch answers 403 SignatureDoesNotMatch; a signed payload's SHA-256
 is checked against the body. MODE makes the answers misbehave in one way, to provoke one
@@ -11,13 +13,17 @@ client error path:
   corrupt   GET bodies have one bit flipped
   short     GET answers promise more bytes than they send, then close
   stall     requests are read but never answered
+  notoken   listing pages say IsTruncated=true but carry no NextContinuationToken
 Prints "s3_endpoint=http://127.0.0.1:PORT" once listening.
 
 usage: /usr/bin/python3 fake_s3.py MODE ACCESS_KEY SECRET_KEY
 """
+import base64
 import datetime
 import hashlib
 import sys
+import urllib.parse
+from xml.sax.saxutils import escape
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +33,7 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
 MODE, ACCESS_KEY, SECRET_KEY = sys.argv[1], sys.argv[2], sys.argv[3]
-MODES = {"ok", "chunked", "close", "corrupt", "short", "stall"}
+MODES = {"ok", "chunked", "close", "corrupt", "short", "stall", "notoken"}
 if MODE not in MODES:
     sys.exit("unknown mode " + MODE)
 
@@ -113,9 +119,37 @@ class Handler(BaseHTTPRequestHandler):
         self.start(200, 0)
         self.end_headers()
 
+    def list_objects(self, bucket, query):
+        params = urllib.parse.parse_qs(query, keep_blank_values=True)
+        max_keys = int(params.get("max-keys", ["1000"])[0])
+        token = params.get("continuation-token", [None])[0]
+        after = ""
+        if token is not None:
+            if not token.startswith("tok&"):
+                return self.error(400, "InvalidArgument")
+            after = base64.b64decode(token[4:].split("&")[0]).decode()
+        base = "/" + bucket + "/"
+        with lock:
+            keys = sorted(k[len(base):] for k in store if k.startswith(base))
+        keys = [k for k in keys if k > after]
+        page, truncated = keys[:max_keys], len(keys) > max_keys
+        parts = ["<ListBucketResult><Name>%s</Name><KeyCount>%d</KeyCount>"
+                 "<IsTruncated>%s</IsTruncated>" % (bucket, len(page), "true" if truncated else "false")]
+        parts += ["<Contents><Key>%s</Key><Size>0</Size></Contents>" % escape(k) for k in page]
+        if truncated and MODE != "notoken":
+            next_token = "tok&" + base64.b64encode(page[-1].encode()).decode() + "&+/="
+            parts.append("<NextContinuationToken>%s</NextContinuationToken>" % escape(next_token))
+        body = ("".join(parts) + "</ListBucketResult>").encode()
+        self.start(200, len(body))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_GET(self):
         if not self.authorized(b""):
             return
+        path, _, query = self.path.partition("?")
+        if path.count("/") == 1:
+            return self.list_objects(path[1:], query)
         with lock:
             data = store.get(self.path)
         if data is None:

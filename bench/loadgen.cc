@@ -1,13 +1,14 @@
 // cubby-loadgen: a closed-loop S3 load generator. N threads, one keep-alive connection each,
-// send SigV4-signed PUT or GET requests of one object size for a bounded time (or count) and
-// the run is reported as one table line per operation: ops/s, MiB/s, exact p50/p99 latency,
-// time to first byte, errors, and the CPU the client itself used (so a client-bound run is
-// visible). With --server-pid it also reports the server's CPU and peak RSS over the
-// measured interval.
+// send SigV4-signed PUT or GET requests of one object size, or ListObjectsV2 pages, for a
+// bounded time (or count) and the run is reported as one table line per operation: ops/s,
+// MiB/s, exact p50/p99 latency, time to first byte, errors, and the CPU the client itself used
+// (so a client-bound run is visible). With --server-pid it also reports the server's CPU and
+// peak RSS over the measured interval.
 //
 // Bodies are random bytes generated once and sent straight from memory for every request; GET
 // bodies are read into a per-connection buffer (and compared with the original under
-// --verify), never accumulated.
+// --verify), never accumulated. A listing page is kept whole (a few hundred KiB) to read its
+// continuation token and key count.
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@
 #include "bench/measure.h"
 #include "s3api/auth/auth.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/sigv4.h"
 
 namespace cubby::bench {
 namespace {
@@ -45,9 +47,9 @@ constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
 // reports the errors instead of spinning until the deadline.
 constexpr int kMaxConsecutiveErrors = 100;
 
-enum class Mode { kPut, kGet, kMixed };
-enum Op { kPut = 0, kGet = 1, kOpCount = 2 };
-constexpr const char* kOpNames[kOpCount] = {"put", "get"};
+enum class Mode { kPut, kGet, kMixed, kList };
+enum Op { kPut = 0, kGet = 1, kList = 2, kOpCount = 3 };
+constexpr const char* kOpNames[kOpCount] = {"put", "get", "list"};
 
 struct Options {
   Endpoint endpoint;
@@ -63,6 +65,8 @@ struct Options {
   uint64_t requests = 0;  // > 0: stop after this many requests instead of a duration
   uint64_t keys = 0;      // 0: default (see DefaultKeys)
   int get_percent = 50;   // mixed: share of GETs
+  uint64_t max_keys = 1000;  // list: keys per page
+  std::string label;      // replaces the op column when set (single-op modes)
   bool signed_payload = false;
   bool verify = false;
   bool skip_prepare = false;
@@ -78,28 +82,40 @@ constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
   --region NAME         signing region (default us-east-1)
   --bucket NAME         bucket, created if missing (default cubby-bench)
   --prefix P            key prefix (default loadgen)
-  --op put|get|mixed    operation (default put); mixed: --get-percent GETs, rest PUTs
+  --op put|get|mixed|list
+                        operation (default put); mixed: --get-percent GETs, rest PUTs;
+                        list: ListObjectsV2 pages of --max-keys through the whole bucket,
+                        following continuation tokens, from the start again after the last
   --get-percent N       share of GETs in mixed mode, 0..100 (default 50)
+  --max-keys N          list: keys per page, 1..1000 (default 1000)
   --size S              object size: 4KiB, 64MiB, 1GiB, or bytes (default 4KiB)
   --concurrency N       connections, one thread each (default 1)
   --duration SECONDS    measured time (default 10); in-flight requests finish after it
   --requests N          stop after N requests in total instead of a duration
   --keys N              key space; GET/mixed write these keys first (prepare phase);
                         PUT overwrites them cyclically (default for PUT: a new key per request;
-                        for GET/mixed: 256, or the concurrency for sizes >= 8MiB)
+                        for GET/mixed: 256, or the concurrency for sizes >= 8MiB). With
+                        --requests N and --keys N a PUT run writes PREFIX/SIZE/obj-0..N-1.
+                        list: every complete pass must list exactly N keys (default: unchecked)
   --skip-prepare        GET/mixed: assume the keys already exist
   --signed-payload      sign the PUT body's SHA-256 instead of UNSIGNED-PAYLOAD
   --verify              compare every GET body with the bytes that were written
   --server-pid PID      also report that process's CPU (cores) and peak RSS in the interval
   --timeout SECONDS     per send/recv timeout (default 60)
+  --label TEXT          print TEXT instead of the op name in the first column
   --no-header           print only the result lines
   --print-header        print the table header and exit
 Exit status: 0 all requests succeeded, 3 some failed, 1 setup failed, 2 usage error.
 )";
 
-constexpr const char* kHeaderLine =
-    "op     size   conc      ops/s      MiB/s   p50_ms   p99_ms  ttfb_p50   errors  "
-    "cli_cpu  srv_cpu  srv_rss_MiB";
+// One format for the header and the result lines keeps the columns aligned.
+constexpr const char* kLineFormat =
+    "%-7s %6s %6s %10s %10s %8s %8s %9s %8s %8s %8s %12s\n";
+
+void PrintHeader() {
+  std::printf(kLineFormat, "op", "size", "conc", "ops/s", "MiB/s", "p50_ms", "p99_ms",
+              "ttfb_p50", "errors", "cli_cpu", "srv_cpu", "srv_rss_MiB");
+}
 
 bool ParseInt(std::string_view text, uint64_t min, uint64_t max, uint64_t* out) {
   uint64_t n = 0;
@@ -150,7 +166,8 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
     static constexpr std::string_view kValued[] = {
         "--endpoint", "--access-key", "--secret-key", "--region",   "--bucket",
         "--prefix",   "--op",         "--size",       "--concurrency", "--duration",
-        "--requests", "--keys",       "--get-percent", "--server-pid", "--timeout"};
+        "--requests", "--keys",       "--get-percent", "--server-pid", "--timeout",
+        "--max-keys", "--label"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return "unknown option " + std::string(name);
     }
@@ -176,7 +193,8 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
       if (v == "put") o->mode = Mode::kPut;
       else if (v == "get") o->mode = Mode::kGet;
       else if (v == "mixed") o->mode = Mode::kMixed;
-      else return "--op must be put, get or mixed";
+      else if (v == "list") o->mode = Mode::kList;
+      else return "--op must be put, get, mixed or list";
     } else if (name == "--size") {
       if (!ParseSize(v, &o->size)) return "--size: expected e.g. 4KiB, 64MiB or a byte count";
     } else if (name == "--concurrency") {
@@ -191,6 +209,13 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
     } else if (name == "--get-percent") {
       if (!ParseInt(v, 0, 100, &n)) return "--get-percent must be 0..100";
       o->get_percent = static_cast<int>(n);
+    } else if (name == "--max-keys") {
+      if (!ParseInt(v, 1, 1000, &o->max_keys)) return "--max-keys must be 1..1000";
+    } else if (name == "--label") {
+      if (v.empty() || v.find_first_of(" \t") != std::string_view::npos) {
+        return "--label must be one word";
+      }
+      o->label = v;
     } else if (name == "--server-pid") {
       if (!ParseInt(v, 1, INT32_MAX, &n)) return "--server-pid must be a process id";
       o->server_pid = static_cast<pid_t>(n);
@@ -234,6 +259,39 @@ std::string S3ErrorCode(std::string_view body) {
   return std::string(body.substr(start, end - start));
 }
 
+// The text of the first <name>...</name> element in `xml`, entities decoded; nullopt if absent.
+// Enough for the top-level fields of a ListObjectsV2 answer (KeyCount, IsTruncated,
+// NextContinuationToken), wherever they stand: keys are escaped, so only a real element matches.
+std::optional<std::string> XmlElement(std::string_view xml, std::string_view name) {
+  std::string open = "<" + std::string(name) + ">";
+  std::string close = "</" + std::string(name) + ">";
+  size_t start = xml.find(open);
+  if (start == std::string_view::npos) return std::nullopt;
+  start += open.size();
+  size_t end = xml.find(close, start);
+  if (end == std::string_view::npos) return std::nullopt;
+  std::string_view raw = xml.substr(start, end - start);
+  std::string out;
+  out.reserve(raw.size());
+  static constexpr std::pair<std::string_view, char> kEntities[] = {
+      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+  for (size_t i = 0; i < raw.size();) {
+    bool decoded = false;
+    if (raw[i] == '&') {
+      for (auto [entity, c] : kEntities) {
+        if (raw.substr(i, entity.size()) == entity) {
+          out.push_back(c);
+          i += entity.size();
+          decoded = true;
+          break;
+        }
+      }
+    }
+    if (!decoded) out.push_back(raw[i++]);
+  }
+  return out;
+}
+
 // What every worker shares: options, the body, and its payload hash. Read-only during a run.
 struct Shared {
   const Options* options;
@@ -241,14 +299,17 @@ struct Shared {
   std::string body_sha256;   // hex, or UNSIGNED-PAYLOAD
 };
 
-// Builds the request head with SigV4 headers for `path` (already encoded).
+// Builds the request head with SigV4 headers for `path` and `query` (both already encoded;
+// `query` without '?', may be empty).
 std::string BuildHead(const Shared& shared, std::string_view method, const std::string& path,
-                      std::string_view payload_sha256, std::optional<uint64_t> content_length) {
+                      const std::string& query, std::string_view payload_sha256,
+                      std::optional<uint64_t> content_length) {
   const Options& o = *shared.options;
   auth::SignInput in;
   in.method = std::string(method);
   in.host = o.endpoint.host_header;
   in.path = path;
+  in.query = query;
   in.payload_sha256 = std::string(payload_sha256);
   in.access_key_id = o.access_key;
   in.secret_key = o.secret_key;
@@ -257,7 +318,9 @@ std::string BuildHead(const Shared& shared, std::string_view method, const std::
   std::vector<s3api::Header> headers = auth::SignV4(in);
   std::string head;
   head.reserve(512);
-  head.append(method).append(" ").append(path).append(" HTTP/1.1\r\n");
+  head.append(method).append(" ").append(path);
+  if (!query.empty()) head.append("?").append(query);
+  head.append(" HTTP/1.1\r\n");
   for (const s3api::Header& h : headers) {
     head.append(h.name).append(": ").append(h.value).append("\r\n");
   }
@@ -280,17 +343,106 @@ struct ThreadStats {
   OpStats ops[kOpCount];
   std::string first_error;
   bool gave_up = false;
+  // --op list: this thread's walk through the bucket.
+  std::string list_token;        // NextContinuationToken of the last page; empty: start over
+  uint64_t list_keys_in_pass = 0;
+  std::string list_body;         // the page being read, reused
 };
 
-// One request on `conn`. Records the outcome in `stats`; returns false on failure.
+// Books a request's outcome in `stats`: on success its latency and bytes, otherwise an error
+// (the first one of the thread is kept for the report). Returns `ok`.
+bool Record(Op op, bool ok, const std::string& what, const std::string& error, uint64_t bytes,
+            Clock::time_point start, Clock::time_point end, Clock::time_point first_byte,
+            ThreadStats* stats) {
+  OpStats& s = stats->ops[op];
+  if (!ok) {
+    ++s.errors;
+    if (stats->first_error.empty()) {
+      stats->first_error = std::string(kOpNames[op]) + " " + what + ": " + error;
+    }
+    return false;
+  }
+  ++s.ok;
+  s.bytes += bytes;
+  s.latency_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+  s.ttfb_ns.push_back(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(first_byte - start).count());
+  return true;
+}
+
+// One ListObjectsV2 page on `conn`, continuing the thread's walk: from its last
+// NextContinuationToken, or from the start of the bucket after the last page. The page counts
+// as an error if it is not a well-formed answer, or if it ends a pass whose key count differs
+// from --keys.
+bool ExecuteList(const Shared& shared, HttpConnection* conn, ThreadStats* stats) {
+  const Options& o = *shared.options;
+  const std::string path = "/" + o.bucket;
+  // Parameters in canonical (sorted, UriEncoded) form, so the request line is what is signed.
+  std::string query;
+  if (!stats->list_token.empty()) {
+    query = "continuation-token=" + auth::sigv4::UriEncode(stats->list_token, true) + "&";
+  }
+  query += "list-type=2&max-keys=" + std::to_string(o.max_keys);
+  std::string& body = stats->list_body;
+  body.clear();
+  BodySink sink = [&](uint64_t, const char* data, size_t n) { body.append(data, n); };
+
+  Clock::time_point start = Clock::now();
+  std::string head = BuildHead(shared, "GET", path, query, kEmptySha256, std::nullopt);
+  std::string error;
+  Response response;
+  bool ok = conn->Send(head, "", &error) && conn->ReadResponse(false, sink, &response, &error);
+  Clock::time_point end = Clock::now();
+  const std::string what = path + (stats->list_token.empty() ? " (first page)" : " (next page)");
+  if (ok && response.status != 200) {
+    std::string code = S3ErrorCode(body);
+    error = "HTTP " + std::to_string(response.status) + (code.empty() ? "" : " " + code);
+    ok = false;
+  }
+  if (ok) {
+    std::optional<std::string> count_text = XmlElement(body, "KeyCount");
+    std::optional<std::string> truncated = XmlElement(body, "IsTruncated");
+    std::optional<std::string> next = XmlElement(body, "NextContinuationToken");
+    uint64_t count = 0;
+    if (!count_text || !ParseInt(*count_text, 0, o.max_keys, &count) || !truncated ||
+        (*truncated != "true" && *truncated != "false")) {
+      error = "malformed ListObjectsV2 answer (KeyCount, IsTruncated)";
+      ok = false;
+    } else if (*truncated == "true" && (!next || next->empty() || count == 0)) {
+      error = "truncated page without keys or NextContinuationToken";
+      ok = false;
+    } else if (*truncated == "true") {
+      stats->list_keys_in_pass += count;
+      stats->list_token = *next;
+    } else {
+      uint64_t listed = stats->list_keys_in_pass + count;
+      stats->list_token.clear();
+      stats->list_keys_in_pass = 0;
+      if (o.keys > 0 && listed != o.keys) {
+        error = "a full pass listed " + std::to_string(listed) + " keys, expected " +
+                std::to_string(o.keys);
+        ok = false;
+      }
+    }
+  }
+  if (!ok && !conn->connected()) {
+    // A broken walk starts over; a clean error page leaves the token to be retried.
+    stats->list_token.clear();
+    stats->list_keys_in_pass = 0;
+  }
+  return Record(kList, ok, what, error, response.body_bytes, start, end, response.first_byte,
+                stats);
+}
+
+// One PUT or GET on `conn`. Records the outcome in `stats`; returns false on failure.
 bool Execute(const Shared& shared, HttpConnection* conn, Op op, const std::string& key,
              ThreadStats* stats) {
+  if (op == kList) return ExecuteList(shared, conn, stats);
   const Options& o = *shared.options;
   std::string path = "/" + o.bucket + "/" + key;
-  OpStats& s = stats->ops[op];
   Clock::time_point start = Clock::now();
-  std::string head = op == kPut ? BuildHead(shared, "PUT", path, shared.body_sha256, o.size)
-                                : BuildHead(shared, "GET", path, kEmptySha256, std::nullopt);
+  std::string head = op == kPut ? BuildHead(shared, "PUT", path, "", shared.body_sha256, o.size)
+                                : BuildHead(shared, "GET", path, "", kEmptySha256, std::nullopt);
   std::string error;
   Response response;
   bool mismatch = false;
@@ -318,19 +470,7 @@ bool Execute(const Shared& shared, HttpConnection* conn, Op op, const std::strin
     error = "GET body differs from the bytes written";
     ok = false;
   }
-  if (!ok) {
-    ++s.errors;
-    if (stats->first_error.empty()) {
-      stats->first_error = std::string(kOpNames[op]) + " " + key + ": " + error;
-    }
-    return false;
-  }
-  ++s.ok;
-  s.bytes += o.size;
-  s.latency_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
-  s.ttfb_ns.push_back(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(response.first_byte - start).count());
-  return true;
+  return Record(op, ok, key, error, o.size, start, end, response.first_byte, stats);
 }
 
 // Stop rule for a phase: a deadline, a total request budget, or a fixed key range.
@@ -425,7 +565,7 @@ uint64_t TotalErrors(const PhaseResult& r) {
 bool EnsureBucket(const Shared& shared, std::string* error) {
   const Options& o = *shared.options;
   HttpConnection conn(o.endpoint, o.io_timeout);
-  std::string head = BuildHead(shared, "PUT", "/" + o.bucket, kEmptySha256, 0);
+  std::string head = BuildHead(shared, "PUT", "/" + o.bucket, "", kEmptySha256, 0);
   Response response;
   if (!conn.Send(head, "", error) || !conn.ReadResponse(false, {}, &response, error)) {
     *error = "create bucket: " + *error;
@@ -455,11 +595,19 @@ void PrintLine(const Options& o, const char* op, const OpStats& merged_in,
     std::snprintf(server_rss, sizeof server_rss, "%.1f",
                   static_cast<double>(r.server_after->peak_rss_bytes) / (1 << 20));
   }
-  std::printf("%-5s %6s %6d %10.1f %10.2f %8.3f %8.3f %9.3f %8llu %8.2f %8s %12s\n", op,
-              FormatSize(o.size).c_str(), o.concurrency, static_cast<double>(merged.ok) / wall,
-              static_cast<double>(merged.bytes) / wall / (1 << 20), latency.p50_ms,
-              latency.p99_ms, ttfb.p50_ms, static_cast<unsigned long long>(merged.errors),
-              r.client_cpu_seconds / wall, server_cpu, server_rss);
+  // A listing page's "size" is its key count; its bytes are the XML answers.
+  std::string size = o.mode == Mode::kList ? std::to_string(o.max_keys) : FormatSize(o.size);
+  auto number = [](const char* format, double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, format, v);
+    return std::string(buf);
+  };
+  std::printf(kLineFormat, op, size.c_str(), std::to_string(o.concurrency).c_str(),
+              number("%.1f", static_cast<double>(merged.ok) / wall).c_str(),
+              number("%.2f", static_cast<double>(merged.bytes) / wall / (1 << 20)).c_str(),
+              number("%.3f", latency.p50_ms).c_str(), number("%.3f", latency.p99_ms).c_str(),
+              number("%.3f", ttfb.p50_ms).c_str(), std::to_string(merged.errors).c_str(),
+              number("%.2f", r.client_cpu_seconds / wall).c_str(), server_cpu, server_rss);
 }
 
 int Main(int argc, char** argv) {
@@ -476,7 +624,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (print_header) {
-    std::puts(kHeaderLine);
+    PrintHeader();
     return 0;
   }
   if (!IsPlainKeyText(o.prefix) || !IsPlainKeyText(o.bucket)) {
@@ -492,13 +640,14 @@ int Main(int argc, char** argv) {
   }
   shared.body_sha256 = o.signed_payload ? auth::HexEncode(auth::Sha256(shared.body))
                                         : std::string(kUnsignedPayload);
-  if (!EnsureBucket(shared, &error)) {
+  // A listing reads the bucket as it is: a missing one is an error of the run, not created.
+  if (o.mode != Mode::kList && !EnsureBucket(shared, &error)) {
     std::fprintf(stderr, "cubby-loadgen: %s\n", error.c_str());
     return 1;
   }
 
   uint64_t keys = DefaultKeys(o);
-  bool reads = o.mode != Mode::kPut;
+  bool reads = o.mode == Mode::kGet || o.mode == Mode::kMixed;
   if (reads && !o.skip_prepare) {
     Budget prepare;
     prepare.limit = keys;
@@ -534,11 +683,13 @@ int Main(int argc, char** argv) {
         bool get = static_cast<int>(rng() % 100) < o.get_percent;
         return {get ? kGet : kPut, KeyName(o, i % keys)};
       }
+      case Mode::kList:
+        return {kList, std::string()};  // the thread's walk says which page
     }
     return {kGet, KeyName(o, i % keys)};  // unreachable: the switch covers every Mode
   });
 
-  if (o.header) std::puts(kHeaderLine);
+  if (o.header) PrintHeader();
   for (int op = 0; op < kOpCount; ++op) {
     OpStats merged;
     for (ThreadStats& t : r.threads) {
@@ -550,7 +701,9 @@ int Main(int argc, char** argv) {
       merged.ttfb_ns.insert(merged.ttfb_ns.end(), s.ttfb_ns.begin(), s.ttfb_ns.end());
     }
     if (merged.ok + merged.errors == 0) continue;
-    std::string label = o.mode == Mode::kMixed ? std::string("m:") + kOpNames[op] : kOpNames[op];
+    std::string label = o.mode == Mode::kMixed ? std::string("m:") + kOpNames[op]
+                        : !o.label.empty()     ? o.label
+                                               : kOpNames[op];
     PrintLine(o, label.c_str(), merged, r);
   }
   std::fflush(stdout);

@@ -2,7 +2,9 @@
 # Tests cubby-loadgen against bench/fake_s3.py, one case per line of the table below: the
 # fake's mode, the loadgen's arguments, the exit status it must return, and a text its
 # output (stdout + stderr) must contain. The fake checks every signature with botocore, so
-# the "ok" cases also prove the SigV4 signing is right.
+# the "ok" cases also prove the SigV4 signing is right (query strings included). Arguments
+# may hold several runs separated by " ; " against the same fake (e.g. fill, then list):
+# every run but the last must exit 0, the last one is checked.
 # usage: bench/loadgen_test.sh LOADGEN_BIN
 set -uo pipefail
 if (($# != 1)); then
@@ -27,15 +29,21 @@ refused_port=$($python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1"
 
 # mode | loadgen arguments | exit status | expected text
 cases=(
-  "ok|--op put --size 4KiB --concurrency 3 --requests 30|0|put     4KiB      3"
-  "ok|--op put --size 100000 --requests 5 --signed-payload|0|put   100000"
-  "ok|--op put --size 0 --requests 3|0|put        0"
-  "ok|--op put --size 4KiB --requests 10 --keys 2|0|put     4KiB"
-  "ok|--op get --size 300KiB --concurrency 2 --requests 20 --keys 3 --verify|0|get   300KiB"
+  "ok|--op put --size 4KiB --concurrency 3 --requests 30|0|put       4KiB      3"
+  "ok|--op put --size 100000 --requests 5 --signed-payload|0|put     100000"
+  "ok|--op put --size 0 --requests 3|0|put          0"
+  "ok|--op put --size 4KiB --requests 10 --keys 2|0|put       4KiB"
+  "ok|--op put --size 0 --requests 4 --label fill|0|fill         0      1"
+  "ok|--op get --size 300KiB --concurrency 2 --requests 20 --keys 3 --verify|0|get     300KiB"
   "ok|--op mixed --size 4KiB --concurrency 2 --requests 40 --keys 4 --verify|0|m:get"
-  "ok|--op get --size 4KiB --duration 0.3 --keys 2|0|get     4KiB      1"
-  "chunked|--op get --size 70000 --requests 6 --keys 2 --verify|0|get    70000"
-  "close|--op get --size 4KiB --concurrency 2 --requests 10 --keys 2 --verify|0|get     4KiB      2"
+  "ok|--op get --size 4KiB --duration 0.3 --keys 2|0|get       4KiB      1"
+  "chunked|--op get --size 70000 --requests 6 --keys 2 --verify|0|get      70000"
+  "close|--op get --size 4KiB --concurrency 2 --requests 10 --keys 2 --verify|0|get       4KiB      2"
+  "ok|--op put --size 0 --keys 25 --requests 25 ; --op list --max-keys 7 --keys 25 --requests 20|0|list         7      1"
+  "ok|--op put --size 0 --keys 25 --requests 25 ; --op list --max-keys 7 --keys 25 --concurrency 3 --duration 0.3|0|list         7      3"
+  "ok|--op put --size 0 --keys 25 --requests 25 ; --op list --max-keys 7 --keys 24 --requests 8|3|a full pass listed 25 keys, expected 24"
+  "notoken|--op put --size 0 --keys 25 --requests 25 ; --op list --max-keys 7 --requests 3|3|truncated page without keys or NextContinuationToken"
+  "ok|--op list --bucket other --requests 1 --secret-key wrong-secret|3|HTTP 403 SignatureDoesNotMatch"
   "corrupt|--op get --size 4KiB --requests 4 --keys 2 --verify|3|GET body differs"
   "short|--op get --size 4KiB --requests 2 --keys 1|3|body cut short"
   "ok|--op get --size 4KiB --requests 2 --keys 1 --skip-prepare --prefix none|3|HTTP 404 NoSuchKey"
@@ -45,6 +53,7 @@ cases=(
   "none|--endpoint https://127.0.0.1:1|2|endpoint must start with http://"
   "none|--size 4Q|2|--size: expected"
   "none|--op delete|2|--op must be"
+  "none|--op list --max-keys 1001|2|--max-keys must be 1..1000"
   "none|--concurrency 0|2|--concurrency must be"
   "none|--bogus|2|unknown option --bogus"
   "none|--bucket a%b|2|--bucket and --prefix must be"
@@ -72,9 +81,18 @@ for c in "${cases[@]}"; do
     fi
     endpoint_args=(--endpoint "$endpoint")
   fi
-  # shellcheck disable=SC2086  # the table's arguments are word-split on purpose
-  output=$("$loadgen" "${endpoint_args[@]}" $args 2>&1)
-  status=$?
+  output=""
+  status=0
+  rest=$args
+  while :; do
+    run=${rest%% ; *}
+    # shellcheck disable=SC2086  # the table's arguments are word-split on purpose
+    output+=$("$loadgen" "${endpoint_args[@]}" $run 2>&1)$'\n'
+    status=$?
+    [[ $run == "$rest" ]] && break
+    rest=${rest#* ; }
+    ((status == 0)) || break
+  done
   stop_fake
   if [[ $status == "$want_status" && $output == *"$want_text"* ]]; then
     passed=$((passed + 1))
