@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
-# Runs the first benchmark cells against a fresh cubby and prints one table:
-#   PUT/GET x 4 KiB at c=1 and c=32, and PUT/GET x 64 MiB at c=1,
-# each for a bounded time, with the server's CPU (cores) and peak RSS over each cell.
+# Issue 5's benchmark: builds Release, runs every cell against a fresh cubby on 127.0.0.1 and
+# prints one table, then the baselines measured in the same run and each target as a ratio
+# with PASS or MISS. Cells, each for a bounded time, with the server's CPU and peak RSS:
+#   PUT/GET x 4 KiB at c=1 and c=32; PUT/GET x 64 MiB at c=1 (time to first byte), and a
+#   64 MiB PUT with a signed SHA-256 payload; a bucket filled with 1,000,000 empty objects
+#   through PUT (the "fill" row), ListObjectsV2 1000-key pages through it (c=1), and 4 KiB
+#   PUTs at c=32 into that bucket and into an empty one; the server's idle RSS before and
+#   after. A default run takes about 5 minutes on 2 cores, most of it filling the bucket.
 #
 # usage: bench/run.sh [--quick] [--duration S] [--small SIZE] [--large SIZE]
-#                     [--high-concurrency N] [--verify] [--signed-payload]
+#                     [--high-concurrency N] [--list-objects N] [--fill-concurrency N]
+#                     [--verify] [--signed-payload]
 #                     [--cubby BIN --loadgen BIN [--baseline BIN]] [--no-baselines]
 #   --quick               1 s per cell (CI smoke) instead of 10 s
+#   --list-objects N      objects in the listing bucket (default 1000000; 0 skips the listing
+#                         cells); --fill-concurrency: connections that fill it (default 32)
+#   --signed-payload      every PUT signs its body's SHA-256 (the put-sha row always does)
 #   --cubby/--loadgen     use these binaries instead of building (both or neither);
 #                         baselines then run only if --baseline gives cubby-baseline
 #   --no-baselines        skip the baselines section (hashing, raw RocksDB, loopback, HTTP)
 # Environment: BUILD_DIR (default <repo>/build-bench), CUBBY_LOG_LEVEL (passed to the server),
 #   KEEP_DATA=1 keeps the temp dir (server log and data) for a look afterwards.
-# Exit status: 0 if every cell ran without errors and the server stopped cleanly.
+# Exit status: 0 if every cell ran without errors and the server stopped cleanly (a MISS is
+#   a result, not a failure).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,6 +30,8 @@ duration=10
 small=4KiB
 large=64MiB
 high=32
+list_objects=1000000
+fill_concurrency=32
 cubby=""
 loadgen=""
 baseline=""
@@ -34,18 +46,25 @@ while (($#)); do
     --small) small=$2; shift ;;
     --large) large=$2; shift ;;
     --high-concurrency) high=$2; shift ;;
+    --list-objects) list_objects=$2; shift ;;
+    --fill-concurrency) fill_concurrency=$2; shift ;;
     --verify) get_extra+=(--verify) ;;
     --signed-payload) extra+=(--signed-payload) ;;
     --cubby) cubby=$2; shift ;;
     --loadgen) loadgen=$2; shift ;;
     --baseline) baseline=$2; shift ;;
     --no-baselines) baselines=0 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 
+[[ $list_objects =~ ^[0-9]+$ ]] || { echo "run.sh: --list-objects must be a count" >&2; exit 2; }
+
+run_start=$(date +%s.%N)
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+build_seconds=""
 if [[ -z $cubby && -z $loadgen ]]; then
   build=${BUILD_DIR:-$repo/build-bench}
   mkdir -p "$build"
@@ -56,6 +75,7 @@ if [[ -z $cubby && -z $loadgen ]]; then
     echo "run.sh: build failed" >&2
     exit 1
   fi
+  build_seconds=$(elapsed "$run_start")
   cubby=$build/cubby
   loadgen=$build/bench/cubby-loadgen
   baseline=$build/bench/cubby-baseline
@@ -108,35 +128,79 @@ if [[ -z $endpoint ]]; then
   exit 1
 fi
 
-echo "# cubby bench $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+# The server's resident set now (VmRSS), MiB.
+rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$server_pid/status" 2>/dev/null; }
+sleep 1  # start-up done (listening); let it settle before calling it idle
+idle_rss_start=$(rss_mib)
+
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ $commit != unknown && -n $(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+  commit+=" + uncommitted changes"
+fi
+echo "# cubby bench $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $commit"
 echo "# host: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ {printf "%.1f GiB RAM", $2/1048576}' /proc/meminfo), kernel $(uname -r)"
-echo "# ${duration}s per cell, server ${endpoint}, data in ${tmp}"
+echo "# ${duration}s per cell, server ${endpoint}, data in ${tmp}${build_seconds:+, Release build took ${build_seconds}s}"
 "$loadgen" --print-header
 
 failed=0
-cell() {  # op size concurrency
-  local op=$1 size=$2 conc=$3 status=0
+: >"$tmp/cells.txt"
+cell() {  # label op size concurrency [loadgen args...]
+  local label=$1 op=$2 size=$3 conc=$4 status=0
+  shift 4
   local args=(--endpoint "$endpoint" --op "$op" --size "$size" --concurrency "$conc"
-              --duration "$duration" --server-pid "$server_pid" --no-header
-              --prefix "bench-$op-c$conc" ${extra[@]+"${extra[@]}"})
+              --duration "$duration" --server-pid "$server_pid" --no-header --label "$label"
+              --prefix "bench-${label//[^A-Za-z0-9-]/_}-c$conc" ${extra[@]+"${extra[@]}"} "$@")
   [[ $op == get ]] && args+=(${get_extra[@]+"${get_extra[@]}"})
   "$loadgen" "${args[@]}" >"$tmp/cell.out" 2>"$tmp/loadgen.err" || status=$?
   cat "$tmp/cell.out"
-  cat "$tmp/cell.out" >>"$tmp/cells.txt"  # the ratios below read cubby's rows from here
+  cat "$tmp/cell.out" >>"$tmp/cells.txt"  # the targets below read cubby's rows from here
   if ((status != 0)); then
     failed=1
     # Exit 3: the line was printed with its error count; otherwise there is no line at all.
-    ((status == 3)) || printf '%-5s %6s %6s  FAILED (exit %d)\n' "$op" "$size" "$conc" "$status"
+    ((status == 3)) || printf '%-7s %6s %6s  FAILED (exit %d)\n' "$label" "$size" "$conc" "$status"
     sed 's/^/# /' "$tmp/loadgen.err"
   fi
 }
 
-cell put "$small" 1
-cell get "$small" 1
-cell put "$small" "$high"
-cell get "$small" "$high"
-cell put "$large" 1
-cell get "$large" 1
+cell put put "$small" 1
+cell get get "$small" 1
+cell put put "$small" "$high"
+cell get get "$small" "$high"
+cell put put "$large" 1
+cell get get "$large" 1
+# The server hashes a signed body twice (SHA-256 to check the signature, MD5 for the ETag).
+cell put-sha put "$large" 1 --signed-payload
+
+# ---- Listing: a bucket of $list_objects objects, filled through the S3 API like any client
+# would (empty bodies, many connections; the row's ops/s is the fill rate), then listed page
+# by page, then written into next to an empty bucket at the same concurrency.
+count_label() {  # 1000000 -> 1M, 5000 -> 5k, 2500 -> 2500
+  local n=$1
+  if ((n >= 1000000 && n % 1000000 == 0)); then echo "$((n / 1000000))M"
+  elif ((n >= 1000 && n % 1000 == 0)); then echo "$((n / 1000))k"
+  else echo "$n"; fi
+}
+list_label=$(count_label "$list_objects")
+fill_seconds=""
+if ((list_objects > 0)); then
+  echo "# listing bucket: $list_objects empty objects PUT by $fill_concurrency connections (fill), then the cells in it"
+  fill_start=$(date +%s.%N)
+  # A fill counts its requests, not time: the listing below checks every full pass of the
+  # bucket holds exactly $list_objects keys.
+  cell fill put 0 "$fill_concurrency" --bucket bench-list --prefix obj \
+    --keys "$list_objects" --requests "$list_objects"
+  fill_seconds=$(elapsed "$fill_start")
+  cell list list 0 1 --bucket bench-list --max-keys 1000 --keys "$list_objects"
+  # c=$high: PUTs share WAL syncs there, so the rate is bound by the server's work per PUT, which
+  # is where a large bucket would show (at c=1 each PUT waits for its own sync and hides it).
+  # The full bucket goes first, closest to its fill: any leftover compaction counts against it.
+  cell "put@$list_label" put "$small" "$high" --bucket bench-list
+  cell put@0 put "$small" "$high" --bucket bench-empty
+fi
+
+sleep 2  # no requests for a moment: the server is idle again
+idle_rss_end=$(rss_mib)
+echo "# server idle RSS (VmRSS): ${idle_rss_start:-?} MiB after start-up, ${idle_rss_end:-?} MiB after the cells${fill_seconds:+; fill took ${fill_seconds}s}"
 
 if ! stop_server; then
   echo "# cubby did not exit cleanly after SIGTERM; last log lines:"
@@ -194,24 +258,64 @@ if ((baselines)); then
   kill -TERM "$http_pid" 2>/dev/null || true
   wait "$http_pid" 2>/dev/null || true
 
-  # Ratios: cubby's row / the matching ceiling. Missing rows print nothing.
-  echo "# ratios (cubby / ceiling)"
-  awk -v small="$small" -v high="$high" -v large="$large" '
-    FNR == NR { if ($1 == "baseline") { v[$2] = $3; for (i = 5; i <= NF; i++) {
-                  split($i, kv, "="); v[$2 "." kv[1]] = kv[2] } } next }
-    { row[$1 " " $2 " " $3 "." "ops"] = $4; row[$1 " " $2 " " $3 "." "mib"] = $5
-      row[$1 " " $2 " " $3 "." "p50"] = $6 }
-    function ratio(label, a, b) { if (a != "" && b + 0 > 0) printf "%-58s = %.2f\n", label, a / b }
-    END {
-      rc = "rocksdb_sync_put_c"
-      ratio(small " PUT c=" high " ops/s / raw synced RocksDB put c=" high, row["put " small " " high ".ops"], v[rc high])
-      ratio(small " PUT c=1 ops/s / raw synced RocksDB put c=1", row["put " small " 1.ops"], v[rc 1])
-      ratio(small " PUT c=1 p50 / raw synced RocksDB put p50 (target <= 1.5)", row["put " small " 1.p50"], v[rc "1.p50_ms"])
-      ratio(small " GET c=" high " ops/s / HTTP ceiling c=" high, row["get " small " " high ".ops"], v["http_get_c" high])
-      ratio(small " GET c=1 ops/s / HTTP ceiling c=1", row["get " small " 1.ops"], v["http_get_c1"])
-      ratio(large " GET c=1 MiB/s / loopback TCP", row["get " large " 1.mib"], v["loopback_tcp"])
-      ratio(large " PUT c=1 MiB/s / loopback TCP", row["put " large " 1.mib"], v["loopback_tcp"])
-      ratio(large " PUT c=1 MiB/s / single-core MD5", row["put " large " 1.mib"], v["hash_md5"])
-    }' "$tmp/baselines.txt" "$tmp/cells.txt"
 fi
+
+# ---- Targets (issue 5): each a ratio to a ceiling above, or an absolute bound, from this run,
+# with PASS or MISS; "n/a" when its row or baseline is missing (a failed cell, --no-baselines).
+# Then ratios without a target, for context.
+touch "$tmp/baselines.txt"
+echo "# targets (issue 5; same run)"
+awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label" \
+    -v listing=$((list_objects > 0)) -v idle_start="$idle_rss_start" -v idle_end="$idle_rss_end" '
+  FILENAME == ARGV[1] { if ($1 == "baseline") { v[$2] = $3; for (i = 5; i <= NF; i++) {
+                          split($i, kv, "="); v[$2 "." kv[1]] = kv[2] } } next }
+  { key = $1 " " $2 " " $3
+    ops[key] = $4; mib[key] = $5; p50[key] = $6; ttfb[key] = $8
+    if ($12 ~ /^[0-9.]+$/ && (peak == "" || $12 + 0 > peak + 0)) peak = $12 }
+  function num(x) { return x ~ /^[0-9.]+$/ }
+  function quotient(a, b) { return num(a) && num(b) && b + 0 > 0 ? a / b : "" }
+  # A target line: label, value ("" if unknown), comparison, bound, digits shown.
+  function target(label, value, cmp, bound, digits,   ok, shown, word) {
+    if (value == "") { shown = "-"; word = "n/a" } else {
+      shown = sprintf("%." digits "f", value)
+      ok = cmp == ">=" ? value + 0 >= bound + 0 : cmp == "<=" ? value + 0 <= bound + 0 \
+                       : value + 0 < bound + 0
+      word = ok ? "PASS" : "MISS"
+    }
+    printf "%-54s = %8s  target %-2s %-5s %s\n", label, shown, cmp, bound, word
+  }
+  function info(label, value) { if (value != "") printf "%-54s = %8.2f\n", label, value }
+  END {
+    rc = "rocksdb_sync_put_c"
+    small_hi = " " small " " high; small_1 = " " small " 1"; big = " " large " 1"
+    target(small " GET c=" high " / HTTP ceiling c=" high,
+           quotient(ops["get" small_hi], v["http_get_c" high]), ">=", "0.6", 2)
+    target(small " PUT c=" high " / raw synced RocksDB put c=" high,
+           quotient(ops["put" small_hi], v[rc high]), ">=", "1.0", 2)
+    target(small " PUT c=1 p50 / raw synced RocksDB put p50",
+           quotient(p50["put" small_1], v[rc "1.p50_ms"]), "<=", "1.5", 2)
+    target(large " GET / loopback TCP", quotient(mib["get" big], v["loopback_tcp"]), ">=", "0.75", 2)
+    target(large " GET time to first byte p50, ms", num(ttfb["get" big]) ? ttfb["get" big] : "",
+           "<", "2", 3)
+    target(large " PUT / single-core MD5", quotient(mib["put" big], v["hash_md5"]), ">=", "0.8", 2)
+    target(large " PUT, signed payload / single-core MD5",
+           quotient(mib["put-sha" big], v["hash_md5"]), ">=", "0.8", 2)
+    if (listing) {
+      lk = "list 1000 1"
+      target("ListObjectsV2 1000-key page p50, ms (" substr(full, 5) " objects)",
+             num(p50[lk]) ? p50[lk] : "", "<", "10", 2)
+      target(small " PUT c=" high ", " substr(full, 5) "-object bucket / empty bucket",
+             quotient(ops[full small_hi], ops["put@0" small_hi]), ">=", "0.8", 2)
+    }
+    target("server peak RSS, max over the cells, MiB", peak, "<", "256", 1)
+    target("server idle RSS after start-up, MiB", num(idle_start) ? idle_start : "", "<", "64", 1)
+    target("server idle RSS after the cells, MiB", num(idle_end) ? idle_end : "", "<", "64", 1)
+    print "# other ratios (no target)"
+    info(small " PUT c=1 / raw synced RocksDB put c=1", quotient(ops["put" small_1], v[rc 1]))
+    info(small " GET c=1 / HTTP ceiling c=1", quotient(ops["get" small_1], v["http_get_c1"]))
+    info(large " PUT / loopback TCP", quotient(mib["put" big], v["loopback_tcp"]))
+    info(large " PUT, signed payload / single-core SHA-256",
+         quotient(mib["put-sha" big], v["hash_sha256"]))
+  }' "$tmp/baselines.txt" "$tmp/cells.txt"
+echo "# whole run: $(elapsed "$run_start")s${build_seconds:+ (build ${build_seconds}s)}"
 exit "$failed"
