@@ -150,9 +150,10 @@ uint64_t GetFixed64(std::string_view in) {
   return v;
 }
 
-// Empty segments have no data id; others have a chunk size.
+// Empty segments have no data id and no chunk size. Others are chunks in the data family
+// (chunk size set) or one file (chunk size 0).
 bool SegmentValid(const DataSegment& seg) {
-  return seg.data_id == 0 ? seg.size == 0 && seg.chunk_size == 0 : seg.chunk_size != 0;
+  return seg.data_id != 0 || (seg.size == 0 && seg.chunk_size == 0);
 }
 
 void PutSegment(std::string* out, const DataSegment& seg) {
@@ -268,8 +269,8 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
     }
   }
   if (!rd.done()) return Corrupt("object");
-  // Invariants the reader relies on: inline bytes match the size; chunked data has a chunk
-  // size; segments add up to the size and live in the data family only.
+  // Invariants the reader relies on: inline bytes match the size; data elsewhere (chunks or a
+  // file) has no inline bytes; segments add up to the size and are never inline.
   if (segments) {
     uint64_t total = 0;
     for (const DataSegment& seg : m.segments) {
@@ -277,8 +278,8 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
       total += seg.size;
     }
     if (total != m.size || m.data_id != 0 || !m.inline_data.empty()) return Corrupt("object");
-  } else if (m.data_id == 0 ? m.inline_data.size() != m.size
-                            : (m.chunk_size == 0 || !m.inline_data.empty())) {
+  } else if (m.data_id == 0 ? m.inline_data.size() != m.size || m.chunk_size != 0
+                            : !m.inline_data.empty()) {
     return Corrupt("object");
   }
   return m;
@@ -449,6 +450,16 @@ std::string MarkerKey(uint64_t data_id) {
 }
 bool DecodeMarkerKey(std::string_view key, uint64_t* data_id) {
   if (key.size() != 9 || key[0] != kMarkerTag) return false;
+  *data_id = GetBigEndian64(key.substr(1));
+  return true;
+}
+std::string FileRefKey(uint64_t data_id) {
+  std::string out(1, kFileRefTag);
+  PutBigEndian64(&out, data_id);
+  return out;
+}
+bool DecodeFileRefKey(std::string_view key, uint64_t* data_id) {
+  if (key.size() != 9 || key[0] != kFileRefTag) return false;
   *data_id = GetBigEndian64(key.substr(1));
   return true;
 }

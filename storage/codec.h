@@ -10,7 +10,9 @@
 //   objects:  <bucket> 0x00 <key>                       -> ObjectMeta (bucket names hold no 0x00,
 //                                                          so keys of a bucket sort in byte order)
 //   data:     <data_id BE64> <chunk index BE64>         -> chunk bytes
-//   uploads:  'p' <data_id BE64>                        -> "" (in-flight writer marker)
+//   uploads:  'p' <data_id BE64>                        -> "" (in-flight chunks, old stores)
+//             'f' <data_id BE64>                        -> "" (the data file of id is owned by a
+//                                                          committed object or part record)
 //             'u' <bucket> 0x00 <key> 0x00 <upload_id>  -> UploadRecord (upload ids have a fixed
 //                                                          length and sort by initiation time)
 //             'q' <upload_id> <part_number BE32>        -> PartRecord
@@ -80,6 +82,9 @@ bool DecodeDataKey(std::string_view key, uint64_t* data_id, uint64_t* chunk);
 std::string MarkerKey(uint64_t data_id);
 bool DecodeMarkerKey(std::string_view key, uint64_t* data_id);
 inline constexpr char kMarkerTag = 'p';
+std::string FileRefKey(uint64_t data_id);
+bool DecodeFileRefKey(std::string_view key, uint64_t* data_id);
+inline constexpr char kFileRefTag = 'f';
 std::string UploadPrefix(std::string_view bucket);
 std::string UploadPrefixEnd(std::string_view bucket);
 

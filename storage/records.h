@@ -26,11 +26,13 @@ struct BucketRecord {
   std::map<std::string, std::string> cosi_parameters;  // effective parameters of the COSI create
 };
 
-// One run of object bytes in the data family: the chunks of `data_id`, `size` bytes in total.
+// One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the
+// data family (each chunk_size bytes but the last); with chunk_size == 0 the file of `data_id`
+// (see blob_files.h). data_id 0: an empty run.
 struct DataSegment {
   uint64_t data_id = 0;
   uint64_t size = 0;
-  uint32_t chunk_size = 0;  // size of each chunk but the last
+  uint32_t chunk_size = 0;
   bool operator==(const DataSegment&) const = default;
 };
 
@@ -50,7 +52,7 @@ struct ObjectMeta {
 
   // Where the bytes are. Set by storage on commit; callers leave them alone.
   uint64_t data_id = 0;           // 0: the bytes are inline_data
-  uint32_t chunk_size = 0;        // size of each data chunk but the last
+  uint32_t chunk_size = 0;        // as in DataSegment: > 0 chunks, 0 one file
   std::string inline_data;
   // Multipart objects: the parts' data in order (the object is their concatenation); then
   // data_id == 0 and inline_data is empty.

@@ -11,7 +11,9 @@
 // different keys reach DB::Write concurrently and share fsyncs through group commit.
 #include "storage/store.h"
 
+#include <fcntl.h>
 #include <openssl/rand.h>
+#include <sys/stat.h>
 #include <rocksdb/db.h>
 #include <rocksdb/snapshot.h>
 #include <rocksdb/write_batch.h>
@@ -27,7 +29,9 @@
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
+#include <unistd.h>
 
+#include "storage/blob_files.h"
 #include "storage/codec.h"
 #include "storage/db_options.h"
 
@@ -79,6 +83,15 @@ Status NoSuchBucket(std::string_view name) {
 
 class StoreImpl;
 
+// A change's batch, plus the data files it releases: they are unlinked once the batch is
+// durable (BlobFiles::Release), never before, so a failed write loses nothing.
+class Batch : public rocksdb::WriteBatch {
+ public:
+  std::vector<uint64_t> released_files;
+};
+
+constexpr uint64_t kWritebackBytes = 8 << 20;  // start writeback of a data file every 8 MiB
+
 // The data segments of an object: empty for inline objects, one for a plain chunked object,
 // one per part for a completed multipart upload.
 std::vector<DataSegment> SegmentsOf(const ObjectMeta& meta) {
@@ -90,18 +103,27 @@ std::vector<DataSegment> SegmentsOf(const ObjectMeta& meta) {
 // ---- Reader.
 class ReaderImpl final : public ObjectReader {
  public:
-  ReaderImpl(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* data_cf,
-             std::unique_ptr<rocksdb::ManagedSnapshot> snapshot, ObjectMeta meta)
+  // `pinned`: the file ids of meta's segments, pinned in `files` by the caller; unpinned here.
+  ReaderImpl(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* data_cf, BlobFiles* files,
+             std::unique_ptr<rocksdb::ManagedSnapshot> snapshot, ObjectMeta meta,
+             std::vector<uint64_t> pinned)
       : db_(db),
         data_cf_(data_cf),
+        files_(files),
         snapshot_(std::move(snapshot)),
         meta_(std::move(meta)),
-        segments_(SegmentsOf(meta_)) {
+        segments_(SegmentsOf(meta_)),
+        pinned_(std::move(pinned)) {
     uint64_t start = 0;
     for (const DataSegment& seg : segments_) {
       starts_.push_back(start);
       start += seg.size;
     }
+  }
+
+  ~ReaderImpl() override {
+    CloseFile();
+    files_->Unpin(pinned_);
   }
 
   const ObjectMeta& meta() const override { return meta_; }
@@ -122,9 +144,14 @@ class ReaderImpl final : public ObjectReader {
       if (segments_.empty()) {
         chunk = meta_.inline_data;
       } else {
-        // The last segment starting at or before pos_ that is not empty.
-        size_t seg = std::upper_bound(starts_.begin(), starts_.end(), pos_) - starts_.begin() - 1;
-        while (segments_[seg].size == 0 || pos_ - starts_[seg] >= segments_[seg].size) ++seg;
+        const size_t seg = SegmentAt(pos_);
+        if (segments_[seg].chunk_size == 0) {
+          Result<size_t> got = ReadFile(seg, buf + copied, n - copied);
+          if (!got.ok()) return got.status();
+          copied += *got;
+          pos_ += *got;
+          continue;
+        }
         uint64_t index = (pos_ - starts_[seg]) / segments_[seg].chunk_size;
         Status s = LoadChunk(seg, index);
         if (!s.ok()) return s;
@@ -140,7 +167,64 @@ class ReaderImpl final : public ObjectReader {
     return copied;
   }
 
+  Result<std::optional<FileSpan>> NextFileSpan(size_t max) override {
+    if (pos_ >= meta_.size || segments_.empty() || max == 0) return std::optional<FileSpan>();
+    const size_t seg = SegmentAt(pos_);
+    if (segments_[seg].chunk_size != 0) return std::optional<FileSpan>();
+    Status s = OpenFile(seg);
+    if (!s.ok()) return s;
+    const uint64_t off = pos_ - starts_[seg];
+    const size_t len = static_cast<size_t>(std::min<uint64_t>(max, segments_[seg].size - off));
+    pos_ += len;
+    return std::optional<FileSpan>(FileSpan{fd_, off, len});
+  }
+
  private:
+  // The segment holding byte `pos` (< size): the last non-empty one starting at or before it.
+  size_t SegmentAt(uint64_t pos) const {
+    size_t seg = std::upper_bound(starts_.begin(), starts_.end(), pos) - starts_.begin() - 1;
+    while (segments_[seg].size == 0 || pos - starts_[seg] >= segments_[seg].size) ++seg;
+    return seg;
+  }
+
+  Status OpenFile(size_t seg) {
+    if (fd_ >= 0 && fd_seg_ == seg) return Status::Ok();
+    CloseFile();
+    Result<int> fd = files_->OpenForRead(segments_[seg].data_id);
+    if (!fd.ok()) return fd.status();
+    struct stat st;
+    if (::fstat(*fd, &st) != 0) {
+      ::close(*fd);
+      return Status(Code::kIOError, "fstat of an object data file failed");
+    }
+    // A short file would make a response end early: report it before sending anything of it.
+    if (static_cast<uint64_t>(st.st_size) != segments_[seg].size) {
+      ::close(*fd);
+      return Status(Code::kCorruption, "object data file has the wrong size");
+    }
+    fd_ = *fd;
+    fd_seg_ = seg;
+    return Status::Ok();
+  }
+
+  void CloseFile() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  Result<size_t> ReadFile(size_t seg, char* buf, size_t n) {
+    Status s = OpenFile(seg);
+    if (!s.ok()) return s;
+    const uint64_t off = pos_ - starts_[seg];
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(n, segments_[seg].size - off));
+    for (;;) {
+      ssize_t got = ::pread(fd_, buf, want, static_cast<off_t>(off));
+      if (got > 0) return static_cast<size_t>(got);
+      if (got == 0) return Status(Code::kCorruption, "object data file ended early");
+      if (errno != EINTR) return Status(Code::kIOError, "reading an object data file failed");
+    }
+  }
+
   Status LoadChunk(size_t seg, uint64_t index) {
     if (loaded_ && seg == seg_index_ && index == chunk_index_) return Status::Ok();
     loaded_ = false;
@@ -165,20 +249,26 @@ class ReaderImpl final : public ObjectReader {
 
   rocksdb::DB* db_;
   rocksdb::ColumnFamilyHandle* data_cf_;
-  std::unique_ptr<rocksdb::ManagedSnapshot> snapshot_;  // null for inline objects
+  BlobFiles* files_;
+  std::unique_ptr<rocksdb::ManagedSnapshot> snapshot_;  // null unless some data is in chunks
   ObjectMeta meta_;
   const std::vector<DataSegment> segments_;
+  const std::vector<uint64_t> pinned_;
   std::vector<uint64_t> starts_;  // object offset of each segment
   uint64_t pos_ = 0;
   rocksdb::PinnableSlice chunk_;  // the current chunk: memory bounded by one chunk
   size_t seg_index_ = 0;
   uint64_t chunk_index_ = 0;
   bool loaded_ = false;
+  int fd_ = -1;  // the open data file of segment fd_seg_
+  size_t fd_seg_ = 0;
 };
 
-// Writes a stream of bytes as chunks of one data id, each full chunk as it completes, under a
-// pending marker so a crash before the final commit leaves nothing behind after the next Open.
-// The last chunk is left for the final batch (Finish).
+// Receives a stream of bytes for one object or part. Up to one chunk is kept in memory and
+// goes into the final batch (inline in the record when small enough, else as one chunk in the
+// data family). A stream that grows past one chunk moves to a data file of its own, written as
+// it arrives and synced at Finish; without a commit the file is removed (by the destructor, or
+// after a crash by the next Open, since no record references it).
 class ChunkStream {
  public:
   ChunkStream(StoreImpl* store);
@@ -186,24 +276,26 @@ class ChunkStream {
 
   Status Append(std::string_view data);
   uint64_t size() const { return size_; }
-  // Adds the remaining bytes and the marker's removal to `batch` and returns where the data
-  // is. With allow_inline and nothing flushed yet, small data is returned in *inline_data
-  // instead (segment data_id 0). An empty stream has data_id 0 and no chunks.
-  DataSegment Finish(rocksdb::WriteBatch* batch, bool allow_inline, std::string* inline_data);
-  // The final batch was written: the chunks now belong to a committed record.
+  // Makes the data durable and adds what the record needs to `batch` (the last chunk, or the
+  // file's reference); returns where the data is. With allow_inline, small data is returned in
+  // *inline_data instead (segment data_id 0). An empty stream has data_id 0.
+  Result<DataSegment> Finish(Batch* batch, bool allow_inline, std::string* inline_data);
+  // The final batch was written: the data now belongs to a committed record.
   void Committed() { committed_ = true; }
 
  private:
-  Status FlushChunk();
+  Status StartFile();
+  Status WriteFile(std::string_view data);
 
   StoreImpl* store_;
   const uint32_t chunk_size_;
   const size_t inline_limit_;
   std::string buffer_;  // bytes not yet written: at most one chunk
   uint64_t size_ = 0;
-  uint64_t data_id_ = 0;
-  uint64_t chunks_written_ = 0;  // chunks in the data family (under a pending marker)
-  Status status_;                // sticky write failure
+  uint64_t file_id_ = 0;  // non-zero once the stream moved to a file
+  int fd_ = -1;
+  uint64_t kicked_ = 0;  // file bytes whose writeback was started
+  Status status_;        // sticky write failure
   bool committed_ = false;
 };
 
@@ -255,8 +347,8 @@ class PartWriterImpl final : public PartWriter {
 class StoreImpl final : public Store {
  public:
   StoreImpl(const StoreOptions& options, rocksdb::DB* db,
-            std::vector<rocksdb::ColumnFamilyHandle*> handles)
-      : options_(options), db_(db), handles_(std::move(handles)) {
+            std::vector<rocksdb::ColumnFamilyHandle*> handles, std::unique_ptr<BlobFiles> files)
+      : options_(options), db_(db), handles_(std::move(handles)), files_(std::move(files)) {
     sync_.sync = options_.sync;
     reclaimer_ = std::thread([this] { ReclaimLoop(); });
   }
@@ -276,6 +368,19 @@ class StoreImpl final : public Store {
 
   // Removes the data of writers that never committed and seeds the data id counter.
   Status Recover() {
+    // Data files nobody references: writers that never committed, and released files whose
+    // unlink did not happen. Checked before the batch below, which removes nothing they need.
+    Result<std::vector<uint64_t>> file_ids = files_->List();
+    if (!file_ids.ok()) return file_ids.status();
+    uint64_t max_file_id = 0;
+    for (uint64_t id : *file_ids) {
+      max_file_id = std::max(max_file_id, id);
+      Result<std::optional<std::string>> ref = GetRaw(kUploadsCf, codec::FileRefKey(id), nullptr);
+      if (!ref.ok()) return ref.status();
+      if (ref->has_value()) continue;
+      Status removed = files_->Remove(id);
+      if (!removed.ok()) return removed;
+    }
     rocksdb::WriteBatch batch;
     uint64_t max_id = 0;
     {
@@ -307,7 +412,7 @@ class StoreImpl final : public Store {
       }
       if (!it->status().ok()) return FromRocks(it->status());
     }
-    next_data_id_.store(max_id + 1);
+    next_data_id_.store(std::max(max_id, max_file_id) + 1);
     {
       // Completed-upload records are only needed for a day.
       const int64_t now = NowMs();
@@ -360,7 +465,7 @@ class StoreImpl final : public Store {
   // Commits a part: stores `part` (its data's last chunk is already in `batch`) and releases
   // the part it replaces, if the upload still exists.
   Status CommitPart(std::string_view bucket, std::string_view key, std::string_view upload_id,
-                    const PartRecord& part, rocksdb::WriteBatch* batch) {
+                    const PartRecord& part, Batch* batch) {
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::shared_lock upload_lock(UploadMutex(upload_id));
     std::lock_guard part_lock(PartMutex(upload_id, part.part_number));
@@ -384,23 +489,12 @@ class StoreImpl final : public Store {
   rocksdb::ColumnFamilyHandle* cf(CfIndex i) { return handles_[i]; }
   const StoreOptions& options() const { return options_; }
   uint64_t AllocateDataId() { return next_data_id_.fetch_add(1); }
-
-  // Releases an uncommitted writer's chunks and marker. Unsynced: if it is lost in a crash,
-  // Recover() does the same.
-  Status ReleasePending(uint64_t data_id, uint64_t bytes) {
-    rocksdb::WriteBatch batch;
-    batch.DeleteRange(cf(kDataCf), codec::DataKey(data_id, 0), codec::DataKey(data_id + 1, 0));
-    batch.Delete(cf(kUploadsCf), codec::MarkerKey(data_id));
-    NoteReleased(data_id, bytes);
-    Status s = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch));
-    MaybeWakeReclaimer(s);
-    return s;
-  }
+  BlobFiles& files() { return *files_; }
 
   // Adds to `batch` the object `meta` at (bucket, key) and the release of the object it
   // replaces, after checking `cond`; writes it synced.
   Status CommitObject(std::string_view bucket, std::string_view key, const ObjectMeta& meta,
-                      const WriteCondition& cond, rocksdb::WriteBatch* batch) {
+                      const WriteCondition& cond, Batch* batch) {
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::lock_guard key_lock(KeyMutex(bucket, key));
     Result<bool> exists = BucketExists(bucket);
@@ -481,7 +575,7 @@ class StoreImpl final : public Store {
     Result<bool> exists = BucketExists(name);
     if (!exists.ok()) return exists.status();
     if (!*exists) return NoSuchBucket(name);
-    rocksdb::WriteBatch batch;
+    Batch batch;
     if (!force) {
       Result<bool> empty = IsEmptyLocked(name);
       if (!empty.ok()) return empty.status();
@@ -537,15 +631,35 @@ class StoreImpl final : public Store {
 
   Result<std::unique_ptr<ObjectReader>> OpenObject(std::string_view bucket,
                                                    std::string_view key) override {
+    // Chunks are pinned by the snapshot, files by pins taken inside the read gate (see
+    // blob_files.h): a concurrent overwrite or delete changes neither until the reader goes.
     auto snapshot = std::make_unique<rocksdb::ManagedSnapshot>(db_);
-    Result<std::optional<ObjectMeta>> meta =
-        GetObjectMeta(codec::ObjectKey(bucket, key), snapshot->snapshot());
-    if (!meta.ok()) return meta.status();
-    if (!meta->has_value()) return MissingObject(bucket, key);
-    // Inline objects carry their bytes in the meta: no need to pin anything.
-    if ((*meta)->data_id == 0 && (*meta)->segments.empty()) snapshot.reset();
+    std::vector<uint64_t> pinned;
+    bool chunked = false;
+    ObjectMeta found;
+    {
+      auto gate = files_->ReadGate();
+      Result<std::optional<ObjectMeta>> meta =
+          GetObjectMeta(codec::ObjectKey(bucket, key), snapshot->snapshot());
+      if (!meta.ok()) return meta.status();
+      if (!meta->has_value()) {
+        gate.unlock();
+        return MissingObject(bucket, key);
+      }
+      found = std::move(**meta);
+      for (const DataSegment& seg : SegmentsOf(found)) {
+        if (seg.data_id == 0) continue;
+        if (seg.chunk_size == 0) {
+          pinned.push_back(seg.data_id);
+        } else {
+          chunked = true;
+        }
+      }
+      files_->Pin(pinned);
+    }
+    if (!chunked) snapshot.reset();
     return std::unique_ptr<ObjectReader>(std::make_unique<ReaderImpl>(
-        db_, cf(kDataCf), std::move(snapshot), std::move(**meta)));
+        db_, cf(kDataCf), files_.get(), std::move(snapshot), std::move(found), std::move(pinned)));
   }
 
   Result<std::unique_ptr<ObjectWriter>> NewObjectWriter(std::string_view bucket) override {
@@ -565,7 +679,7 @@ class StoreImpl final : public Store {
     Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
     if (!current.ok()) return current.status();
     if (!current->has_value()) return Status::Ok();
-    rocksdb::WriteBatch batch;
+    Batch batch;
     batch.Delete(cf(kObjectsCf), object_key);
     AddReleaseData(**current, &batch);
     AddStatsDelta(bucket, -1, -static_cast<int64_t>((*current)->size), &batch);
@@ -730,7 +844,7 @@ class StoreImpl final : public Store {
     Result<std::vector<PartRecord>> all = AllParts(upload_id);
     if (!all.ok()) return all.status();
 
-    rocksdb::WriteBatch batch;
+    Batch batch;
     meta.size = 0;
     meta.data_id = 0;
     meta.chunk_size = 0;
@@ -811,7 +925,7 @@ class StoreImpl final : public Store {
     Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
     if (!upload.ok()) return upload.status();
     if (!upload->has_value()) return NoSuchUpload();
-    rocksdb::WriteBatch batch;
+    Batch batch;
     Status s = AddReleaseParts(upload_id, &batch);
     if (!s.ok()) return s;
     batch.Delete(cf(kUploadsCf), codec::UploadKey(bucket, key, upload_id));
@@ -978,13 +1092,17 @@ class StoreImpl final : public Store {
     return FromRocks(db_->Put(sync_, cf(kDefaultCf), ToSlice(name), ToSlice(value)));
   }
 
-  Result<uint64_t> DebugCountDataChunks() override {
+  Result<uint64_t> DebugCountDataPieces() override {
     uint64_t n = 0;
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator({}, cf(kDataCf)));
     for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
     if (!it->status().ok()) return FromRocks(it->status());
-    return n;
+    Result<std::vector<uint64_t>> files = files_->List();
+    if (!files.ok()) return files.status();
+    return n + files->size();
   }
+
+  size_t DebugDeferredFiles() override { return files_->DebugDeferred(); }
 
  private:
   std::shared_mutex& BucketMutex(std::string_view bucket) {
@@ -1031,12 +1149,17 @@ class StoreImpl final : public Store {
     return Status(Code::kNoSuchKey, "no such key");
   }
 
-  void AddReleaseData(const ObjectMeta& meta, rocksdb::WriteBatch* batch) {
+  void AddReleaseData(const ObjectMeta& meta, Batch* batch) {
     for (const DataSegment& seg : SegmentsOf(meta)) AddReleaseSegment(seg, batch);
   }
 
-  void AddReleaseSegment(const DataSegment& seg, rocksdb::WriteBatch* batch) {
+  void AddReleaseSegment(const DataSegment& seg, Batch* batch) {
     if (seg.data_id == 0) return;
+    if (seg.chunk_size == 0) {
+      batch->Delete(cf(kUploadsCf), codec::FileRefKey(seg.data_id));
+      batch->released_files.push_back(seg.data_id);
+      return;
+    }
     batch->DeleteRange(cf(kDataCf), codec::DataKey(seg.data_id, 0),
                        codec::DataKey(seg.data_id + 1, 0));
     NoteReleased(seg.data_id, seg.size);
@@ -1066,10 +1189,12 @@ class StoreImpl final : public Store {
     batch->Merge(cf(kDefaultCf), codec::StatsKey(bucket), codec::EncodeStatsDelta(objects, bytes));
   }
 
-  // Writes a metadata batch (synced); wakes the reclaimer when enough data has been released.
-  Status WriteReleasing(rocksdb::WriteBatch* batch) {
+  // Writes a metadata batch (synced); then unlinks the data files it released and wakes the
+  // reclaimer when enough chunk data has been released.
+  Status WriteReleasing(Batch* batch) {
     Status s = FromRocks(db_->Write(sync_, batch));
     MaybeWakeReclaimer(s);
+    if (s.ok()) files_->Release(batch->released_files);
     return s;
   }
 
@@ -1136,7 +1261,7 @@ class StoreImpl final : public Store {
   }
 
   // Adds the removal of an upload's parts and the release of their data to `batch`.
-  Status AddReleaseParts(std::string_view upload_id, rocksdb::WriteBatch* batch) {
+  Status AddReleaseParts(std::string_view upload_id, Batch* batch) {
     Result<std::vector<PartRecord>> parts = AllParts(upload_id);
     if (!parts.ok()) return parts.status();
     for (const PartRecord& part : *parts) AddReleaseSegment(part.data, batch);
@@ -1197,6 +1322,7 @@ class StoreImpl final : public Store {
   const StoreOptions options_;
   rocksdb::DB* db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  const std::unique_ptr<BlobFiles> files_;
   rocksdb::WriteOptions sync_;  // for metadata changes: synced unless options_.sync is false
   std::atomic<uint64_t> next_data_id_{1};
   std::atomic<uint64_t> last_upload_stamp_{0};
@@ -1377,17 +1503,23 @@ ChunkStream::ChunkStream(StoreImpl* store)
       inline_limit_(store->options().inline_limit) {}
 
 ChunkStream::~ChunkStream() {
-  // Best effort: if this fails (or the process dies first), Store::Open removes the leftovers.
-  if (!committed_ && chunks_written_ > 0) store_->ReleasePending(data_id_, size_).IgnoreError();
+  if (fd_ >= 0) ::close(fd_);
+  // Best effort: if this fails (or the process dies first), Store::Open removes the file.
+  if (file_id_ != 0 && !committed_) store_->files().Remove(file_id_).IgnoreError();
 }
 
 Status ChunkStream::Append(std::string_view data) {
   if (!status_.ok()) return status_;
+  if (fd_ >= 0) {
+    status_ = WriteFile(data);
+    return status_;
+  }
   while (!data.empty()) {
-    // Flush a full buffer only when more bytes follow, so the last chunk goes with the commit.
+    // More bytes after a full chunk: a large object, whose bytes go to a file.
     if (buffer_.size() == chunk_size_) {
-      status_ = FlushChunk();
-      if (!status_.ok()) return status_;
+      status_ = StartFile();
+      if (status_.ok()) status_ = WriteFile(data);
+      return status_;
     }
     size_t take = std::min<size_t>(data.size(), chunk_size_ - buffer_.size());
     if (buffer_.size() + take > buffer_.capacity()) {
@@ -1401,32 +1533,59 @@ Status ChunkStream::Append(std::string_view data) {
   return Status::Ok();
 }
 
-Status ChunkStream::FlushChunk() {
-  rocksdb::WriteBatch batch;
-  uint64_t id = chunks_written_ == 0 ? store_->AllocateDataId() : data_id_;
-  // The marker goes in the same batch as the first chunk: after a crash, no chunk without it.
-  if (chunks_written_ == 0) batch.Put(store_->cf(kUploadsCf), codec::MarkerKey(id), "");
-  batch.Put(store_->cf(kDataCf), codec::DataKey(id, chunks_written_), buffer_);
-  Status s = FromRocks(store_->db()->Write(rocksdb::WriteOptions(), &batch));
-  if (!s.ok()) return s;
-  data_id_ = id;
-  ++chunks_written_;
-  buffer_.clear();
+Status ChunkStream::StartFile() {
+  const uint64_t id = store_->AllocateDataId();
+  Result<int> fd = store_->files().Create(id);
+  if (!fd.ok()) return fd.status();
+  file_id_ = id;
+  fd_ = *fd;
+  std::string buffered = std::move(buffer_);
+  buffer_ = std::string();
+  size_ -= buffered.size();  // WriteFile counts them again
+  return WriteFile(buffered);
+}
+
+Status ChunkStream::WriteFile(std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd_, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status(Code::kIOError, "writing an object data file failed: " +
+                                        std::string(std::strerror(errno)));
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+    size_ += static_cast<uint64_t>(n);
+  }
+  // Start writeback early, so the fdatasync at Finish waits for the tail only and dirty pages
+  // never pile up. Only a hint: its failure is caught by that fdatasync.
+  if (size_ - kicked_ >= kWritebackBytes) {
+    ::sync_file_range(fd_, static_cast<off_t>(kicked_), static_cast<off_t>(size_ - kicked_),
+                      SYNC_FILE_RANGE_WRITE);
+    kicked_ = size_;
+  }
   return Status::Ok();
 }
 
-DataSegment ChunkStream::Finish(rocksdb::WriteBatch* batch, bool allow_inline,
-                                std::string* inline_data) {
+Result<DataSegment> ChunkStream::Finish(Batch* batch, bool allow_inline,
+                                        std::string* inline_data) {
+  if (!status_.ok()) return status_;
   DataSegment seg;
   seg.size = size_;
-  if (size_ == 0 || (allow_inline && chunks_written_ == 0 && size_ <= inline_limit_)) {
+  if (fd_ >= 0) {
+    // Unsynced stores (--ephemeral) skip this as they skip the WAL sync.
+    if (store_->options().sync) status_ = store_->files().Sync(file_id_, fd_);
+    ::close(fd_);
+    fd_ = -1;
+    if (!status_.ok()) return status_;
+    seg.data_id = file_id_;
+    seg.chunk_size = 0;
+    batch->Put(store_->cf(kUploadsCf), codec::FileRefKey(file_id_), "");
+  } else if (size_ == 0 || (allow_inline && size_ <= inline_limit_)) {
     if (inline_data != nullptr) *inline_data = std::move(buffer_);
   } else {
-    if (chunks_written_ == 0) data_id_ = store_->AllocateDataId();
-    seg.data_id = data_id_;
+    seg.data_id = store_->AllocateDataId();
     seg.chunk_size = chunk_size_;
-    batch->Put(store_->cf(kDataCf), codec::DataKey(data_id_, chunks_written_), buffer_);
-    if (chunks_written_ > 0) batch->Delete(store_->cf(kUploadsCf), codec::MarkerKey(data_id_));
+    batch->Put(store_->cf(kDataCf), codec::DataKey(seg.data_id, 0), buffer_);
   }
   buffer_ = std::string();
   return seg;
@@ -1442,11 +1601,12 @@ Result<ObjectMeta> WriterImpl::Commit(std::string_view key, ObjectMeta meta,
   if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
   meta.segments.clear();
   meta.part_sizes.clear();
-  rocksdb::WriteBatch batch;
+  Batch batch;
   meta.inline_data.clear();
-  DataSegment seg = stream_.Finish(&batch, /*allow_inline=*/true, &meta.inline_data);
-  meta.data_id = seg.data_id;
-  meta.chunk_size = seg.chunk_size;
+  Result<DataSegment> seg = stream_.Finish(&batch, /*allow_inline=*/true, &meta.inline_data);
+  if (!seg.ok()) return seg.status();
+  meta.data_id = seg->data_id;
+  meta.chunk_size = seg->chunk_size;
   Status s = store_->CommitObject(bucket_, key, meta, cond, &batch);
   if (!s.ok()) return s;
   stream_.Committed();
@@ -1464,8 +1624,10 @@ Result<PartRecord> PartWriterImpl::Commit(uint32_t part_number, PartRecord meta)
   meta.part_number = part_number;
   meta.size = stream_.size();
   if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
-  rocksdb::WriteBatch batch;
-  meta.data = stream_.Finish(&batch, /*allow_inline=*/false, nullptr);
+  Batch batch;
+  Result<DataSegment> data = stream_.Finish(&batch, /*allow_inline=*/false, nullptr);
+  if (!data.ok()) return data.status();
+  meta.data = *data;
   Status s = store_->CommitPart(bucket_, key_, upload_id_, meta, &batch);
   if (!s.ok()) return s;
   stream_.Committed();
@@ -1482,12 +1644,14 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   std::filesystem::create_directories(options.path, ec);
   if (ec) return Status(Code::kIOError, "create " + options.path + ": " + ec.message());
   DbConfig config = MakeDbConfig(options);
+  Result<std::unique_ptr<BlobFiles>> files = BlobFiles::Open(options.path + "/blobs");
+  if (!files.ok()) return files.status();
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
   rocksdb::Status s =
       rocksdb::DB::Open(config.db, options.path, config.column_families, &handles, &db);
   if (!s.ok()) return Status(Code::kIOError, s.ToString());
-  auto store = std::make_unique<StoreImpl>(options, db, std::move(handles));
+  auto store = std::make_unique<StoreImpl>(options, db, std::move(handles), std::move(*files));
   Status recovered = store->Recover();
   if (!recovered.ok()) return recovered;
   return std::unique_ptr<Store>(std::move(store));

@@ -301,8 +301,12 @@ class Store {
   virtual Result<std::string> GetSetting(std::string_view name) = 0;
   virtual Status PutSetting(std::string_view name, std::string_view value) = 0;
 
-  // ---- Introspection for tests: the number of object data chunks stored (committed or not).
-  virtual Result<uint64_t> DebugCountDataChunks() = 0;
+  // ---- Introspection for tests: the number of pieces of object data stored (committed or
+  // not): chunks in the data family plus data files of large objects and parts.
+  virtual Result<uint64_t> DebugCountDataPieces() = 0;
+  Result<uint64_t> DebugCountDataChunks() { return DebugCountDataPieces(); }  // TODO(lead): drop
+  // Data files released while a reader still had them open, not yet removed.
+  virtual size_t DebugDeferredFiles() = 0;
 
   // ---- Engine figures for monitoring, read from RocksDB properties (no scan, cheap).
   struct EngineStats {

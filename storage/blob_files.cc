@@ -1,0 +1,182 @@
+#include "storage/blob_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+namespace cubby::storage {
+namespace {
+
+constexpr int kFanout = 256;
+constexpr char kHex[] = "0123456789abcdef";
+
+Status Errno(std::string_view what, const std::string& path) {
+  return Status(Code::kIOError, std::string(what) + " " + path + ": " + std::strerror(errno));
+}
+
+std::string Hex(uint64_t v, int digits) {
+  std::string out(static_cast<size_t>(digits), '0');
+  for (int i = digits - 1; i >= 0; --i, v >>= 4) out[static_cast<size_t>(i)] = kHex[v & 0xf];
+  return out;
+}
+
+Status SyncPath(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Errno("open", path);
+  int rc = ::fsync(fd);
+  Status s = rc == 0 ? Status::Ok() : Errno("fsync", path);
+  ::close(fd);
+  return s;
+}
+
+// Creates `path` as a folder if missing; *created tells whether it did.
+Status MakeDir(const std::string& path, bool* created) {
+  if (::mkdir(path.c_str(), 0700) == 0) {
+    *created = true;
+    return Status::Ok();
+  }
+  if (errno == EEXIST) return Status::Ok();
+  return Errno("mkdir", path);
+}
+
+std::string ParentOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
+}  // namespace
+
+Result<std::unique_ptr<BlobFiles>> BlobFiles::Open(std::string root) {
+  bool created_root = false;
+  Status s = MakeDir(root, &created_root);
+  if (!s.ok()) return s;
+  bool created_any = false;
+  for (int i = 0; i < kFanout; ++i) {
+    s = MakeDir(root + "/" + Hex(static_cast<uint64_t>(i), 2), &created_any);
+    if (!s.ok()) return s;
+  }
+  // New folders must survive a crash before any file in them is acknowledged.
+  if (created_any) {
+    s = SyncPath(root);
+    if (!s.ok()) return s;
+  }
+  if (created_root) {
+    s = SyncPath(ParentOf(root));
+    if (!s.ok()) return s;
+  }
+  return std::unique_ptr<BlobFiles>(new BlobFiles(std::move(root)));
+}
+
+std::string BlobFiles::PathOf(uint64_t id) const {
+  return root_ + "/" + Hex(id % kFanout, 2) + "/" + Hex(id, 16);
+}
+
+Result<std::vector<uint64_t>> BlobFiles::List() const {
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < kFanout; ++i) {
+    const std::string dir = root_ + "/" + Hex(static_cast<uint64_t>(i), 2);
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return Errno("opendir", dir);
+    errno = 0;
+    while (dirent* e = ::readdir(d)) {
+      std::string_view name(e->d_name);
+      if (name == "." || name == "..") continue;
+      uint64_t id = 0;
+      auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id, 16);
+      if (name.size() != 16 || ec != std::errc() || end != name.data() + name.size() ||
+          static_cast<int>(id % kFanout) != i) {
+        ::closedir(d);
+        return Status(Code::kCorruption, "unexpected file in " + dir + ": " + std::string(name));
+      }
+      ids.push_back(id);
+    }
+    const int read_errno = errno;
+    ::closedir(d);
+    if (read_errno != 0) {
+      errno = read_errno;
+      return Errno("readdir", dir);
+    }
+  }
+  return ids;
+}
+
+Result<int> BlobFiles::Create(uint64_t id) {
+  const std::string path = PathOf(id);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno("create", path);
+  return fd;
+}
+
+Status BlobFiles::Sync(uint64_t id, int fd) {
+  const std::string path = PathOf(id);
+  if (::fdatasync(fd) != 0) return Errno("fdatasync", path);
+  return SyncPath(ParentOf(path));
+}
+
+Result<int> BlobFiles::OpenForRead(uint64_t id) const {
+  const std::string path = PathOf(id);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  if (errno == ENOENT) return Status(Code::kCorruption, "object data file missing: " + path);
+  return Errno("open", path);
+}
+
+Status BlobFiles::Remove(uint64_t id) {
+  const std::string path = PathOf(id);
+  if (::unlink(path.c_str()) == 0 || errno == ENOENT) return Status::Ok();
+  return Errno("unlink", path);
+}
+
+void BlobFiles::UnlinkQuietly(uint64_t id) {
+  // Deliberately ignored: a file that stays is unreferenced garbage the next Open removes.
+  Remove(id).IgnoreError();
+}
+
+void BlobFiles::Pin(const std::vector<uint64_t>& ids) {
+  if (ids.empty()) return;
+  std::lock_guard lock(mu_);
+  for (uint64_t id : ids) ++pins_[id];
+}
+
+void BlobFiles::Unpin(const std::vector<uint64_t>& ids) {
+  if (ids.empty()) return;
+  std::vector<uint64_t> unlink;
+  {
+    std::lock_guard lock(mu_);
+    for (uint64_t id : ids) {
+      auto it = pins_.find(id);
+      if (it == pins_.end()) continue;
+      if (--it->second > 0) continue;
+      pins_.erase(it);
+      if (deferred_.erase(id) > 0) unlink.push_back(id);
+    }
+  }
+  for (uint64_t id : unlink) UnlinkQuietly(id);
+}
+
+void BlobFiles::Release(const std::vector<uint64_t>& ids) {
+  if (ids.empty()) return;
+  std::vector<uint64_t> unlink;
+  {
+    // Exclusive: every reader that could have seen these ids' records has pinned them by now.
+    std::unique_lock gate(gate_);
+    std::lock_guard lock(mu_);
+    for (uint64_t id : ids) {
+      if (pins_.count(id) > 0) {
+        deferred_.insert(id);
+      } else {
+        unlink.push_back(id);
+      }
+    }
+  }
+  for (uint64_t id : unlink) UnlinkQuietly(id);
+}
+
+size_t BlobFiles::DebugDeferred() {
+  std::lock_guard lock(mu_);
+  return deferred_.size();
+}
+
+}  // namespace cubby::storage
