@@ -144,6 +144,8 @@ echo "# ${duration}s per cell, server ${endpoint}, data in ${tmp}${build_seconds
 
 failed=0
 : >"$tmp/cells.txt"
+: >"$tmp/baselines.txt"  # "baseline NAME VALUE UNIT key=value..." lines
+: >"$tmp/ceiling.txt"    # the loadgen's rows against the HTTP ceiling
 cell() {  # label op size concurrency [loadgen args...]
   local label=$1 op=$2 size=$3 conc=$4 status=0
   shift 4
@@ -162,14 +164,65 @@ cell() {  # label op size concurrency [loadgen args...]
   fi
 }
 
+# ---- Baselines: the ceilings cubby's rows are divided by, each measured on this machine just
+# before the cells it bounds (cubby idle meanwhile), so that both see the same contention: on a
+# shared box a synced write's latency alone can swing twentyfold within minutes. Printed in
+# their own section after the cells.
+bl_duration=$(awk -v d="$duration" 'BEGIN { print (d < 3 ? d : 3) }')
+baseline_run() {  # mode args...: appends "baseline NAME VALUE UNIT ..." lines
+  ((baselines)) || return 0
+  local status=0
+  TMPDIR=$tmp "$baseline" "$@" >>"$tmp/baselines.txt" 2>"$tmp/baseline.err" || status=$?
+  if ((status != 0)); then
+    failed=1
+    echo "# baseline $1 FAILED (exit $status)"
+    sed 's/^/# /' "$tmp/baseline.err"
+  fi
+}
+# HTTP ceiling: a minimal Beast server (thread per connection, blocking, like cubby's) that
+# answers every request with 200 and a fixed $small body, driven by the same loadgen.
+http_ceiling() {
+  ((baselines)) || return 0
+  "$baseline" http-server --size "$small" >"$tmp/http.out" 2>&1 &
+  local http_pid=$! http_endpoint="" port conc status
+  for _ in $(seq 100); do
+    port=$(grep -o 'port=[0-9]*' "$tmp/http.out" | cut -d= -f2 || true)
+    [[ -n $port ]] && { http_endpoint=http://127.0.0.1:$port; break; }
+    kill -0 "$http_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [[ -z $http_endpoint ]]; then
+    echo "# baseline http-server did not start:"; sed 's/^/# /' "$tmp/http.out"; failed=1
+  else
+    for conc in 1 "$high"; do
+      status=0
+      "$loadgen" --endpoint "$http_endpoint" --op get --size "$small" --concurrency "$conc" \
+        --duration "$bl_duration" --server-pid "$http_pid" --no-header \
+        --prefix "ceiling-c$conc" >"$tmp/http-cell.out" 2>"$tmp/loadgen.err" || status=$?
+      cat "$tmp/http-cell.out" >>"$tmp/ceiling.txt"
+      awk -v c="$conc" '{ print "baseline http_get_c" c " " $4 " ops/s p50_ms=" $6 }' \
+        "$tmp/http-cell.out" >>"$tmp/baselines.txt"
+      if ((status != 0)); then
+        failed=1; echo "# HTTP ceiling c=$conc failed:"; sed 's/^/# /' "$tmp/loadgen.err"
+      fi
+    done
+  fi
+  kill -TERM "$http_pid" 2>/dev/null || true
+  wait "$http_pid" 2>/dev/null || true
+}
+
+baseline_run rocksdb --threads "$high" --size "$small" --duration "$bl_duration"
 cell put put "$small" 1
-cell get get "$small" 1
 cell put put "$small" "$high"
+http_ceiling
+cell get get "$small" 1
 cell get get "$small" "$high"
+baseline_run hash
 cell put put "$large" 1
-cell get get "$large" 1
 # The server hashes a signed body twice (SHA-256 to check the signature, MD5 for the ETag).
 cell put-sha put "$large" 1 --signed-payload
+baseline_run loopback
+cell get get "$large" 1
 
 # ---- Listing: a bucket of $list_objects objects, filled through the S3 API like any client
 # would (empty bodies, many connections; the row's ops/s is the fill rate), then listed page
@@ -208,62 +261,18 @@ if ! stop_server; then
   failed=1
 fi
 
-# ---- Baselines: ceilings measured now, on this machine, with the server stopped, so cubby's
-# rows above can be read as fractions of them (the absolute figures swing with CPU contention).
 if ((baselines)); then
-  bl_duration=$(awk -v d="$duration" 'BEGIN { print (d < 3 ? d : 3) }')
-  : >"$tmp/baselines.txt"
-  baseline_run() {  # mode args...: appends "baseline NAME VALUE UNIT ..." lines
-    local status=0
-    TMPDIR=$tmp "$baseline" "$@" >>"$tmp/baselines.txt" 2>"$tmp/baseline.err" || status=$?
-    if ((status != 0)); then
-      failed=1
-      echo "# baseline $1 FAILED (exit $status)"
-      sed 's/^/# /' "$tmp/baseline.err"
-    fi
-  }
-  baseline_run hash
-  baseline_run rocksdb --threads "$high" --size "$small" --duration "$bl_duration"
-  baseline_run loopback
-  echo "# baselines (same run, same machine; server stopped)"
-  awk '{ printf "%-26s %12s %-6s", $2, $3, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' \
+  echo "# baselines (same run, same machine, each just before its cells)"
+  awk '$1 == "baseline" && $2 !~ /^http_get/ {
+         printf "%-26s %12s %-6s", $2, $3, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' \
     "$tmp/baselines.txt"
-
-  # HTTP ceiling: a minimal Beast server (thread per connection, blocking, like cubby's) that
-  # answers every request with 200 and a fixed $small body, driven by the same loadgen.
-  "$baseline" http-server --size "$small" >"$tmp/http.out" 2>&1 &
-  http_pid=$!
-  http_endpoint=""
-  for _ in $(seq 100); do
-    port=$(grep -o 'port=[0-9]*' "$tmp/http.out" | cut -d= -f2 || true)
-    [[ -n $port ]] && { http_endpoint=http://127.0.0.1:$port; break; }
-    kill -0 "$http_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if [[ -z $http_endpoint ]]; then
-    echo "# baseline http-server did not start:"; sed 's/^/# /' "$tmp/http.out"; failed=1
-  else
-    echo "# HTTP ceiling: minimal Beast server, fixed $small body for every GET (loadgen rows)"
-    for conc in 1 "$high"; do
-      status=0
-      "$loadgen" --endpoint "$http_endpoint" --op get --size "$small" --concurrency "$conc" \
-        --duration "$bl_duration" --server-pid "$http_pid" --no-header \
-        --prefix "ceiling-c$conc" >"$tmp/http-cell.out" 2>"$tmp/loadgen.err" || status=$?
-      cat "$tmp/http-cell.out"
-      awk -v c="$conc" '{ print "baseline http_get_c" c " " $4 " ops/s p50_ms=" $6 }' \
-        "$tmp/http-cell.out" >>"$tmp/baselines.txt"
-      if ((status != 0)); then failed=1; sed 's/^/# /' "$tmp/loadgen.err"; fi
-    done
-  fi
-  kill -TERM "$http_pid" 2>/dev/null || true
-  wait "$http_pid" 2>/dev/null || true
-
+  echo "# HTTP ceiling: minimal Beast server, fixed $small body for every GET (loadgen rows)"
+  cat "$tmp/ceiling.txt"
 fi
 
 # ---- Targets (issue 5): each a ratio to a ceiling above, or an absolute bound, from this run,
 # with PASS or MISS; "n/a" when its row or baseline is missing (a failed cell, --no-baselines).
 # Then ratios without a target, for context.
-touch "$tmp/baselines.txt"
 echo "# targets (issue 5; same run)"
 awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label" \
     -v listing=$((list_objects > 0)) -v idle_start="$idle_rss_start" -v idle_end="$idle_rss_end" '
