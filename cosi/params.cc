@@ -1,6 +1,5 @@
 #include "cosi/params.h"
 
-#include <array>
 #include <string>
 
 namespace cubby::cosi {
@@ -15,32 +14,6 @@ Status Invalid(std::string message) { return Status(Code::kInvalidArgument, std:
 bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
-bool IsLowerOrDigit(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// "192.168.5.4": four dot-separated runs of digits. AWS refuses names formatted like this.
-bool LooksLikeIPv4(std::string_view name) {
-  int dots = 0;
-  bool run = false;
-  for (char c : name) {
-    if (c == '.') {
-      if (!run) return false;
-      ++dots;
-      run = false;
-    } else if (IsDigit(c)) {
-      run = true;
-    } else {
-      return false;
-    }
-  }
-  return run && dots == 3;
-}
-
-// Reserved by AWS for other bucket kinds (access point aliases, directory buckets, ...).
-constexpr std::array<std::string_view, 3> kReservedPrefixes = {"xn--", "sthree-",
-                                                                "amzn-s3-demo-"};
-constexpr std::array<std::string_view, 5> kReservedSuffixes = {"-s3alias", "--ol-s3", ".mrap",
-                                                                "--x-s3", "--table-s3"};
 
 Status UnknownKey(std::string_view key) {
   return Invalid("unknown parameter \"" + std::string(key) + "\"");
@@ -79,36 +52,6 @@ Status ValidateDriverName(std::string_view name) {
   for (char c : name) {
     if (!IsAlnum(c) && c != '-' && c != '.') {
       return Invalid("driver name may contain only letters, digits, '-' and '.'");
-    }
-  }
-  return Status::Ok();
-}
-
-Status ValidateBucketName(std::string_view name) {
-  if (name.empty()) return Invalid("bucket name is required");
-  if (name.size() < 3 || name.size() > 63) {
-    return Invalid("bucket name must be 3 to 63 characters long");
-  }
-  for (char c : name) {
-    if (!IsLowerOrDigit(c) && c != '.' && c != '-') {
-      return Invalid("bucket name may contain only lowercase letters, digits, '.' and '-'");
-    }
-  }
-  if (!IsLowerOrDigit(name.front()) || !IsLowerOrDigit(name.back())) {
-    return Invalid("bucket name must begin and end with a lowercase letter or digit");
-  }
-  if (name.find("..") != std::string_view::npos) {
-    return Invalid("bucket name must not contain two adjacent periods");
-  }
-  if (LooksLikeIPv4(name)) return Invalid("bucket name must not be formatted as an IP address");
-  for (std::string_view prefix : kReservedPrefixes) {
-    if (name.starts_with(prefix)) {
-      return Invalid("bucket name must not start with \"" + std::string(prefix) + "\"");
-    }
-  }
-  for (std::string_view suffix : kReservedSuffixes) {
-    if (name.ends_with(suffix)) {
-      return Invalid("bucket name must not end with \"" + std::string(suffix) + "\"");
     }
   }
   return Status::Ok();

@@ -35,13 +35,6 @@ storage::Status CheckMapSize(std::string_view field, const Parameters& map);
 // [A-Za-z0-9.-] between. kInvalidArgument saying which rule failed.
 storage::Status ValidateDriverName(std::string_view name);
 
-// AWS general purpose bucket naming rules
-// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html):
-// 3-63 characters of [a-z0-9.-], begins and ends with a letter or digit, no "..", not shaped
-// like an IPv4 address, no "xn--" / "sthree-" prefix, no "-s3alias" / "--ol-s3" suffix.
-// kInvalidArgument saying which rule failed.
-storage::Status ValidateBucketName(std::string_view name);
-
 // Effective BucketClass parameters of a bucket.
 struct BucketParams {
   storage::AccessMode anonymous = storage::AccessMode::kNone;  // anonymousAccessMode

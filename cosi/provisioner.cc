@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cosi/params.h"
+#include "storage/bucket_name.h"
 #include "cosi/status_map.h"
 #include "storage/keygen.h"
 
@@ -84,7 +85,7 @@ grpc::Status ProvisionerService::CreateBucket(const v1::DriverCreateBucketReques
                                               v1::DriverCreateBucketResponse* response) {
   const std::string& name = request.name();
   if (grpc::Status s = CheckRequired("name", name); !s.ok()) return s;
-  if (storage::Status s = ValidateBucketName(name); !s.ok()) return ToGrpcStatus(s);
+  if (storage::Status s = storage::ValidateBucketName(name); !s.ok()) return ToGrpcStatus(s);
   storage::Result<Parameters> parameters = ToParameters("parameters", request.parameters());
   if (!parameters.ok()) return ToGrpcStatus(parameters.status());
   storage::Result<BucketParams> wanted = ParseBucketParameters(*parameters);

@@ -5,30 +5,9 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
+#include "storage/bucket_name.h"
 
 namespace cubby::s3api {
-
-namespace {
-
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-bool LooksLikeIpv4(std::string_view name) {
-  int parts = 0;
-  while (true) {
-    size_t dot = name.find('.');
-    std::string_view part = name.substr(0, dot);
-    if (part.empty() || part.size() > 3) return false;
-    for (char c : part) {
-      if (c < '0' || c > '9') return false;
-    }
-    ++parts;
-    if (dot == std::string_view::npos) break;
-    name.remove_prefix(dot + 1);
-  }
-  return parts == 4;
-}
-
-}  // namespace
 
 ErrorCode CannedBucketAcl(std::string_view acl, storage::AccessMode* mode) {
   if (acl == "private") {
@@ -56,23 +35,6 @@ HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_vie
                        "are supported.");
 }
 
-bool IsValidBucketName(std::string_view name) {
-  if (name.size() < 3 || name.size() > 63) return false;
-  for (char c : name) {
-    if (!IsLowerAlnum(c) && c != '.' && c != '-') return false;
-  }
-  if (!IsLowerAlnum(name.front()) || !IsLowerAlnum(name.back())) return false;
-  if (name.find("..") != std::string_view::npos || name.find(".-") != std::string_view::npos ||
-      name.find("-.") != std::string_view::npos) {
-    return false;
-  }
-  if (name.starts_with("xn--") || name.starts_with("sthree-") || name.ends_with("-s3alias") ||
-      name.ends_with("--ol-s3")) {
-    return false;
-  }
-  return !LooksLikeIpv4(name);
-}
-
 HttpResponse ListBuckets(const Context& ctx) {
   storage::Result<std::vector<storage::BucketRecord>> buckets = ctx.store->ListBuckets();
   if (!buckets.ok()) return StorageError(ctx, buckets.status());
@@ -98,7 +60,9 @@ HttpResponse ListBuckets(const Context& ctx) {
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateBucket.html
 HttpResponse CreateBucket(const Context& ctx) {
   const std::string& name = ctx.route.bucket;
-  if (!IsValidBucketName(name)) return ErrorResponse(ctx, ErrorCode::kInvalidBucketName);
+  if (storage::Status valid = storage::ValidateBucketName(name); !valid.ok()) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidBucketName, valid.message());
+  }
 
   storage::BucketRecord record;
   record.name = name;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cosi/status_map.h"
+#include "storage/bucket_name.h"
 
 namespace cubby::cosi {
 namespace {
@@ -20,6 +21,7 @@ struct NameCase {
   std::string error_part;  // expected in the message when invalid
 };
 
+// storage::ValidateBucketName is the one rule set for S3 CreateBucket and the COSI driver.
 TEST(ParamsTest, BucketNames) {
   const std::vector<NameCase> cases = {
       {"bucket-0b7c9d1e-4f2a-4c3b-9d8e-1a2b3c4d5e6f", true, ""},
@@ -38,6 +40,8 @@ TEST(ParamsTest, BucketNames) {
       {".bucket", false, "begin and end"},
       {"bucket.", false, "begin and end"},
       {"my..bucket", false, "adjacent periods"},
+      {"my.-bucket", false, "period next to a hyphen"},
+      {"my-.bucket", false, "period next to a hyphen"},
       {"192.168.5.4", false, "IP address"},
       {"xn--bucket", false, "xn--"},
       {"sthree-bucket", false, "sthree-"},
@@ -50,7 +54,7 @@ TEST(ParamsTest, BucketNames) {
       {"192.168.5", true, ""},  // not four parts: not an IP address
   };
   for (const NameCase& c : cases) {
-    storage::Status s = ValidateBucketName(c.name);
+    storage::Status s = storage::ValidateBucketName(c.name);
     EXPECT_EQ(s.ok(), c.valid) << c.name << ": " << s.message();
     if (!c.valid) {
       EXPECT_EQ(s.code(), Code::kInvalidArgument) << c.name;
