@@ -1,6 +1,12 @@
 // Receiving an object or part body with every integrity check AWS applies on the way in:
 // payload hash or aws-chunked signatures (auth), Content-MD5, and the additional checksums.
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/checking-object-integrity.html
+#include <array>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "s3api/auth/checksum.h"
@@ -12,6 +18,7 @@ namespace cubby::s3api {
 namespace {
 
 constexpr size_t kReceiveBufferBytes = 64 << 10;
+constexpr size_t kOverlapRing = 4;
 
 bool IsStreaming(auth::PayloadMode mode) {
   switch (mode) {
@@ -32,6 +39,154 @@ std::string Lower(std::string_view s) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return out;
+}
+
+// MD5 of a large body on a second thread, so that it overlaps what the calling thread does
+// meanwhile: receiving (with the payload's SHA-256 and the additional checksum, which run in the
+// reader chain) and storing. MD5 cannot be split, so a single stream goes at most at one core's
+// MD5 speed; this keeps it from also paying for everything else (issue 5).
+//
+// The caller fills the buffers of a small ring in turn (Next, then Submit) and may keep reading
+// a submitted piece until its next Next; the worker hashes pieces in submission order and hands
+// each buffer back. Memory: kOverlapRing x kReceivePieceBytes. The thread starts with the
+// first piece; if it cannot be started, Submit hashes inline. The destructor stops the worker
+// without waiting for the pieces still queued and joins it, so no thread outlives the object.
+class Md5Worker {
+ public:
+  // `md5` may already hold a prefix of the body; it must outlive the worker.
+  explicit Md5Worker(auth::Hasher& md5) : md5_(md5) {
+    for (auto& buffer : buffers_) {
+      buffer = std::make_unique_for_overwrite<char[]>(kReceivePieceBytes);
+    }
+  }
+  ~Md5Worker() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    queued_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+  Md5Worker(const Md5Worker&) = delete;
+  Md5Worker& operator=(const Md5Worker&) = delete;
+
+  // The buffer to fill next (kReceivePieceBytes); waits while the worker still hashes it.
+  char* Next() {
+    std::unique_lock lock(mu_);
+    freed_.wait(lock, [this] { return submitted_ - hashed_ < kOverlapRing; });
+    return buffers_[submitted_ % kOverlapRing].get();
+  }
+  // Queues the first `n` bytes of the buffer Next returned. REQUIRES: 0 < n <= kReceivePieceBytes.
+  void Submit(size_t n) {
+    if (!started_) {
+      started_ = true;
+      try {
+        thread_ = std::thread([this] { Run(); });
+      } catch (const std::system_error&) {
+        // No thread (resource limits): hash on the caller's thread, as for a small body.
+      }
+    }
+    if (!thread_.joinable()) {
+      md5_.Update(std::string_view(buffers_[0].get(), n));
+      return;
+    }
+    {
+      std::lock_guard lock(mu_);
+      sizes_[submitted_ % kOverlapRing] = n;
+      ++submitted_;
+    }
+    queued_.notify_one();
+  }
+  // Waits until every submitted piece is hashed. `md5` is then complete.
+  void Drain() {
+    std::unique_lock lock(mu_);
+    freed_.wait(lock, [this] { return hashed_ == submitted_; });
+  }
+
+ private:
+  void Run() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      queued_.wait(lock, [this] { return stop_ || hashed_ < submitted_; });
+      if (stop_) return;
+      const size_t slot = hashed_ % kOverlapRing;
+      const std::string_view piece(buffers_[slot].get(), sizes_[slot]);
+      lock.unlock();
+      md5_.Update(piece);
+      lock.lock();
+      ++hashed_;
+      freed_.notify_one();
+    }
+  }
+
+  auth::Hasher& md5_;
+  std::array<std::unique_ptr<char[]>, kOverlapRing> buffers_;
+  std::mutex mu_;
+  std::condition_variable queued_;  // signals the worker: a piece was submitted, or stop_
+  std::condition_variable freed_;   // signals the caller: a piece was hashed
+  std::array<size_t, kOverlapRing> sizes_{};
+  uint64_t submitted_ = 0;  // pieces handed over so far; guarded by mu_
+  uint64_t hashed_ = 0;     // pieces hashed so far; guarded by mu_
+  bool stop_ = false;
+  bool started_ = false;    // caller's thread only
+  std::thread thread_;      // last: started after, and joined before, everything it uses
+};
+
+// The request body behind the reader chain, read with ReceiveBody's error responses.
+class BodyPieces {
+ public:
+  BodyPieces(const Context& ctx, BodyReader& body, const auth::PayloadReader& payload,
+             const auth::ChecksumReader* checksum, uint64_t max_size)
+      : ctx_(ctx), body_(body), payload_(payload), checksum_(checksum), max_size_(max_size) {}
+
+  // Up to `cap` bytes into `buf` (one Read, or as many as it takes to fill `buf` when
+  // `fill`); *n == 0 only at the end of the body. The error response on failure.
+  std::optional<HttpResponse> Read(char* buf, size_t cap, bool fill, size_t* n) {
+    *n = 0;
+    while (*n < cap && !ended_) {
+      ReadResult r = body_.Read(buf + *n, cap - *n);
+      if (r.error != ErrorCode::kNone) {
+        std::string message(checksum_ != nullptr ? checksum_->error_message()
+                                                 : std::string_view{});
+        if (message.empty()) message = std::string(payload_.error_message());
+        return ErrorResponse(ctx_, r.error, message);
+      }
+      if (r.n == 0) ended_ = true;
+      *n += r.n;
+      total_ += r.n;
+      if (total_ > max_size_) return ErrorResponse(ctx_, ErrorCode::kEntityTooLarge);
+      if (!fill) break;
+    }
+    return std::nullopt;
+  }
+  uint64_t total() const { return total_; }
+  bool ended() const { return ended_; }
+
+ private:
+  const Context& ctx_;
+  BodyReader& body_;
+  const auth::PayloadReader& payload_;
+  const auth::ChecksumReader* checksum_;
+  const uint64_t max_size_;
+  uint64_t total_ = 0;
+  bool ended_ = false;
+};
+
+// The rest of the body into `sink`, with MD5 on an Md5Worker.
+std::optional<HttpResponse> ReceiveOverlapped(const Context& ctx, BodyPieces& body,
+                                              auth::Hasher& md5, const BodySink& sink) {
+  Md5Worker worker(md5);
+  while (!body.ended()) {
+    char* buf = worker.Next();
+    size_t n = 0;
+    if (auto error = body.Read(buf, kReceivePieceBytes, /*fill=*/true, &n)) return error;
+    if (n == 0) break;
+    worker.Submit(n);
+    storage::Status s = sink(std::string_view(buf, n));
+    if (!s.ok()) return StorageError(ctx, s);
+  }
+  worker.Drain();
+  return std::nullopt;
 }
 
 }  // namespace
@@ -70,36 +225,40 @@ std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
 
   std::unique_ptr<auth::PayloadReader> payload = ctx.Body();
   const auth::PayloadReader* payload_raw = payload.get();
-  std::unique_ptr<BodyReader> body;
+  std::unique_ptr<BodyReader> reader;
   const auth::ChecksumReader* checksum = nullptr;
   if (spec) {
-    auto reader = std::make_unique<auth::ChecksumReader>(
+    auto checksum_reader = std::make_unique<auth::ChecksumReader>(
         std::move(payload), spec->algorithm, spec->expected_b64,
         spec->from_trailer ? payload_raw : nullptr);
-    checksum = reader.get();
-    body = std::move(reader);
+    checksum = checksum_reader.get();
+    reader = std::move(checksum_reader);
   } else {
-    body = std::move(payload);
+    reader = std::move(payload);
   }
+  BodyPieces body(ctx, *reader, *payload_raw, checksum, max_size);
 
+  // Small bodies (and the start of one of unknown size) are hashed inline: a thread is not
+  // worth it for them. Above kReceiveOverlapBytes MD5 moves to a worker thread.
   auth::Hasher md5(auth::HashAlgorithm::kMd5);
-  std::vector<char> buf(kReceiveBufferBytes);
-  uint64_t total = 0;
-  for (;;) {
-    ReadResult r = body->Read(buf.data(), buf.size());
-    if (r.error != ErrorCode::kNone) {
-      std::string message(checksum != nullptr ? checksum->error_message() : std::string_view{});
-      if (message.empty()) message = std::string(payload_raw->error_message());
-      return ErrorResponse(ctx, r.error, message);
+  if (!length || *length <= kReceiveOverlapBytes) {
+    std::vector<char> buf(kReceiveBufferBytes);
+    while (!body.ended() && body.total() <= kReceiveOverlapBytes) {
+      size_t n = 0;
+      if (auto error = body.Read(buf.data(), buf.size(), /*fill=*/false, &n)) {
+        return std::move(*error);
+      }
+      if (n == 0) break;
+      std::string_view piece(buf.data(), n);
+      md5.Update(piece);
+      storage::Status s = sink(piece);
+      if (!s.ok()) return StorageError(ctx, s);
     }
-    if (r.n == 0) break;
-    total += r.n;
-    if (total > max_size) return ErrorResponse(ctx, ErrorCode::kEntityTooLarge);
-    std::string_view chunk(buf.data(), r.n);
-    md5.Update(chunk);
-    storage::Status s = sink(chunk);
-    if (!s.ok()) return StorageError(ctx, s);
   }
+  if (!body.ended()) {
+    if (auto error = ReceiveOverlapped(ctx, body, md5, sink)) return std::move(*error);
+  }
+  const uint64_t total = body.total();
   if (!streaming && length && total != *length) {
     return ErrorResponse(ctx, ErrorCode::kIncompleteBody);
   }
