@@ -293,28 +293,28 @@ awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label
     }
     printf "%-54s = %8s  target %-2s %-5s %s\n", label, shown, cmp, bound, word
   }
-  function info(label, value) { if (value != "") printf "%-54s = %8.2f\n", label, value }
+  function info(label, value) { if (value != "") printf "%-54s = %8.3f\n", label, value }
   END {
     rc = "rocksdb_sync_put_c"
     small_hi = " " small " " high; small_1 = " " small " 1"; big = " " large " 1"
     target(small " GET c=" high " / HTTP ceiling c=" high,
-           quotient(ops["get" small_hi], v["http_get_c" high]), ">=", "0.6", 2)
+           quotient(ops["get" small_hi], v["http_get_c" high]), ">=", "0.6", 3)
     target(small " PUT c=" high " / raw synced RocksDB put c=" high,
-           quotient(ops["put" small_hi], v[rc high]), ">=", "1.0", 2)
+           quotient(ops["put" small_hi], v[rc high]), ">=", "1.0", 3)
     target(small " PUT c=1 p50 / raw synced RocksDB put p50",
-           quotient(p50["put" small_1], v[rc "1.p50_ms"]), "<=", "1.5", 2)
-    target(large " GET / loopback TCP", quotient(mib["get" big], v["loopback_tcp"]), ">=", "0.75", 2)
+           quotient(p50["put" small_1], v[rc "1.p50_ms"]), "<=", "1.5", 3)
+    target(large " GET / loopback TCP", quotient(mib["get" big], v["loopback_tcp"]), ">=", "0.75", 3)
     target(large " GET time to first byte p50, ms", num(ttfb["get" big]) ? ttfb["get" big] : "",
            "<", "2", 3)
-    target(large " PUT / single-core MD5", quotient(mib["put" big], v["hash_md5"]), ">=", "0.8", 2)
+    target(large " PUT / single-core MD5", quotient(mib["put" big], v["hash_md5"]), ">=", "0.8", 3)
     target(large " PUT, signed payload / single-core MD5",
-           quotient(mib["put-sha" big], v["hash_md5"]), ">=", "0.8", 2)
+           quotient(mib["put-sha" big], v["hash_md5"]), ">=", "0.8", 3)
     if (listing) {
       lk = "list 1000 1"
       target("ListObjectsV2 1000-key page p50, ms (" substr(full, 5) " objects)",
-             num(p50[lk]) ? p50[lk] : "", "<", "10", 2)
+             num(p50[lk]) ? p50[lk] : "", "<", "10", 3)
       target(small " PUT c=" high ", " substr(full, 5) "-object bucket / empty bucket",
-             quotient(ops[full small_hi], ops["put@0" small_hi]), ">=", "0.8", 2)
+             quotient(ops[full small_hi], ops["put@0" small_hi]), ">=", "0.8", 3)
     }
     target("server peak RSS, max over the cells, MiB", peak, "<", "256", 1)
     target("server idle RSS after start-up, MiB", num(idle_start) ? idle_start : "", "<", "64", 1)
