@@ -120,9 +120,10 @@ using BodySink = std::function<storage::Status(std::string_view)>;
 // names none; another one is InvalidRequest). Returns the error response, or nullopt with *out.
 // Any error happens before the caller commits, so nothing is stored.
 // Threads: a body declared (or, of unknown size, seen) larger than kReceiveOverlapBytes is
-// hashed with MD5 on a second thread while this one receives and stores it; `sink` then gets
-// pieces of up to kReceivePieceBytes and is always called on the calling thread. That thread
-// is joined before ReceiveBody returns, on every path; memory stays a few MiB per call.
+// hashed with MD5 on a second thread, in pieces of kReceivePieceBytes, while this one receives
+// and stores it. `sink` is always called on the calling thread, with each piece as it is read
+// (at most kReceivePieceBytes). The second thread is joined before ReceiveBody returns, on
+// every path; memory stays a few MiB per call.
 inline constexpr uint64_t kReceiveOverlapBytes = 4 << 20;
 inline constexpr size_t kReceivePieceBytes = 1 << 20;
 std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
