@@ -91,6 +91,7 @@ void Metrics::RecordRequest(std::string_view operation, int status, double secon
                                  std::memory_order_relaxed);
   bytes_received_.fetch_add(bytes_in, std::memory_order_relaxed);
   bytes_sent_.fetch_add(bytes_out, std::memory_order_relaxed);
+  finished_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Metrics::RecordCosiCall(std::string_view method, std::string_view code) {

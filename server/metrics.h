@@ -75,6 +75,9 @@ class Metrics {
   // One COSI RPC with its gRPC status code name ("OK", "NOT_FOUND", ...).
   void RecordCosiCall(std::string_view method, std::string_view code);
 
+  // Requests recorded so far (all operations and statuses); cheap, for idleness checks.
+  uint64_t FinishedRequests() const { return finished_.load(std::memory_order_relaxed); }
+
   // The whole exposition, every family with # HELP and # TYPE lines.
   std::string Render(const ScrapeFigures& figures) const;
 
@@ -91,6 +94,7 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kOps> duration_sum_us_{};
   std::atomic<uint64_t> bytes_received_{0};
   std::atomic<uint64_t> bytes_sent_{0};
+  std::atomic<uint64_t> finished_{0};
 
   mutable std::mutex cosi_mutex_;
   std::map<std::pair<std::string, std::string>, uint64_t> cosi_calls_;  // guarded
