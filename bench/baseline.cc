@@ -9,6 +9,7 @@
 //                        "listening port=N" and serves until SIGTERM/SIGINT
 // Output: one "baseline NAME value unit [key=value...]" line per figure, for run.sh to parse.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -17,7 +18,9 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -73,6 +76,50 @@ int RunHash(uint64_t bytes) {
     std::printf("baseline hash_%s %.1f MiB/s buffer=%s\n", name, bytes / 1048576.0 / s,
                 FormatSize(bytes).c_str());
   }
+  return 0;
+}
+
+// ---- disk: what a durable large PUT costs the disk, without HTTP or hashing: a new file in
+// TMPDIR written in 1 MiB pieces and fdatasynced, with writeback started every 8 MiB as the
+// store does; best of three, as one noisy neighbour's burst can halve a single try.
+int RunDisk(uint64_t bytes) {
+  const std::string piece = RandomBytes(1 << 20);
+  const char* dir = std::getenv("TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/cubby-baseline-disk";
+  double best = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      std::fprintf(stderr, "cubby-baseline: create %s: %s\n", path.c_str(), std::strerror(errno));
+      return 1;
+    }
+    auto start = Clock::now();
+    uint64_t written = 0, kicked = 0;
+    bool ok = true;
+    while (ok && written < bytes) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(piece.size(), bytes - written));
+      ssize_t w = ::write(fd, piece.data(), n);
+      if (w <= 0) ok = false;
+      written += w > 0 ? static_cast<uint64_t>(w) : 0;
+      if (written - kicked >= (8u << 20)) {
+        ::sync_file_range(fd, static_cast<off_t>(kicked), static_cast<off_t>(written - kicked),
+                          SYNC_FILE_RANGE_WRITE);
+        kicked = written;
+      }
+    }
+    if (ok && ::fdatasync(fd) != 0) ok = false;
+    double s = Seconds(Clock::now() - start);
+    ::close(fd);
+    ::unlink(path.c_str());
+    if (!ok) {
+      std::fprintf(stderr, "cubby-baseline: writing %s failed: %s\n", path.c_str(),
+                   std::strerror(errno));
+      return 1;
+    }
+    best = std::max(best, bytes / 1048576.0 / s);
+  }
+  std::printf("baseline disk_write %.1f MiB/s file=%s synced=1 best_of=3\n", best,
+              FormatSize(bytes).c_str());
   return 0;
 }
 
@@ -289,6 +336,7 @@ int Usage() {
                "usage: cubby-baseline hash [--size 64MiB]\n"
                "       cubby-baseline rocksdb [--threads 32] [--duration 2] [--size 4KiB]\n"
                "       cubby-baseline loopback [--size 1GiB]\n"
+               "       cubby-baseline disk [--size 64MiB]\n"
                "       cubby-baseline http-server [--size 4KiB]\n");
   return 2;
 }
@@ -318,6 +366,7 @@ int Main(int argc, char** argv) {
   if (mode == "hash") return RunHash(size ? size : 64ull << 20);
   if (mode == "rocksdb") return RunRocksDb(threads, duration, size ? size : 4096);
   if (mode == "loopback") return RunLoopback(size ? size : 1ull << 30);
+  if (mode == "disk") return RunDisk(size ? size : 64ull << 20);
   if (mode == "http-server") return RunHttpServer(size ? size : 4096);
   return Usage();
 }

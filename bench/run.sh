@@ -219,6 +219,7 @@ http_ceiling
 cell get get "$small" 1
 cell get get "$small" "$high"
 baseline_run hash
+baseline_run disk --size "$large"
 cell put put "$large" 1
 # The server hashes a signed body twice (SHA-256 to check the signature, MD5 for the ETag).
 cell put-sha put "$large" 1 --signed-payload
@@ -331,6 +332,9 @@ awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label
     info(small " PUT c=1 / raw synced RocksDB put c=1", quotient(ops["put" small_1], v[rc 1]))
     info(small " GET c=1 / HTTP ceiling c=1", quotient(ops["get" small_1], v["http_get_c1"]))
     info(large " PUT / loopback TCP", quotient(mib["put" big], v["loopback_tcp"]))
+    # A durable PUT cannot be faster than the disk takes a synced file of its size.
+    info(large " PUT / disk write ceiling (new file, fdatasync)",
+         quotient(mib["put" big], v["disk_write"]))
     info(large " PUT, signed payload / single-core SHA-256",
          quotient(mib["put-sha" big], v["hash_sha256"]))
   }' "$tmp/baselines.txt" "$tmp/cells.txt"
