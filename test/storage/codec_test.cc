@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 namespace cubby::storage::codec {
@@ -85,12 +86,18 @@ std::vector<ObjectMeta> Metas() {
   chunked.part_sizes = {5ull << 20, 5ull << 20, 0, UINT64_MAX};
   chunked.data_id = UINT64_MAX;
   chunked.chunk_size = UINT32_MAX;
-  ObjectMeta multipart;
-  multipart.etag = "abc-3";
-  multipart.segments = {{7, 300, 256}, {0, 0, 0}, {UINT64_MAX, 1ull << 40, UINT32_MAX}};
-  multipart.size = 300 + (1ull << 40);
-  multipart.part_sizes = {300, 0, 1ull << 40};
-  return {empty, inline_binary, chunked, multipart};
+  ObjectMeta multipart;  // a chunked part, an empty one, a huge chunked one, a file
+  multipart.etag = "abc-4";
+  multipart.segments = {
+      {7, 300, 256}, {0, 0, 0}, {UINT64_MAX, 1ull << 40, UINT32_MAX}, {8, 5000, 0}};
+  multipart.size = 300 + (1ull << 40) + 5000;
+  multipart.part_sizes = {300, 0, 1ull << 40, 5000};
+  ObjectMeta in_file;  // chunk size 0 with a data id: the bytes are one data file
+  in_file.size = 3ull << 30;
+  in_file.etag = "f";
+  in_file.data_id = 1ull << 40;
+  in_file.chunk_size = 0;
+  return {empty, inline_binary, chunked, multipart, in_file};
 }
 
 std::vector<AccessKeyRecord> Keys() {
@@ -183,15 +190,42 @@ TEST(Codec, CorruptFieldValues) {
   std::string overlong_varint = "\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f"s;
   EXPECT_EQ(DecodeBucket(overlong_varint).status().code(), Code::kCorruption);
 
-  // Meta invariants: inline bytes must match the size; chunked data needs a chunk size.
-  ObjectMeta m;
-  m.inline_data = "abc";
-  m.size = 4;
-  EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(m)).status().code(), Code::kCorruption);
-  ObjectMeta c;
-  c.size = 10;
-  c.data_id = 7;
-  EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(c)).status().code(), Code::kCorruption);
+  // Meta invariants the reader relies on.
+  struct Case {
+    const char* name;
+    uint64_t size;
+    std::string inline_data;
+    uint64_t data_id;
+    uint32_t chunk_size;
+    bool valid;
+  } cases[] = {
+      {"inline", 3, "abc", 0, 0, true},
+      {"empty", 0, "", 0, 0, true},
+      {"chunks", 10, "", 7, 256, true},
+      {"file", 10, "", 7, 0, true},
+      {"empty file", 0, "", 7, 0, true},
+      {"inline bytes shorter than the size", 4, "abc", 0, 0, false},
+      {"no data id, no inline bytes", 10, "", 0, 0, false},
+      {"inline object with a chunk size", 3, "abc", 0, 256, false},
+      {"empty object with a chunk size", 0, "", 0, 256, false},
+      {"inline bytes and a data id (file)", 3, "abc", 7, 0, false},
+      {"inline bytes and a data id (chunks)", 3, "abc", 7, 256, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ObjectMeta m;
+    m.size = c.size;
+    m.inline_data = c.inline_data;
+    m.data_id = c.data_id;
+    m.chunk_size = c.chunk_size;
+    Result<ObjectMeta> back = DecodeObjectMeta(EncodeObjectMeta(m));
+    if (c.valid) {
+      ASSERT_TRUE(back.ok()) << back.status().ToString();
+      ExpectSame(m, *back);
+    } else {
+      EXPECT_EQ(back.status().code(), Code::kCorruption);
+    }
+  }
 }
 
 TEST(Codec, MultipartRecordsRoundTripAndRejectCorruption) {
@@ -251,21 +285,68 @@ TEST(Codec, MultipartRecordsRoundTripAndRejectCorruption) {
   EXPECT_FALSE(DecodeStatsDelta("short", &objects, &bytes));
 }
 
-// Segments must add up to the size, and a segment with bytes needs a data id and chunk size.
+// Segments must add up to the size; a segment with bytes needs a data id (chunk size 0 means a
+// file); an empty one has neither id nor chunk size; a multipart object has no bytes of its own.
 TEST(Codec, CorruptSegments) {
-  ObjectMeta m = Metas()[3];
+  const ObjectMeta m = Metas()[3];
   ASSERT_TRUE(DecodeObjectMeta(EncodeObjectMeta(m)).ok());
-  ObjectMeta wrong_size = m;
-  wrong_size.size += 1;
-  ObjectMeta no_id = m;
-  no_id.segments[0].data_id = 0;
-  ObjectMeta no_chunk = m;
-  no_chunk.segments[0].chunk_size = 0;
-  ObjectMeta also_inline = m;
-  also_inline.data_id = 3;
-  for (const ObjectMeta& bad : {wrong_size, no_id, no_chunk, also_inline}) {
-    EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(bad)).status().code(), Code::kCorruption);
+  struct Case {
+    const char* name;
+    std::function<void(ObjectMeta*)> change;
+    bool valid;
+  } cases[] = {
+      {"as is", [](ObjectMeta*) {}, true},
+      {"chunked part becomes a file", [](ObjectMeta* x) { x->segments[0].chunk_size = 0; }, true},
+      {"file part becomes chunked", [](ObjectMeta* x) { x->segments[3].chunk_size = 512; }, true},
+      {"empty file part", [](ObjectMeta* x) {
+         x->size -= x->segments[3].size;
+         x->segments[3].size = 0;
+       }, true},
+      {"sizes do not add up", [](ObjectMeta* x) { x->size += 1; }, false},
+      {"chunked part without id", [](ObjectMeta* x) { x->segments[0].data_id = 0; }, false},
+      {"file part without id", [](ObjectMeta* x) { x->segments[3].data_id = 0; }, false},
+      {"empty part with a chunk size", [](ObjectMeta* x) { x->segments[1].chunk_size = 256; },
+       false},
+      {"object data id too", [](ObjectMeta* x) { x->data_id = 3; }, false},
+      {"object data id too, chunk size too", [](ObjectMeta* x) {
+         x->data_id = 3;
+         x->chunk_size = 256;
+       }, false},
+      {"inline bytes too", [](ObjectMeta* x) {
+         x->inline_data = "ab";
+         x->size += 2;
+       }, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ObjectMeta changed = m;
+    c.change(&changed);
+    Result<ObjectMeta> back = DecodeObjectMeta(EncodeObjectMeta(changed));
+    if (c.valid) {
+      ASSERT_TRUE(back.ok()) << back.status().ToString();
+      ExpectSame(changed, *back);
+    } else {
+      EXPECT_EQ(back.status().code(), Code::kCorruption);
+    }
   }
+
+  // A part's data follows the same rules.
+  PartRecord p;
+  p.part_number = 1;
+  p.size = 5000;
+  for (DataSegment data : {DataSegment{9, 5000, 0}, DataSegment{9, 5000, 256}}) {
+    p.data = data;
+    Result<PartRecord> back = DecodePart(EncodePart(p));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->data, data);
+  }
+  p.data = {0, 5000, 0};
+  EXPECT_EQ(DecodePart(EncodePart(p)).status().code(), Code::kCorruption);
+  p.size = 0;
+  p.data = {0, 0, 256};
+  EXPECT_EQ(DecodePart(EncodePart(p)).status().code(), Code::kCorruption);
+  p.data = {0, 0, 0};
+  EXPECT_TRUE(DecodePart(EncodePart(p)).ok());
 }
 
 TEST(Codec, UploadKeysSplitAndSortByKeyThenId) {
@@ -321,10 +402,22 @@ TEST(Codec, DataKeysSortByIdThenChunk) {
     EXPECT_EQ(b, chunk);
     ASSERT_TRUE(DecodeMarkerKey(MarkerKey(id), &a));
     EXPECT_EQ(a, id);
+    ASSERT_TRUE(DecodeFileRefKey(FileRefKey(id), &a));
+    EXPECT_EQ(a, id);
+    // File references and pending markers share the uploads family: never the same key.
+    EXPECT_NE(FileRefKey(id), MarkerKey(id));
+    EXPECT_FALSE(DecodeFileRefKey(MarkerKey(id), &a));
+    EXPECT_FALSE(DecodeMarkerKey(FileRefKey(id), &a));
   }
   uint64_t a, b;
   EXPECT_FALSE(DecodeDataKey("short", &a, &b));
   EXPECT_FALSE(DecodeMarkerKey("x12345678", &a));
+  EXPECT_FALSE(DecodeFileRefKey("f1234567", &a));
+  EXPECT_FALSE(DecodeFileRefKey("f123456789", &a));
+  // File references sort by id, outside the ranges of uploads and parts.
+  EXPECT_LT(FileRefKey(1), FileRefKey(256));
+  EXPECT_LT(FileRefKey(UINT64_MAX), MarkerKey(0));
+  EXPECT_FALSE(FileRefKey(5).starts_with(UploadPrefix("b")));
 }
 
 TEST(Codec, PrefixSuccessor) {

@@ -26,9 +26,12 @@
 namespace cubby::storage {
 namespace {
 
+using testing::BlobIds;
+using testing::BlobPath;
 using testing::Bucket;
-using testing::Chunks;
+using testing::InFile;
 using testing::OpenOrDie;
+using testing::Pieces;
 using testing::Pattern;
 using testing::PutObject;
 using testing::ReadObject;
@@ -181,7 +184,8 @@ TEST_F(MultipartTest, PartWriterMisuse) {
     EXPECT_EQ(PutPart(*store_, "b", "k", id, bad, Pattern(3 * ChunkSize(), 1)).status().code(),
               Code::kInvalidArgument);
   }
-  EXPECT_EQ(Chunks(*store_), 0u);  // the rejected parts' chunks are released
+  EXPECT_EQ(Pieces(*store_), 0u);  // the rejected parts' files are removed
+  EXPECT_TRUE(BlobIds(options_.path).empty());
   auto w = store_->NewPartWriter("b", "k", id);
   ASSERT_OK(w.status());
   ASSERT_OK((*w)->Append("abc"));
@@ -200,22 +204,41 @@ TEST_F(MultipartTest, PartRecordAndReplacementReleasesOldData) {
   EXPECT_EQ(p->part_number, 7u);
   EXPECT_EQ(p->size, first.size());
   EXPECT_GT(p->last_modified_ms, 0);
-  EXPECT_EQ(Chunks(*store_), 4u);
+  EXPECT_TRUE(InFile(p->data));
+  EXPECT_EQ(p->data.size, first.size());
+  EXPECT_EQ(Pieces(*store_), 1u);
+  EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{p->data.data_id});
 
   const std::string second = Pattern(ChunkSize() + 1, 2);
-  ASSERT_OK(PutPart(*store_, "b", "k", id, 7, second, "e2").status());
-  EXPECT_EQ(Chunks(*store_), 2u);
+  Result<PartRecord> p2 = PutPart(*store_, "b", "k", id, 7, second, "e2");
+  ASSERT_OK(p2.status());
+  EXPECT_EQ(Pieces(*store_), 1u);
+  EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{p2->data.data_id});  // the first is gone
   std::vector<PartRecord> parts = Parts("k", id);
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].etag, "e2");
   EXPECT_EQ(parts[0].size, second.size());
   EXPECT_EQ(parts[0].checksums.at("CRC32"), "c7");
+  EXPECT_EQ(parts[0].data, p2->data);
 
-  // Small and empty parts are stored too (parts are never inline).
-  ASSERT_OK(PutPart(*store_, "b", "k", id, 8, "tiny").status());
-  ASSERT_OK(PutPart(*store_, "b", "k", id, 9, "").status());
-  EXPECT_EQ(Chunks(*store_), 3u);
+  // Small and empty parts are stored too (parts are never inline): one chunk, nothing.
+  Result<PartRecord> tiny = PutPart(*store_, "b", "k", id, 8, "tiny");
+  ASSERT_OK(tiny.status());
+  EXPECT_EQ(tiny->data.chunk_size, ChunkSize());
+  EXPECT_NE(tiny->data.data_id, 0u);
+  Result<PartRecord> empty = PutPart(*store_, "b", "k", id, 9, "");
+  ASSERT_OK(empty.status());
+  EXPECT_EQ(empty->data, DataSegment{});
+  EXPECT_EQ(Pieces(*store_), 2u);
   EXPECT_EQ(Parts("k", id).size(), 3u);
+  // A file part replaced by a one-chunk part, and the other way round.
+  ASSERT_OK(PutPart(*store_, "b", "k", id, 7, "now small").status());
+  EXPECT_EQ(Pieces(*store_), 2u);
+  EXPECT_TRUE(BlobIds(options_.path).empty());
+  Result<PartRecord> big = PutPart(*store_, "b", "k", id, 8, Pattern(2 * ChunkSize(), 8));
+  ASSERT_OK(big.status());
+  EXPECT_EQ(Pieces(*store_), 2u);
+  EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{big->data.data_id});
 }
 
 TEST_F(MultipartTest, PartCommitAfterAbortOrCompleteIsNoSuchUploadAndReleases) {
@@ -233,7 +256,8 @@ TEST_F(MultipartTest, PartCommitAfterAbortOrCompleteIsNoSuchUploadAndReleases) {
     }
     EXPECT_EQ((*w)->Commit(2, {}).status().code(), Code::kNoSuchUpload);
     w->reset();
-    EXPECT_EQ(Chunks(*store_), complete ? 1u : 0u);
+    EXPECT_EQ(Pieces(*store_), complete ? 1u : 0u);
+    EXPECT_TRUE(BlobIds(options_.path).empty());  // part 2's file is gone
     ASSERT_OK(store_->DeleteObject("b", "k"));
   }
 }
@@ -271,11 +295,19 @@ TEST_F(MultipartTest, CompleteSubsetJoinsPartsWithoutCopyAndReleasesTheRest) {
   const uint64_t c = ChunkSize();
   const std::vector<std::string> data = {Pattern(2 * c + 3, 1), Pattern(c, 2), Pattern(c + 7, 3),
                                          Pattern(5, 4)};
+  std::vector<DataSegment> stored;
   for (uint32_t i = 0; i < data.size(); ++i) {
-    ASSERT_OK(PutPart(*store_, "b", "k", id, i + 1, data[i]).status());
+    Result<PartRecord> part = PutPart(*store_, "b", "k", id, i + 1, data[i]);
+    ASSERT_OK(part.status());
+    stored.push_back(part->data);
   }
-  const uint64_t before = Chunks(*store_);
-  ASSERT_EQ(before, 3u + 1 + 2 + 1);
+  // Parts 1 and 3 are files, 2 and 4 one chunk each.
+  EXPECT_TRUE(InFile(stored[0]));
+  EXPECT_FALSE(InFile(stored[1]));
+  EXPECT_TRUE(InFile(stored[2]));
+  EXPECT_FALSE(InFile(stored[3]));
+  const uint64_t before = Pieces(*store_);
+  ASSERT_EQ(before, 4u);
   ObjectMeta meta = store_->GetUpload("b", "k", id)->meta;
   meta.etag = "abc-3";
   Result<ObjectMeta> done = store_->CompleteUpload("b", "k", id, {1, 3, 4}, meta);
@@ -286,7 +318,10 @@ TEST_F(MultipartTest, CompleteSubsetJoinsPartsWithoutCopyAndReleasesTheRest) {
   EXPECT_EQ(done->part_sizes,
             (std::vector<uint64_t>{data[0].size(), data[2].size(), data[3].size()}));
   // Part 2's chunk is gone; the others now belong to the object: nothing was copied.
-  EXPECT_EQ(Chunks(*store_), before - 1);
+  EXPECT_EQ(done->segments, (std::vector<DataSegment>{stored[0], stored[2], stored[3]}));
+  EXPECT_EQ(Pieces(*store_), before - 1);
+  EXPECT_EQ(BlobIds(options_.path),
+            (std::set<uint64_t>{stored[0].data_id, stored[2].data_id}));
   Result<std::string> read = ReadObject(*store_, "b", "k", 13);
   ASSERT_OK(read.status());
   EXPECT_TRUE(*read == data[0] + data[2] + data[3]);
@@ -305,7 +340,8 @@ TEST_F(MultipartTest, CompleteSubsetJoinsPartsWithoutCopyAndReleasesTheRest) {
   Reopen();
   EXPECT_TRUE(*ReadObject(*store_, "b", "k") == data[0] + data[2] + data[3]);
   ASSERT_OK(store_->DeleteObject("b", "k"));
-  EXPECT_EQ(Chunks(*store_), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
+  EXPECT_TRUE(BlobIds(options_.path).empty());
 }
 
 TEST_F(MultipartTest, CompleteErrorsChangeNothing) {
@@ -313,7 +349,10 @@ TEST_F(MultipartTest, CompleteErrorsChangeNothing) {
   const std::string id = NewUpload("k");
   ASSERT_OK(PutPart(*store_, "b", "k", id, 1, Pattern(ChunkSize() + 1, 1)).status());
   ASSERT_OK(PutPart(*store_, "b", "k", id, 3, Pattern(10, 3)).status());
-  const uint64_t chunks = Chunks(*store_);
+  const uint64_t chunks = Pieces(*store_);
+  ASSERT_EQ(chunks, 3u);  // the old object's file, part 1's file, part 3's chunk
+  const std::set<uint64_t> files = BlobIds(options_.path);
+  ASSERT_EQ(files.size(), 2u);
   WriteCondition none_match;
   none_match.if_none_match_any = true;
   WriteCondition wrong_etag;
@@ -337,7 +376,8 @@ TEST_F(MultipartTest, CompleteErrorsChangeNothing) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(store_->CompleteUpload("b", "k", id, c.parts, {}, c.cond).status().code(), c.want);
     EXPECT_EQ(Parts("k", id).size(), 2u);
-    EXPECT_EQ(Chunks(*store_), chunks);
+    EXPECT_EQ(Pieces(*store_), chunks);
+    EXPECT_EQ(BlobIds(options_.path), files);
     EXPECT_EQ(store_->HeadObject("b", "k")->etag, "old");
     EXPECT_EQ(store_->CompletedUpload("b", "k", id).status().code(), Code::kNoSuchUpload);
   }
@@ -346,8 +386,12 @@ TEST_F(MultipartTest, CompleteErrorsChangeNothing) {
   right.if_match = "old";
   ObjectMeta meta;
   meta.etag = "new-2";
+  Result<ObjectMeta> old_meta = store_->HeadObject("b", "k");
+  ASSERT_OK(old_meta.status());
   ASSERT_OK(store_->CompleteUpload("b", "k", id, {1, 3}, meta, right).status());
-  EXPECT_EQ(Chunks(*store_), chunks - 3);
+  EXPECT_EQ(Pieces(*store_), chunks - 1);  // the old object's file
+  EXPECT_EQ(BlobIds(options_.path).count(old_meta->data_id), 0u);
+  EXPECT_EQ(BlobIds(options_.path).size(), 1u);
   // If-Match on a missing key fails too.
   const std::string id2 = NewUpload("fresh");
   ASSERT_OK(PutPart(*store_, "b", "fresh", id2, 1, "x").status());
@@ -401,15 +445,33 @@ TEST_F(MultipartTest, ReadAndSeekAcrossSegments) {
   }
   EXPECT_EQ((*reader)->Seek(whole.size() + 1).code(), Code::kInvalidArgument);
 
-  // Overwriting the multipart object with a plain one releases every segment.
+  // Overwriting the multipart object with a plain one releases every segment; the reader
+  // still open keeps the two files (parts 1 and 4) until it goes.
   ASSERT_OK(PutObject(*store_, "b", "k", "small").status());
-  EXPECT_EQ(Chunks(*store_), 0u);
+  EXPECT_EQ(store_->DebugDeferredFiles(), 2u);
+  EXPECT_EQ(Pieces(*store_), 2u);
+  ASSERT_OK((*reader)->Seek(0));
+  std::string again(whole.size() + 1, '\0');
+  size_t total = 0;
+  for (;;) {
+    Result<size_t> n = (*reader)->Read(again.data() + total, 77);
+    ASSERT_OK(n.status());
+    if (*n == 0) break;
+    total += *n;
+  }
+  again.resize(total);
+  EXPECT_TRUE(again == whole);
+  reader->reset();
+  EXPECT_EQ(store_->DebugDeferredFiles(), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
+  EXPECT_TRUE(BlobIds(options_.path).empty());
 }
 
 // A reader opened before the object is replaced still reads every part.
 TEST_F(MultipartTest, ReaderPinsMultipartObject) {
   const std::string id = NewUpload("k");
-  const std::string a = Pattern(ChunkSize() * 2 + 1, 1), b = Pattern(300, 2);
+  // Part 1 is a file, part 2 one chunk.
+  const std::string a = Pattern(ChunkSize() * 2 + 1, 1), b = Pattern(ChunkSize() - 56, 2);
   ASSERT_OK(PutPart(*store_, "b", "k", id, 1, a).status());
   ASSERT_OK(PutPart(*store_, "b", "k", id, 2, b).status());
   ASSERT_OK(store_->CompleteUpload("b", "k", id, {1, 2}, {}).status());
@@ -426,6 +488,10 @@ TEST_F(MultipartTest, ReaderPinsMultipartObject) {
   }
   out.resize(total);
   EXPECT_TRUE(out == a + b);
+  EXPECT_EQ(store_->DebugDeferredFiles(), 1u);  // part 1's file; part 2 is one chunk
+  reader->reset();
+  EXPECT_EQ(store_->DebugDeferredFiles(), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
 }
 
 TEST_F(MultipartTest, AbortReleasesEverything) {
@@ -433,9 +499,12 @@ TEST_F(MultipartTest, AbortReleasesEverything) {
   for (uint32_t n = 1; n <= 3; ++n) {
     ASSERT_OK(PutPart(*store_, "b", "k", id, n, Pattern(n * ChunkSize() + 1, n)).status());
   }
-  EXPECT_EQ(Chunks(*store_), 2u + 3 + 4);
+  ASSERT_OK(PutPart(*store_, "b", "k", id, 4, Pattern(ChunkSize(), 4)).status());
+  EXPECT_EQ(Pieces(*store_), 3u + 1);  // three files, one chunk
+  EXPECT_EQ(BlobIds(options_.path).size(), 3u);
   ASSERT_OK(store_->AbortUpload("b", "k", id));
-  EXPECT_EQ(Chunks(*store_), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
+  EXPECT_TRUE(BlobIds(options_.path).empty());
   EXPECT_EQ(store_->GetUpload("b", "k", id).status().code(), Code::kNoSuchUpload);
   EXPECT_EQ(store_->AbortUpload("b", "k", id).code(), Code::kNoSuchUpload);
   Result<bool> empty = store_->BucketIsEmpty("b");
@@ -483,7 +552,8 @@ TEST_F(MultipartTest, DeleteBucketWithUploads) {
   ASSERT_OK(store_->CompleteUpload("b", "mp", id2, {1}, {}).status());
   ASSERT_OK(PutObject(*store_, "b", "plain", Pattern(ChunkSize() + 1, 3)).status());
   ASSERT_OK(store_->DeleteBucket("b", true));
-  EXPECT_EQ(Chunks(*store_), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
+  EXPECT_TRUE(BlobIds(options_.path).empty());
   ASSERT_OK(store_->CreateBucket(Bucket("b")));
   EXPECT_EQ(store_->GetUpload("b", "k", id).status().code(), Code::kNoSuchUpload);
   ListUploadsQuery q;
@@ -693,9 +763,14 @@ TEST_F(MultipartTest, ConcurrentPartCommitsLeakNothing) {
   EXPECT_EQ(failures.load(), 0);
   std::vector<PartRecord> parts = Parts("k", id);
   ASSERT_EQ(parts.size(), 3u);
-  EXPECT_EQ(Chunks(*store_), 3u * 3);
+  EXPECT_EQ(Pieces(*store_), 3u);  // one file per surviving part
+  EXPECT_EQ(BlobIds(options_.path), (std::set<uint64_t>{parts[0].data.data_id,
+                                                        parts[1].data.data_id,
+                                                        parts[2].data.data_id}));
   ASSERT_OK(store_->CompleteUpload("b", "k", id, {1, 3}, {}).status());
-  EXPECT_EQ(Chunks(*store_), 2u * 3);
+  EXPECT_EQ(Pieces(*store_), 2u);
+  EXPECT_EQ(BlobIds(options_.path),
+            (std::set<uint64_t>{parts[0].data.data_id, parts[2].data.data_id}));
 }
 
 // ------------------------------------------------------------ UpdateObjectMeta
@@ -704,7 +779,7 @@ TEST_F(MultipartTest, UpdateObjectMetaKeepsData) {
   const std::string data = Pattern(3 * ChunkSize() + 1, 1);
   Result<ObjectMeta> put = PutObject(*store_, "b", "k", data, {}, 37, "orig");
   ASSERT_OK(put.status());
-  const uint64_t chunks = Chunks(*store_);
+  const uint64_t chunks = Pieces(*store_);
   ObjectMeta meta;
   meta.content_type = "text/html";
   meta.user_meta = {{"a", "b"}};
@@ -719,7 +794,7 @@ TEST_F(MultipartTest, UpdateObjectMetaKeepsData) {
   EXPECT_EQ(head->user_meta, meta.user_meta);
   EXPECT_EQ(head->etag, "orig");
   EXPECT_TRUE(*ReadObject(*store_, "b", "k") == data);
-  EXPECT_EQ(Chunks(*store_), chunks);
+  EXPECT_EQ(Pieces(*store_), chunks);
 
   WriteCondition wrong;
   wrong.if_match = "nope";
@@ -765,7 +840,7 @@ TEST_F(MultipartTest, UpdateObjectMetaKeepsData) {
 // ------------------------------------------------------------ crash
 
 // A server dies while streaming a part (child process, see test_main.cc): reopening removes the
-// unfinished part's chunks and keeps the upload and its committed part.
+// unfinished part's file and keeps the upload and its committed parts.
 TEST_F(MultipartTest, CrashCleanupOfUnfinishedPart) {
   store_.reset();
   pid_t pid = fork();
@@ -778,7 +853,8 @@ TEST_F(MultipartTest, CrashCleanupOfUnfinishedPart) {
   int wstatus = 0;
   ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
   ASSERT_TRUE(WIFEXITED(wstatus));
-  ASSERT_EQ(WEXITSTATUS(wstatus), 0) << "child did not leave its chunks behind";
+  ASSERT_EQ(WEXITSTATUS(wstatus), 0) << "child did not leave its part's file behind";
+  ASSERT_EQ(BlobIds(options_.path).size(), 2u);  // part 1's and the unfinished part 2's
 
   Reopen();
   ListUploadsQuery q;
@@ -787,12 +863,14 @@ TEST_F(MultipartTest, CrashCleanupOfUnfinishedPart) {
   ASSERT_OK(page.status());
   ASSERT_EQ(page->uploads.size(), 1u);
   const std::string id = page->uploads[0].upload_id;
-  // Part 1 (2 chunks) stays; the unfinished part 2's 3 chunks are gone.
-  EXPECT_EQ(Chunks(*store_), 2u);
+  // Parts 1 (a file) and 3 (a chunk) stay; the unfinished part 2's file is gone.
   std::vector<PartRecord> parts = Parts("k", id);
-  ASSERT_EQ(parts.size(), 1u);
-  ASSERT_OK(store_->CompleteUpload("b", "k", id, {1}, {}).status());
-  EXPECT_TRUE(*ReadObject(*store_, "b", "k") == Pattern(2 * ChunkSize(), 1));
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(Pieces(*store_), 2u);
+  EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{parts[0].data.data_id});
+  ASSERT_OK(store_->CompleteUpload("b", "k", id, {1, 3}, {}).status());
+  EXPECT_TRUE(*ReadObject(*store_, "b", "k") ==
+              Pattern(2 * ChunkSize(), 1) + Pattern(ChunkSize() / 2, 3));
 }
 
 // ------------------------------------------------------------ disk space
@@ -845,7 +923,8 @@ TEST(StoreReclaim, DeletedDataLeavesTheDisk) {
                   static_cast<unsigned long long>(e.file_size()));
     }
   }
-  EXPECT_EQ(Chunks(*store), 0u);
+  EXPECT_EQ(Pieces(*store), 0u);
+  EXPECT_TRUE(BlobIds(dir.path()).empty());
 }
 
 }  // namespace

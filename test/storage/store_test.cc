@@ -18,9 +18,12 @@
 namespace cubby::storage {
 namespace {
 
+using testing::BlobIds;
+using testing::BlobPath;
 using testing::Bucket;
-using testing::Chunks;
+using testing::InFile;
 using testing::OpenOrDie;
+using testing::Pieces;
 using testing::Pattern;
 using testing::PutObject;
 using testing::ReadObject;
@@ -155,31 +158,40 @@ TEST_F(StoreTest, GetOrCreateBucketConcurrentCreatesOnce) {
 
 TEST_F(StoreTest, DeleteNonEmptyBucket) {
   ASSERT_OK(PutObject(*store_, "b", "small", "x").status());
-  ASSERT_OK(PutObject(*store_, "b", "big", Pattern(3 * ChunkSize() + 7, 1)).status());
+  Result<ObjectMeta> big = PutObject(*store_, "b", "big", Pattern(3 * ChunkSize() + 7, 1));
+  ASSERT_OK(big.status());
   EXPECT_FALSE(*store_->BucketIsEmpty("b"));
   EXPECT_EQ(store_->DeleteBucket("b", false).code(), Code::kBucketNotEmpty);
   ASSERT_OK(store_->GetBucket("b").status());
   EXPECT_EQ(*ReadObject(*store_, "b", "small"), "x");
-  EXPECT_EQ(Chunks(*store_), 4u);
+  EXPECT_EQ(Pieces(*store_), 1u);  // the big one's file
+  EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{big->data_id});
 
   ASSERT_OK(store_->DeleteObject("b", "small"));
   ASSERT_OK(store_->DeleteObject("b", "big"));
   EXPECT_TRUE(*store_->BucketIsEmpty("b"));
-  EXPECT_EQ(Chunks(*store_), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
+  EXPECT_TRUE(BlobIds(options_.path).empty());
   ASSERT_OK(store_->DeleteBucket("b", false));
 }
 
 TEST_F(StoreTest, ForceDeleteRemovesObjectsAndData) {
   ASSERT_OK(store_->CreateBucket(Bucket("keep")));
-  ASSERT_OK(PutObject(*store_, "keep", "k", Pattern(2 * ChunkSize(), 2)).status());
+  Result<ObjectMeta> kept = PutObject(*store_, "keep", "k", Pattern(2 * ChunkSize(), 2));
+  ASSERT_OK(kept.status());
+  ASSERT_OK(PutObject(*store_, "keep", "one-chunk", Pattern(ChunkSize(), 3)).status());
   for (int i = 0; i < 5; ++i) {
     ASSERT_OK(PutObject(*store_, "b", "obj" + std::to_string(i), Pattern(ChunkSize() + 1 + i, i)).status());
   }
+  ASSERT_OK(PutObject(*store_, "b", "one-chunk", Pattern(ChunkSize(), 4)).status());
   ASSERT_OK(PutObject(*store_, "b", "inline", "tiny").status());
-  EXPECT_EQ(Chunks(*store_), 2u + 5 * 2);
+  EXPECT_EQ(Pieces(*store_), 2u + 5 + 1);  // files of k and obj*, two single chunks
+  EXPECT_EQ(BlobIds(options_.path).size(), 6u);
   ASSERT_OK(store_->DeleteBucket("b", true));
   EXPECT_EQ(store_->GetBucket("b").status().code(), Code::kNoSuchBucket);
-  EXPECT_EQ(Chunks(*store_), 2u);
+  EXPECT_EQ(Pieces(*store_), 2u);
+  EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{kept->data_id});
+  EXPECT_EQ(*ReadObject(*store_, "keep", "one-chunk"), Pattern(ChunkSize(), 3));
   // A new bucket of the same name starts empty.
   ASSERT_OK(store_->CreateBucket(Bucket("b")));
   EXPECT_TRUE(*store_->BucketIsEmpty("b"));
@@ -191,28 +203,43 @@ TEST_F(StoreTest, ForceDeleteRemovesObjectsAndData) {
 
 TEST_F(StoreTest, RoundTripSizes) {
   const uint64_t cs = ChunkSize(), il = InlineLimit();
+  enum Where { kInline, kChunk, kFile };
   struct Case {
     uint64_t size;
-    bool inline_data;
-    uint64_t chunks;
+    Where where;
   } cases[] = {
-      {0, true, 0},       {1, true, 0},           {il, true, 0},
-      {il + 1, false, 1}, {cs, false, 1},         {cs + 1, false, 2},
-      {2 * cs, false, 2}, {3 * cs + 7, false, 4},
+      {0, kInline},      {1, kInline}, {il, kInline},     {il + 1, kChunk},
+      {cs - 1, kChunk},  {cs, kChunk}, {cs + 1, kFile},   {2 * cs, kFile},
+      {3 * cs + 7, kFile},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE("size " + std::to_string(c.size));
     const std::string data = Pattern(c.size, static_cast<uint32_t>(c.size));
-    for (size_t piece : {size_t{1}, size_t{37}, size_t{1000000}}) {
+    // Pieces of one byte, odd ones, exactly one chunk (the last byte arrives in its own
+    // Append), and everything in one Append.
+    for (size_t piece : {size_t{1}, size_t{37}, size_t{cs}, size_t{1000000}}) {
       if (piece == 1 && c.size > 300) continue;
+      SCOPED_TRACE("piece " + std::to_string(piece));
       Result<ObjectMeta> meta = PutObject(*store_, "b", "k", data, {}, piece, "e");
       ASSERT_OK(meta.status());
       EXPECT_EQ(meta->size, c.size);
-      EXPECT_EQ(meta->data_id == 0, c.inline_data);
+      EXPECT_EQ(meta->data_id == 0, c.where == kInline);
+      EXPECT_EQ(meta->chunk_size, c.where == kChunk ? cs : 0);
+      EXPECT_EQ(meta->inline_data.size(), c.where == kInline ? c.size : 0);
       EXPECT_GT(meta->last_modified_ms, 0);
-      EXPECT_EQ(Chunks(*store_), c.chunks);
+      // One piece at most, whatever the size; the replaced object's piece is gone.
+      EXPECT_EQ(Pieces(*store_), c.where == kInline ? 0u : 1u);
+      const std::set<uint64_t> files = BlobIds(options_.path);
+      if (c.where == kFile) {
+        EXPECT_EQ(files, std::set<uint64_t>{meta->data_id});
+        EXPECT_EQ(std::filesystem::file_size(BlobPath(options_.path, meta->data_id)), c.size);
+      } else {
+        EXPECT_TRUE(files.empty());
+      }
       Result<ObjectMeta> head = store_->HeadObject("b", "k");
       ASSERT_OK(head.status());
+      EXPECT_EQ(head->data_id, meta->data_id);
+      EXPECT_EQ(head->chunk_size, meta->chunk_size);
       EXPECT_EQ(head->size, c.size);
       EXPECT_EQ(head->etag, "e");
       EXPECT_EQ(head->content_type, "application/octet-stream");
@@ -263,43 +290,127 @@ TEST_F(StoreTest, MissingObjectAndBucket) {
   ASSERT_OK(store_->DeleteObject("b", "k"));  // absent key: OK
 }
 
+// Each step replaces the object; afterwards only the new version's data is stored.
 TEST_F(StoreTest, OverwriteAndDeleteReleaseData) {
-  ASSERT_OK(PutObject(*store_, "b", "k", Pattern(3 * ChunkSize() + 7, 1)).status());
-  EXPECT_EQ(Chunks(*store_), 4u);
-  ASSERT_OK(PutObject(*store_, "b", "k", Pattern(2 * ChunkSize(), 2)).status());
-  EXPECT_EQ(Chunks(*store_), 2u);
-  EXPECT_EQ(*ReadObject(*store_, "b", "k"), Pattern(2 * ChunkSize(), 2));
-  ASSERT_OK(PutObject(*store_, "b", "k", "inline now").status());
-  EXPECT_EQ(Chunks(*store_), 0u);
-  ASSERT_OK(PutObject(*store_, "b", "k", Pattern(ChunkSize() + 1, 3)).status());
-  EXPECT_EQ(Chunks(*store_), 2u);
-  ASSERT_OK(store_->DeleteObject("b", "k"));
-  EXPECT_EQ(Chunks(*store_), 0u);
-  EXPECT_EQ(store_->HeadObject("b", "k").status().code(), Code::kNoSuchKey);
+  const uint64_t cs = ChunkSize();
+  struct Step {
+    uint64_t size;  // ~0: delete
+    uint64_t pieces;
+    bool file;
+  } steps[] = {
+      {3 * cs + 7, 1, true},  // a file
+      {2 * cs, 1, true},      // file replaces file
+      {10, 0, false},         // inline replaces file
+      {cs + 1, 1, true},      // file replaces inline
+      {cs, 1, false},         // one chunk replaces file
+      {cs / 2, 1, false},     // chunk replaces chunk
+      {4 * cs, 1, true},      // file replaces chunk
+      {~0ull, 0, false},      // delete
+  };
+  uint32_t seed = 0;
+  for (const Step& step : steps) {
+    SCOPED_TRACE("step " + std::to_string(seed));
+    ++seed;
+    if (step.size == ~0ull) {
+      ASSERT_OK(store_->DeleteObject("b", "k"));
+      EXPECT_EQ(store_->HeadObject("b", "k").status().code(), Code::kNoSuchKey);
+    } else {
+      Result<ObjectMeta> put = PutObject(*store_, "b", "k", Pattern(step.size, seed));
+      ASSERT_OK(put.status());
+      EXPECT_EQ(InFile(*put), step.file);
+      EXPECT_EQ(*ReadObject(*store_, "b", "k"), Pattern(step.size, seed));
+      if (step.file) {
+        EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{put->data_id});
+      }
+    }
+    EXPECT_EQ(Pieces(*store_), step.pieces);
+    if (!step.file) {
+      EXPECT_TRUE(BlobIds(options_.path).empty());
+    }
+    EXPECT_EQ(store_->DebugDeferredFiles(), 0u);
+  }
 }
 
-TEST_F(StoreTest, ReaderSnapshotSurvivesOverwriteAndDelete) {
-  const std::string v1 = Pattern(3 * ChunkSize() + 7, 1);
-  ASSERT_OK(PutObject(*store_, "b", "k", v1).status());
-  Result<std::unique_ptr<ObjectReader>> r = store_->OpenObject("b", "k");
-  ASSERT_OK(r.status());
-  // Read part of the first chunk, then change the object under the reader.
-  std::string got(10, '\0');
-  ASSERT_EQ(*(*r)->Read(got.data(), got.size()), 10u);
-  ASSERT_OK(PutObject(*store_, "b", "k", Pattern(3 * ChunkSize() + 7, 2)).status());
-  ASSERT_OK(store_->DeleteObject("b", "k"));
-  EXPECT_EQ(Chunks(*store_), 0u);  // released for new readers
-  std::string rest(v1.size(), '\0');
-  size_t total = 0;
+// Reads the rest of `r` from its current position, `piece` bytes per Read.
+std::string ReadRest(ObjectReader& r, size_t piece) {
+  std::string out, buf(piece, '\0');
   for (;;) {
-    Result<size_t> n = (*r)->Read(rest.data() + total, 33);
-    ASSERT_OK(n.status());
-    if (*n == 0) break;
-    total += *n;
+    Result<size_t> n = r.Read(buf.data(), buf.size());
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    if (!n.ok() || *n == 0) return out;
+    out.append(buf.data(), *n);
   }
-  rest.resize(total);
-  EXPECT_TRUE(got + rest == v1);
-  EXPECT_EQ((*r)->meta().size, v1.size());
+}
+
+// A reader keeps the version it opened across an overwrite and a delete. A file-backed
+// version's file stays (deferred) until the reader goes; chunks are pinned by a snapshot.
+TEST_F(StoreTest, ReaderSnapshotSurvivesOverwriteAndDelete) {
+  const uint64_t cs = ChunkSize();
+  for (uint64_t size : {3 * cs + 7, cs, cs + 1}) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    const bool file = size > cs;
+    const std::string v1 = Pattern(size, 1);
+    Result<ObjectMeta> put = PutObject(*store_, "b", "k", v1);
+    ASSERT_OK(put.status());
+    ASSERT_EQ(InFile(*put), file);
+    Result<std::unique_ptr<ObjectReader>> r = store_->OpenObject("b", "k");
+    ASSERT_OK(r.status());
+    // Read the first bytes, then change the object under the reader.
+    std::string got(10, '\0');
+    ASSERT_EQ(*(*r)->Read(got.data(), got.size()), 10u);
+    Result<ObjectMeta> v2 = PutObject(*store_, "b", "k", Pattern(size, 2));
+    ASSERT_OK(v2.status());
+    EXPECT_TRUE(*ReadObject(*store_, "b", "k") == Pattern(size, 2));  // new readers: v2
+    ASSERT_OK(store_->DeleteObject("b", "k"));
+    EXPECT_EQ(store_->OpenObject("b", "k").status().code(), Code::kNoSuchKey);
+    if (file) {
+      // v2's file went at once; v1's waits for the reader.
+      EXPECT_EQ(store_->DebugDeferredFiles(), 1u);
+      EXPECT_EQ(Pieces(*store_), 1u);
+      EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{put->data_id});
+    } else {
+      EXPECT_EQ(store_->DebugDeferredFiles(), 0u);
+      EXPECT_EQ(Pieces(*store_), 0u);  // released for new readers
+    }
+    // Seek back too: the whole old version is still there.
+    std::string rest = ReadRest(**r, 33);
+    EXPECT_TRUE(got + rest == v1);
+    ASSERT_OK((*r)->Seek(1));
+    EXPECT_TRUE(ReadRest(**r, 1000) == v1.substr(1));
+    EXPECT_EQ((*r)->meta().size, v1.size());
+    if (file) {
+      EXPECT_EQ(store_->DebugDeferredFiles(), 1u);
+    }
+    r->reset();
+    EXPECT_EQ(store_->DebugDeferredFiles(), 0u);
+    EXPECT_EQ(Pieces(*store_), 0u);
+    EXPECT_TRUE(BlobIds(options_.path).empty());
+  }
+}
+
+// Two readers of one file-backed version: the file goes with the last of them.
+TEST_F(StoreTest, DeferredFileWaitsForEveryReader) {
+  const std::string v1 = Pattern(2 * ChunkSize() + 3, 1);
+  ASSERT_OK(PutObject(*store_, "b", "k", v1).status());
+  Result<std::unique_ptr<ObjectReader>> first = store_->OpenObject("b", "k");
+  Result<std::unique_ptr<ObjectReader>> second = store_->OpenObject("b", "k");
+  ASSERT_OK(first.status());
+  ASSERT_OK(second.status());
+  ASSERT_OK(store_->DeleteObject("b", "k"));
+  EXPECT_EQ(store_->DebugDeferredFiles(), 1u);
+  first->reset();
+  EXPECT_EQ(store_->DebugDeferredFiles(), 1u);
+  EXPECT_EQ(Pieces(*store_), 1u);
+  EXPECT_TRUE(ReadRest(**second, 100) == v1);
+  second->reset();
+  EXPECT_EQ(store_->DebugDeferredFiles(), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
+  // A reader destroyed before any release defers nothing.
+  ASSERT_OK(PutObject(*store_, "b", "k", v1).status());
+  { ASSERT_OK(store_->OpenObject("b", "k").status()); }
+  ASSERT_OK(store_->DeleteObject("b", "k"));
+  EXPECT_EQ(store_->DebugDeferredFiles(), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
 }
 
 TEST_F(StoreTest, WriteConditions) {
@@ -321,15 +432,19 @@ TEST_F(StoreTest, WriteConditions) {
     ASSERT_OK(store_->DeleteObject("b", "k"));
     const std::string old_data = Pattern(2 * ChunkSize() + 1, 1);
     if (c.exists) ASSERT_OK(PutObject(*store_, "b", "k", old_data, {}, 37, "old").status());
-    const uint64_t chunks_before = Chunks(*store_);
+    const uint64_t pieces_before = Pieces(*store_);
+    const std::set<uint64_t> files_before = BlobIds(options_.path);
     const std::string new_data = Pattern(3 * ChunkSize(), 2);
     Result<ObjectMeta> r = PutObject(*store_, "b", "k", new_data, c.cond, 37, "new");
     EXPECT_EQ(r.ok() ? Code::kOk : r.status().code(), c.want);
     if (c.want == Code::kOk) {
       EXPECT_EQ(store_->HeadObject("b", "k")->etag, "new");
-      EXPECT_EQ(Chunks(*store_), 3u);
+      EXPECT_EQ(Pieces(*store_), 1u);
+      EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{r->data_id});
     } else {
-      EXPECT_EQ(Chunks(*store_), chunks_before);  // the failed writer left nothing behind
+      // The failed writer's file is gone.
+      EXPECT_EQ(Pieces(*store_), pieces_before);
+      EXPECT_EQ(BlobIds(options_.path), files_before);
       if (c.exists) {
         EXPECT_EQ(store_->HeadObject("b", "k")->etag, "old");
         EXPECT_TRUE(*ReadObject(*store_, "b", "k") == old_data);
@@ -344,11 +459,20 @@ TEST_F(StoreTest, WriterDroppedWithoutCommitLeavesNothing) {
   {
     Result<std::unique_ptr<ObjectWriter>> w = store_->NewObjectWriter("b");
     ASSERT_OK(w.status());
-    ASSERT_OK((*w)->Append(Pattern(5 * ChunkSize() + 3, 1)));
+    // Up to one chunk stays in memory.
+    ASSERT_OK((*w)->Append(Pattern(ChunkSize(), 1)));
+    EXPECT_EQ(Pieces(*store_), 0u);
+    // One more byte: the stream moves to a file, written as it arrives.
+    ASSERT_OK((*w)->Append(Pattern(4 * ChunkSize() + 3, 2)));
     EXPECT_EQ((*w)->size(), 5 * ChunkSize() + 3);
-    EXPECT_EQ(Chunks(*store_), 5u);  // full chunks are written as they fill
+    EXPECT_EQ(Pieces(*store_), 1u);
+    const std::set<uint64_t> files = BlobIds(options_.path);
+    ASSERT_EQ(files.size(), 1u);
+    EXPECT_EQ(std::filesystem::file_size(BlobPath(options_.path, *files.begin())),
+              5 * ChunkSize() + 3);
   }
-  EXPECT_EQ(Chunks(*store_), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
+  EXPECT_TRUE(BlobIds(options_.path).empty());
   EXPECT_EQ(store_->HeadObject("b", "k").status().code(), Code::kNoSuchKey);
 }
 
@@ -370,29 +494,82 @@ TEST_F(StoreTest, CommitIntoDeletedBucketFailsAndReleases) {
   ASSERT_OK(store_->DeleteBucket("gone", false));
   EXPECT_EQ((*w)->Commit("k", {}).status().code(), Code::kNoSuchBucket);
   w->reset();
-  EXPECT_EQ(Chunks(*store_), 0u);
+  EXPECT_EQ(Pieces(*store_), 0u);
+  EXPECT_TRUE(BlobIds(options_.path).empty());
 }
 
 TEST_F(StoreTest, ObjectsAndSettingsSurviveReopenAndIdsAreNotReused) {
   const std::string a = Pattern(3 * ChunkSize() + 7, 1);
-  ASSERT_OK(PutObject(*store_, "b", "a", a).status());
+  const std::string a_chunk = Pattern(ChunkSize(), 3);
+  Result<ObjectMeta> put_a = PutObject(*store_, "b", "a", a);
+  Result<ObjectMeta> put_a_chunk = PutObject(*store_, "b", "a-chunk", a_chunk);
+  ASSERT_OK(put_a.status());
+  ASSERT_OK(put_a_chunk.status());
   ASSERT_OK(store_->PutSetting("root", "CBXYZ"));
   Reopen();
   EXPECT_EQ(*store_->GetSetting("root"), "CBXYZ");
   EXPECT_EQ(store_->GetSetting("other").status().code(), Code::kNoSuchKey);
   const std::string b = Pattern(2 * ChunkSize(), 2);
-  ASSERT_OK(PutObject(*store_, "b", "b", b).status());
+  const std::string b_chunk = Pattern(ChunkSize() - 1, 4);
+  Result<ObjectMeta> put_b = PutObject(*store_, "b", "b", b);
+  Result<ObjectMeta> put_b_chunk = PutObject(*store_, "b", "b-chunk", b_chunk);
+  ASSERT_OK(put_b.status());
+  ASSERT_OK(put_b_chunk.status());
   EXPECT_TRUE(*ReadObject(*store_, "b", "a") == a);
+  EXPECT_TRUE(*ReadObject(*store_, "b", "a-chunk") == a_chunk);
   EXPECT_TRUE(*ReadObject(*store_, "b", "b") == b);
-  EXPECT_EQ(Chunks(*store_), 6u);
+  EXPECT_TRUE(*ReadObject(*store_, "b", "b-chunk") == b_chunk);
+  EXPECT_EQ(Pieces(*store_), 4u);
+  // Files and chunks draw from one id sequence, which goes on after a reopen.
+  const uint64_t before_reopen = std::max(put_a->data_id, put_a_chunk->data_id);
+  EXPECT_GT(put_b->data_id, before_reopen);
+  EXPECT_GT(put_b_chunk->data_id, before_reopen);
+  EXPECT_EQ(BlobIds(options_.path), (std::set<uint64_t>{put_a->data_id, put_b->data_id}));
 }
 
-// A server that dies mid-upload (a child process appends, then _exits without cleanup):
-// reopening removes its chunks and keeps committed data.
+// Opens the store's RocksDB read-only (the store must be closed) to look at what is there.
+class RawReadOnly {
+ public:
+  explicit RawReadOnly(const StoreOptions& options) {
+    DbConfig config = MakeDbConfig(options);
+    rocksdb::Status s = rocksdb::DB::OpenForReadOnly(config.db, options.path,
+                                                     config.column_families, &handles_, &db_);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  ~RawReadOnly() {
+    for (auto* h : handles_) EXPECT_TRUE(db_->DestroyColumnFamilyHandle(h).ok());
+    delete db_;
+  }
+  bool ok() const { return db_ != nullptr; }
+  uint64_t Count(CfIndex family) {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator({}, handles_[family]));
+    uint64_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    EXPECT_TRUE(it->status().ok());
+    return n;
+  }
+  bool HasFileRef(uint64_t id) {
+    std::string value;
+    rocksdb::Status s = db_->Get({}, handles_[kUploadsCf], codec::FileRefKey(id), &value);
+    EXPECT_TRUE(s.ok() || s.IsNotFound()) << s.ToString();
+    return s.ok();
+  }
+
+ private:
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::DB* db_ = nullptr;
+};
+
+// A server that dies mid-upload (a child process streams a large object into its file, then
+// _exits without cleanup): reopening removes that file and keeps committed data.
 TEST_F(StoreTest, CrashCleanupOnOpen) {
   const std::string keep = Pattern(2 * ChunkSize() + 5, 7);
-  ASSERT_OK(PutObject(*store_, "b", "keep", keep).status());
-  ASSERT_EQ(Chunks(*store_), 3u);
+  const std::string keep_chunk = Pattern(ChunkSize() - 3, 6);
+  Result<ObjectMeta> kept = PutObject(*store_, "b", "keep", keep);
+  ASSERT_OK(kept.status());
+  ASSERT_TRUE(InFile(*kept));
+  ASSERT_OK(PutObject(*store_, "b", "keep-chunk", keep_chunk).status());
+  ASSERT_EQ(Pieces(*store_), 2u);
   store_.reset();
 
   pid_t pid = fork();
@@ -405,43 +582,105 @@ TEST_F(StoreTest, CrashCleanupOnOpen) {
   int wstatus = 0;
   ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
   ASSERT_TRUE(WIFEXITED(wstatus));
-  ASSERT_EQ(WEXITSTATUS(wstatus), 0) << "child did not leave 3 chunks behind";
+  ASSERT_EQ(WEXITSTATUS(wstatus), 0) << "child did not leave a data file behind";
 
-  // Before cleanup the leftovers are really there: count them with RocksDB directly.
+  // Before cleanup the leftover is really there, with every byte, and nothing references it.
+  const std::set<uint64_t> files = BlobIds(options_.path);
+  ASSERT_EQ(files.size(), 2u);
+  ASSERT_EQ(files.count(kept->data_id), 1u);
+  const uint64_t leftover = *files.begin() == kept->data_id ? *files.rbegin() : *files.begin();
+  EXPECT_EQ(std::filesystem::file_size(BlobPath(options_.path, leftover)), 3 * ChunkSize() + 10);
+  {
+    RawReadOnly raw(options_);
+    ASSERT_TRUE(raw.ok());
+    EXPECT_TRUE(raw.HasFileRef(kept->data_id));
+    EXPECT_FALSE(raw.HasFileRef(leftover));
+    EXPECT_EQ(raw.Count(kDataCf), 1u);  // keep-chunk's chunk
+  }
+
+  Reopen();
+  EXPECT_EQ(BlobIds(options_.path), std::set<uint64_t>{kept->data_id});
+  EXPECT_EQ(Pieces(*store_), 2u);
+  EXPECT_TRUE(*ReadObject(*store_, "b", "keep") == keep);
+  EXPECT_TRUE(*ReadObject(*store_, "b", "keep-chunk") == keep_chunk);
+  // New writes after recovery work, take ids above the removed file's, and do not disturb the
+  // kept objects.
+  Result<ObjectMeta> fresh = PutObject(*store_, "b", "new", Pattern(ChunkSize() + 1, 8));
+  ASSERT_OK(fresh.status());
+  EXPECT_GT(fresh->data_id, leftover);
+  EXPECT_EQ(Pieces(*store_), 3u);
+  EXPECT_TRUE(*ReadObject(*store_, "b", "keep") == keep);
+  EXPECT_TRUE(*ReadObject(*store_, "b", "new") == Pattern(ChunkSize() + 1, 8));
+}
+
+// Stores written before data files existed keep objects as many chunks, and a writer that
+// died left chunks under a pending marker. Such objects still read (never as file spans) and
+// release; the dead writer's chunks go at Open; new ids stay above the old ones.
+TEST_F(StoreTest, ChunkedDataOfAnOlderStore) {
+  const uint64_t cs = ChunkSize();
+  const std::string old_data = Pattern(3 * cs + 7, 1);
+  const uint64_t old_id = 40, dead_id = 41;
+  store_.reset();
   {
     DbConfig config = MakeDbConfig(options_);
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::OpenForReadOnly(config.db, options_.path, config.column_families,
-                                             &handles, &raw)
-                    .ok());
-    std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator({}, handles[kDataCf]));
-    int n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
-    EXPECT_EQ(n, 6);
-    it.reset();
+    ASSERT_TRUE(rocksdb::DB::Open(config.db, options_.path, config.column_families, &handles, &raw).ok());
+    rocksdb::WriteBatch batch;
+    for (uint64_t i = 0; i * cs < old_data.size(); ++i) {
+      ASSERT_TRUE(batch.Put(handles[kDataCf], codec::DataKey(old_id, i), old_data.substr(i * cs, cs)).ok());
+    }
+    ObjectMeta meta;
+    meta.size = old_data.size();
+    meta.etag = "old";
+    meta.last_modified_ms = 1;
+    meta.data_id = old_id;
+    meta.chunk_size = static_cast<uint32_t>(cs);
+    ASSERT_TRUE(batch.Put(handles[kObjectsCf], codec::ObjectKey("b", "old"), codec::EncodeObjectMeta(meta)).ok());
+    ASSERT_TRUE(batch.Merge(handles[kDefaultCf], codec::StatsKey("b"),
+                            codec::EncodeStatsDelta(1, static_cast<int64_t>(old_data.size()))).ok());
+    ASSERT_TRUE(batch.Put(handles[kUploadsCf], codec::MarkerKey(dead_id), "").ok());
+    ASSERT_TRUE(batch.Put(handles[kDataCf], codec::DataKey(dead_id, 0), Pattern(cs, 2)).ok());
+    ASSERT_TRUE(batch.Put(handles[kDataCf], codec::DataKey(dead_id, 1), Pattern(cs, 3)).ok());
+    ASSERT_TRUE(raw->Write(rocksdb::WriteOptions(), &batch).ok());
     for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
     delete raw;
   }
-
   Reopen();
-  EXPECT_EQ(Chunks(*store_), 3u);
-  EXPECT_TRUE(*ReadObject(*store_, "b", "keep") == keep);
-  // New writes after recovery work and do not disturb the kept object.
-  ASSERT_OK(PutObject(*store_, "b", "new", Pattern(ChunkSize() + 1, 8)).status());
-  EXPECT_EQ(Chunks(*store_), 5u);
-  EXPECT_TRUE(*ReadObject(*store_, "b", "keep") == keep);
+  EXPECT_EQ(Pieces(*store_), 4u);  // the old object's chunks; the dead writer's are gone
+  for (size_t piece : {size_t{1}, size_t{100}, size_t{cs + 13}}) {
+    EXPECT_TRUE(*ReadObject(*store_, "b", "old", piece) == old_data) << piece;
+  }
+  Result<std::unique_ptr<ObjectReader>> r = store_->OpenObject("b", "old");
+  ASSERT_OK(r.status());
+  ASSERT_OK((*r)->Seek(cs - 1));
+  Result<std::optional<ObjectReader::FileSpan>> span = (*r)->NextFileSpan(1000);
+  ASSERT_OK(span.status());
+  EXPECT_FALSE(span->has_value());
+  std::string buf(cs + 2, '\0');
+  ASSERT_EQ(*(*r)->Read(buf.data(), buf.size()), buf.size());
+  EXPECT_TRUE(buf == old_data.substr(cs - 1, cs + 2));
+  r->reset();
+  // New data takes ids above both old ones.
+  Result<ObjectMeta> fresh = PutObject(*store_, "b", "fresh", Pattern(2 * cs, 4));
+  ASSERT_OK(fresh.status());
+  EXPECT_GT(fresh->data_id, dead_id);
+  // Overwriting the old object releases all its chunks.
+  ASSERT_OK(PutObject(*store_, "b", "old", "new").status());
+  EXPECT_EQ(Pieces(*store_), 1u);
+  EXPECT_EQ(store_->GetBucketStats("b")->objects, 2u);
 }
 
 AccessKeyRecord GrantCandidate(const std::string& bucket, const std::string& grant,
                                AccessMode mode = AccessMode::kReadWrite);
 
 // Records planted with raw RocksDB that do not decode surface as kCorruption, and a missing
-// chunk as kCorruption on Read.
+// chunk as kCorruption on Read (file damage: see DataFileDamageIsCorruption).
 TEST_F(StoreTest, CorruptRecordsAreReported) {
-  ASSERT_OK(PutObject(*store_, "b", "chunked", Pattern(2 * ChunkSize(), 1)).status());
+  ASSERT_OK(PutObject(*store_, "b", "chunked", Pattern(ChunkSize(), 1)).status());
   Result<ObjectMeta> meta = store_->HeadObject("b", "chunked");
   ASSERT_OK(meta.status());
+  ASSERT_NE(meta->chunk_size, 0u);
   store_.reset();
   {
     DbConfig config = MakeDbConfig(options_);
@@ -452,7 +691,7 @@ TEST_F(StoreTest, CorruptRecordsAreReported) {
     ASSERT_TRUE(raw->Put(wo, handles[kBucketsCf], "badbucket", "\x09garbage").ok());
     ASSERT_TRUE(raw->Put(wo, handles[kObjectsCf], codec::ObjectKey("b", "bad"), "\x01").ok());
     ASSERT_TRUE(raw->Put(wo, handles[kKeysCf], codec::AccessKeyKey("BADKEY"), "").ok());
-    ASSERT_TRUE(raw->Delete(wo, handles[kDataCf], codec::DataKey(meta->data_id, 1)).ok());
+    ASSERT_TRUE(raw->Delete(wo, handles[kDataCf], codec::DataKey(meta->data_id, 0)).ok());
     // A grant index entry whose key record is gone.
     ASSERT_TRUE(raw->Put(wo, handles[kKeysCf], codec::GrantIndexKey("b", "ba-dangling"), "CBGONE").ok());
     for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
@@ -479,6 +718,8 @@ TEST_F(StoreTest, CorruptRecordsAreReported) {
   ASSERT_OK(r.status());
   std::string buf(3 * ChunkSize(), '\0');
   EXPECT_EQ((*r)->Read(buf.data(), buf.size()).status().code(), Code::kCorruption);
+  ASSERT_OK((*r)->Seek(ChunkSize() - 1));
+  EXPECT_EQ((*r)->Read(buf.data(), 1).status().code(), Code::kCorruption);
 }
 
 // Open refuses a store whose pending-write markers or data keys it cannot parse.
@@ -687,11 +928,14 @@ TEST_F(StoreTest, ConcurrentOverwritesLeakNoChunks) {
   if (head.ok()) {
     uint32_t seed = static_cast<uint32_t>(std::stoul(head->etag));
     EXPECT_TRUE(*ReadObject(*store_, "b", "hot") == Pattern(head->size, seed));
-    if (head->data_id != 0) want_chunks = (head->size + ChunkSize() - 1) / ChunkSize();
+    if (head->data_id != 0) want_chunks = 1;  // one chunk or one file
+    EXPECT_EQ(BlobIds(options_.path).size(), InFile(*head) ? 1u : 0u);
   } else {
     EXPECT_EQ(head.status().code(), Code::kNoSuchKey);
+    EXPECT_TRUE(BlobIds(options_.path).empty());
   }
-  EXPECT_EQ(Chunks(*store_), want_chunks);
+  EXPECT_EQ(Pieces(*store_), want_chunks);
+  EXPECT_EQ(store_->DebugDeferredFiles(), 0u);
 }
 
 TEST_F(StoreTest, ForceDeleteRacingCommitsLeaksNothing) {
@@ -714,7 +958,8 @@ TEST_F(StoreTest, ForceDeleteRacingCommitsLeaksNothing) {
     });
     for (auto& th : threads) th.join();
     EXPECT_EQ(store_->GetBucket("race").status().code(), Code::kNoSuchBucket);
-    EXPECT_EQ(Chunks(*store_), 0u) << "round " << round;
+    EXPECT_EQ(Pieces(*store_), 0u) << "round " << round;
+    EXPECT_TRUE(BlobIds(options_.path).empty()) << "round " << round;
   }
 }
 

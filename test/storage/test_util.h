@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -75,11 +79,57 @@ inline Result<std::string> ReadObject(Store& store, std::string_view bucket, std
   return out;
 }
 
-inline uint64_t Chunks(Store& store) {
-  Result<uint64_t> n = store.DebugCountDataChunks();
+// Pieces of object data stored: chunks in the data family plus data files.
+inline uint64_t Pieces(Store& store) {
+  Result<uint64_t> n = store.DebugCountDataPieces();
   EXPECT_TRUE(n.ok()) << n.status().ToString();
   return n.ok() ? *n : ~uint64_t{0};
 }
+
+// Where the data file of `id` lives in the store at `store_path`, spelled out independently of
+// storage/ so a change of the on-disk layout shows up here: blobs/<id % 256>/<id>, in hex.
+inline std::string BlobPath(const std::string& store_path, uint64_t id) {
+  char dir[3], name[17];
+  std::snprintf(dir, sizeof(dir), "%02x", static_cast<unsigned>(id % 256));
+  std::snprintf(name, sizeof(name), "%016llx", static_cast<unsigned long long>(id));
+  return store_path + "/blobs/" + dir + "/" + name;
+}
+
+// The ids of the data files under <store_path>/blobs, read from the file system. A file whose
+// name is not 16 hex digits, or that sits in the wrong folder, fails the test.
+inline std::set<uint64_t> BlobIds(const std::string& store_path) {
+  std::set<uint64_t> ids;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(store_path + "/blobs", ec)) {
+    if (!e.is_regular_file()) continue;
+    const std::string name = e.path().filename().string();
+    uint64_t id = 0;
+    auto [end, err] = std::from_chars(name.data(), name.data() + name.size(), id, 16);
+    if (name.size() != 16 || err != std::errc() || end != name.data() + name.size() ||
+        BlobPath(store_path, id) != e.path().string()) {
+      ADD_FAILURE() << "unexpected file " << e.path();
+      continue;
+    }
+    ids.insert(id);
+  }
+  EXPECT_FALSE(ec) << ec.message();
+  return ids;
+}
+
+// The number of regular files under <store_path>/blobs; ~0 when the folder cannot be read.
+// Free of gtest, for the crash children of test_main.cc.
+inline uint64_t CountBlobFiles(const std::string& store_path) {
+  uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(store_path + "/blobs", ec)) {
+    if (e.is_regular_file()) ++n;
+  }
+  return ec ? ~uint64_t{0} : n;
+}
+
+// Whether the object's bytes are in a data file (size > chunk size), a single chunk, or inline.
+inline bool InFile(const ObjectMeta& m) { return m.data_id != 0 && m.chunk_size == 0; }
+inline bool InFile(const DataSegment& s) { return s.data_id != 0 && s.chunk_size == 0; }
 
 // Small sizes so chunking is exercised without megabytes of data.
 inline StoreOptions SmallOptions(const std::string& path) {
