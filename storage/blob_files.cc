@@ -85,10 +85,10 @@ Result<std::vector<uint64_t>> BlobFiles::List() const {
       if (name == "." || name == "..") continue;
       uint64_t id = 0;
       auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id, 16);
+      // Not a name this store gives (an editor's backup, a copy): not ours to list or remove.
       if (name.size() != 16 || ec != std::errc() || end != name.data() + name.size() ||
           static_cast<int>(id % kFanout) != i) {
-        ::closedir(d);
-        return Status(Code::kCorruption, "unexpected file in " + dir + ": " + std::string(name));
+        continue;
       }
       ids.push_back(id);
     }

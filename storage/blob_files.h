@@ -38,7 +38,8 @@ class BlobFiles {
 
   std::string PathOf(uint64_t id) const;
 
-  // Every data id with a file, in no particular order. For recovery.
+  // Every data id with a file, in no particular order; files with other names are left out.
+  // For recovery.
   Result<std::vector<uint64_t>> List() const;
 
   // A new, empty file for `id`, open for writing (O_EXCL: an existing file is kIOError).

@@ -412,6 +412,18 @@ class StoreImpl final : public Store {
       }
       if (!it->status().ok()) return FromRocks(it->status());
     }
+    {
+      // Ids of referenced files too, even if a file went missing: a new file must never take
+      // the id a (damaged) record still names.
+      std::string start(1, codec::kFileRefTag), end(1, codec::kFileRefTag + 1);
+      Status s = ForEach(kUploadsCf, start, end, [&](std::string_view k, std::string_view) {
+        uint64_t id;
+        if (!codec::DecodeFileRefKey(k, &id)) return Status(Code::kCorruption, "bad file reference");
+        max_file_id = std::max(max_file_id, id);
+        return Status::Ok();
+      });
+      if (!s.ok()) return s;
+    }
     next_data_id_.store(std::max(max_id, max_file_id) + 1);
     {
       // Completed-upload records are only needed for a day.
@@ -633,12 +645,15 @@ class StoreImpl final : public Store {
                                                    std::string_view key) override {
     // Chunks are pinned by the snapshot, files by pins taken inside the read gate (see
     // blob_files.h): a concurrent overwrite or delete changes neither until the reader goes.
-    auto snapshot = std::make_unique<rocksdb::ManagedSnapshot>(db_);
+    std::unique_ptr<rocksdb::ManagedSnapshot> snapshot;
     std::vector<uint64_t> pinned;
     bool chunked = false;
     ObjectMeta found;
     {
+      // The snapshot too is taken inside the gate: one taken before it could still show a
+      // version whose release (and unlink) completed before this reader pinned its file.
       auto gate = files_->ReadGate();
+      snapshot = std::make_unique<rocksdb::ManagedSnapshot>(db_);
       Result<std::optional<ObjectMeta>> meta =
           GetObjectMeta(codec::ObjectKey(bucket, key), snapshot->snapshot());
       if (!meta.ok()) return meta.status();
