@@ -46,11 +46,35 @@ class BodyReader {
   virtual ReadResult Read(char* buf, size_t n) = 0;
 };
 
+// Bytes of a response body that sit in a file: `length` bytes of `fd` from `offset`.
+struct FileSpan {
+  int fd = -1;
+  uint64_t offset = 0;
+  size_t length = 0;
+};
+
+struct FileSpanResult {
+  std::optional<FileSpan> span;        // nullopt with kNone: the next bytes are not in a file
+  ErrorCode error = ErrorCode::kNone;  // e.g. kInternalError: the file is missing or unreadable
+};
+
 // A streamed response body of a known length (HttpResponse::content_length bytes).
 class BodySource {
  public:
   virtual ~BodySource() = default;
   virtual ReadResult Read(char* buf, size_t n) = 0;
+
+  // Optional zero-copy path. When the body's next bytes sit in a file: up to `max` of them as a
+  // FileSpan (length 1..max), and the position advances past them as if Read had returned
+  // them; the server may then send them with sendfile(2). The fd belongs to the source and
+  // stays valid until the next NextFileSpan or Read call or the source's destruction. A span is
+  // nullopt when the next bytes are not in a file or the body has ended: the caller uses Read,
+  // and may ask again after it. The server asks only where it can use a span (plain TCP, not
+  // TLS). Default: never a span. REQUIRES: max > 0.
+  virtual FileSpanResult NextFileSpan(size_t max) {
+    (void)max;
+    return {};
+  }
 };
 
 struct HttpResponse {

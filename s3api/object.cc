@@ -56,6 +56,21 @@ class ObjectSource : public BodySource {
     return {*got, ErrorCode::kNone};
   }
 
+  // Storage's file spans, clamped to the range this response sends.
+  FileSpanResult NextFileSpan(size_t max) override {
+    if (remaining_ == 0) return {};
+    size_t want = static_cast<size_t>(std::min<uint64_t>(max, remaining_));
+    storage::Result<std::optional<storage::ObjectReader::FileSpan>> got =
+        reader_->NextFileSpan(want);
+    if (!got.ok()) return {std::nullopt, ErrorCode::kInternalError};
+    if (!got->has_value()) return {};
+    const storage::ObjectReader::FileSpan& span = **got;
+    // A span outside 1..want would desynchronise the body from content_length.
+    if (span.length == 0 || span.length > want) return {std::nullopt, ErrorCode::kInternalError};
+    remaining_ -= span.length;
+    return {FileSpan{span.fd, span.offset, span.length}, ErrorCode::kNone};
+  }
+
  private:
   std::unique_ptr<storage::ObjectReader> reader_;
   uint64_t remaining_;

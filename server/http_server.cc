@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,7 +38,7 @@ constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 // this long before close(2): closing with unread data makes the kernel send RST, which can
 // destroy the response before the client reads it ("lingering close").
 constexpr std::chrono::milliseconds kLingerTime{1000};
-// In-memory bodies up to this size are sent together with the response head.
+// Bodies up to this size, in memory or streamed, are sent together with the response head.
 constexpr uint64_t kCoalesceLimit = 64 << 10;
 
 constexpr size_t kReadBufferBytes = 64 << 10;
@@ -138,6 +140,61 @@ void LingerBeforeClose(int fd) {
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0) return;
   }
+}
+
+// How a streamed response body ended.
+enum class BodyOutcome { kSent, kSourceFailed, kWriteFailed };
+
+// Sends `to_send` bytes of `source` after the head (already out). With `file_spans` (plain TCP),
+// the source's file spans go out with sendfile(2), each asked for in one piece as large as
+// what is left; bytes outside files are read in pieces of up to `piece_size` and written.
+// *sent counts the body bytes that left.
+BodyOutcome SendSourceBody(PollStream& stream, s3api::BodySource& source, uint64_t to_send,
+                           size_t piece_size, bool file_spans, uint64_t* sent) {
+  std::vector<char> piece;
+  while (*sent < to_send) {
+    const uint64_t left = to_send - *sent;
+    if (file_spans) {
+      s3api::FileSpanResult span =
+          source.NextFileSpan(static_cast<size_t>(std::min<uint64_t>(left, SIZE_MAX)));
+      if (span.error != ErrorCode::kNone) return BodyOutcome::kSourceFailed;
+      if (span.span) {
+        if (span.span->length == 0 || span.span->length > left) return BodyOutcome::kSourceFailed;
+        size_t n = 0;
+        auto ec = stream.SendFile(span.span->fd, span.span->offset, span.span->length, &n);
+        *sent += n;
+        // The file ending early is the source's fault, like a short Read; either way the
+        // client sees a short body and a close.
+        if (ec == asio::error::eof) return BodyOutcome::kSourceFailed;
+        if (ec) return BodyOutcome::kWriteFailed;
+        continue;
+      }
+    }
+    if (piece.empty()) piece.resize(static_cast<size_t>(std::min<uint64_t>(piece_size, left)));
+    size_t want = static_cast<size_t>(std::min<uint64_t>(piece.size(), left));
+    s3api::ReadResult r = source.Read(piece.data(), want);
+    if (r.error != ErrorCode::kNone || r.n == 0 || r.n > want) return BodyOutcome::kSourceFailed;
+    if (stream.WriteAll(piece.data(), r.n)) return BodyOutcome::kWriteFailed;
+    *sent += r.n;
+  }
+  return BodyOutcome::kSent;
+}
+
+// Reads a small streamed body whole into `out` (for sending with its head). False if the
+// source failed or ended early; `out` then holds what it gave.
+bool ReadSmallBody(s3api::BodySource& source, uint64_t size, std::string* out) {
+  const size_t start = out->size();
+  out->resize(start + size);
+  size_t got = 0;
+  while (got < size) {
+    s3api::ReadResult r = source.Read(out->data() + start + got, size - got);
+    if (r.error != ErrorCode::kNone || r.n == 0 || r.n > size - got) {
+      out->resize(start + got);
+      return false;
+    }
+    got += r.n;
+  }
+  return true;
 }
 
 // Answers a connection over the limit without a thread: one non-blocking send of a 503 (a
@@ -304,6 +361,15 @@ size_t HttpServer::Stop(std::chrono::milliseconds grace) {
 }
 
 void HttpServer::Serve(tcp::socket socket) {
+  // sendfile(2) has no MSG_NOSIGNAL, and OpenSSL writes with write(2): a peer that went away
+  // must be an EPIPE, never a process-killing SIGPIPE, even where the process does not ignore
+  // it. Blocked, a SIGPIPE raised by this thread's writes stays pending on this thread (the
+  // connection then closes) and is discarded when the thread exits.
+  sigset_t sigpipe;
+  sigemptyset(&sigpipe);
+  sigaddset(&sigpipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &sigpipe, nullptr);
+
   boost::system::error_code ec;
   const int fd = socket.native_handle();
   std::string remote = "-";
@@ -440,9 +506,18 @@ void HttpServer::Serve(tcp::socket socket) {
       stream.set_stall_timeout(options_.write_stall_timeout);
       uint64_t to_send = ResponseBodySize(response, is_head);
       uint64_t sent = 0;
-      // A small in-memory body (XML, errors) leaves in the same packet as its head.
-      if (!response.source && to_send > 0 && to_send <= kCoalesceLimit) {
-        head += response.body;
+      bool source_ok = true;
+      // A small body (XML, errors, small objects) leaves in the same packet as its head: one
+      // send instead of two. A streamed one is read first; that is a copy from memory for
+      // bodies this small, so the head is not held back noticeably.
+      if (to_send > 0 && to_send <= kCoalesceLimit) {
+        if (!response.source) {
+          head += response.body;
+        } else {
+          const size_t head_size = head.size();
+          source_ok = ReadSmallBody(*response.source, to_send, &head);
+          if (!source_ok) to_send = head.size() - head_size;
+        }
         sent = to_send;
         to_send = 0;
       }
@@ -463,23 +538,20 @@ void HttpServer::Serve(tcp::socket socket) {
           write_ok = !stream.WriteAll(response.body.data(), response.body.size());
           if (write_ok) sent = to_send;
         } else {
-          std::vector<char> piece(std::min<uint64_t>(options_.response_chunk, to_send));
-          while (write_ok && sent < to_send) {
-            size_t want = static_cast<size_t>(std::min<uint64_t>(piece.size(), to_send - sent));
-            s3api::ReadResult r = response.source->Read(piece.data(), want);
-            if (r.error != ErrorCode::kNone || r.n == 0) {
-              // Headers are out; the only honest signal left is a short body and a close.
-              logger_->Warn("response body source failed",
-                            {{"request_id", request.request_id},
-                             {"sent", sent},
-                             {"expected", to_send}});
-              write_ok = false;
-              break;
-            }
-            write_ok = !stream.WriteAll(piece.data(), r.n);
-            if (write_ok) sent += r.n;
-          }
+          // sendfile(2) bypasses TLS, so file spans are for plain TCP only.
+          BodyOutcome outcome = SendSourceBody(stream, *response.source, to_send,
+                                               options_.response_chunk, !ssl, &sent);
+          write_ok = outcome == BodyOutcome::kSent;
+          source_ok = outcome != BodyOutcome::kSourceFailed;
         }
+      }
+      if (!source_ok) {
+        // Headers are out; the only honest signal left is a short body and a close.
+        logger_->Warn("response body source failed",
+                      {{"request_id", request.request_id},
+                       {"sent", sent},
+                       {"expected", ResponseBodySize(response, is_head)}});
+        write_ok = false;
       }
       response.source.reset();
       if (write_ok && drain) {

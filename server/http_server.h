@@ -9,7 +9,9 @@
 // Per connection: read a header (Beast request_parser<buffer_body>), hand the handler an
 // HttpRequest and a BodyReader that pulls the body through the parser (Content-Length or chunked;
 // "100 Continue" is sent lazily on the first Read), write the HttpResponse, then keep the
-// connection alive per HTTP/1.1 or close it. Malformed requests get 400 and a close.
+// connection alive per HTTP/1.1 or close it. Malformed requests get 400 and a close. A body of
+// up to 64 KiB leaves with its head in one send; a larger streamed one follows the head, its
+// file spans by sendfile(2) unless the connection is TLS.
 #pragma once
 
 #include <atomic>
@@ -52,7 +54,9 @@ struct HttpServerOptions {
   uint32_t header_limit = 64 << 10;
   // A body the handler left unread is drained (to keep the connection) up to this size.
   uint64_t drain_limit = 1 << 20;
-  size_t response_chunk = 256 << 10;  // a streamed response body is pulled in pieces this big
+  // A streamed response body is pulled in pieces this big, except the bytes its source has in
+  // files (BodySource::NextFileSpan), which go out with sendfile(2) on plain TCP connections.
+  size_t response_chunk = 256 << 10;
   // Connection threads at most. A connection over the limit is answered 503 (best effort,
   // without reading its request) and closed, so a flood cannot exhaust threads or memory.
   size_t max_connections = 1024;

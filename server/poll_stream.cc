@@ -1,6 +1,7 @@
 #include "server/poll_stream.h"
 
 #include <poll.h>
+#include <sys/sendfile.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -147,6 +148,24 @@ size_t PollStream::WriteIov(const iovec* iov, size_t count, boost::system::error
     }
     if ((ec = Wait(POLLOUT))) return 0;
   }
+}
+
+boost::system::error_code PollStream::SendFile(int in_fd, uint64_t offset, size_t length,
+                                               size_t* sent) {
+  *sent = 0;
+  while (*sent < length) {
+    off_t off = static_cast<off_t>(offset + *sent);
+    ssize_t n = ::sendfile(fd_, in_fd, &off, length - *sent);
+    if (n > 0) {
+      *sent += static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) return boost::asio::error::eof;  // the file is shorter than promised
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return Errno(errno);
+    if (auto ec = Wait(POLLOUT)) return ec;
+  }
+  return {};
 }
 
 boost::system::error_code PollStream::WriteAll(const char* data, size_t size) {

@@ -95,6 +95,14 @@ class PollStream {
   // Writes all of `data`, waiting as needed. Returns the first error.
   boost::system::error_code WriteAll(const char* data, size_t size);
 
+  // Sends `length` bytes of the file `in_fd` from `offset` with sendfile(2) (no copy through
+  // user space), waiting like WriteAll: each wait is bounded by the stall timeout and deadline.
+  // *sent counts the bytes that left, on error too. Errors as for WriteAll, and
+  // boost::asio::error::eof when the file ends before `length` bytes. SIGPIPE is not
+  // suppressed here (sendfile has no MSG_NOSIGNAL): block or ignore it in the calling thread.
+  // REQUIRES: no TLS (set_ssl not called).
+  boost::system::error_code SendFile(int in_fd, uint64_t offset, size_t length, size_t* sent);
+
  private:
   static constexpr size_t kMaxIov = 16;
 

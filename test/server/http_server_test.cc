@@ -4,14 +4,22 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
+#include <atomic>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,12 +53,89 @@ class PatternSource : public s3api::BodySource {
   uint64_t pos_ = 0;
 };
 
+// What a FileSpanSource handed out, for assertions (the server thread writes, the test reads).
+struct SourceStats {
+  std::atomic<uint64_t> span_calls{0};  // NextFileSpan calls
+  std::atomic<uint64_t> span_bytes{0};  // bytes handed out as file spans
+  std::atomic<uint64_t> read_bytes{0};  // bytes handed out by Read
+};
+
+// A body of Pattern(size) kept in a file after a prefix (so file offsets differ from body
+// positions). `file_segments` says which stretches of the body are offered as file spans (each
+// at most `span_cap` bytes: odd sizes straddle every boundary); the rest only through Read,
+// which stops at the end of a stretch so that spans and Read pieces alternate. From
+// `fail_at` on, both calls fail. The file may hold fewer bytes than the body (a file that
+// shrank under a span).
+class FileSpanSource : public s3api::BodySource {
+ public:
+  struct Stretch {
+    uint64_t first;
+    uint64_t length;
+  };
+  FileSpanSource(int fd, uint64_t prefix, uint64_t size, std::vector<Stretch> file_segments,
+                 size_t span_cap, uint64_t fail_at, SourceStats* stats)
+      : fd_(fd),
+        prefix_(prefix),
+        size_(size),
+        file_segments_(std::move(file_segments)),
+        span_cap_(span_cap),
+        fail_at_(fail_at),
+        stats_(stats) {}
+
+  s3api::FileSpanResult NextFileSpan(size_t max) override {
+    ++stats_->span_calls;
+    if (pos_ >= fail_at_) return {std::nullopt, ErrorCode::kInternalError};
+    const Stretch* in = FileStretch();
+    if (in == nullptr) return {};
+    size_t n = std::min<uint64_t>({max, span_cap_, in->first + in->length - pos_, fail_at_ - pos_});
+    s3api::FileSpan span{fd_, prefix_ + pos_, n};
+    pos_ += n;
+    stats_->span_bytes += n;
+    return {span, ErrorCode::kNone};
+  }
+
+  s3api::ReadResult Read(char* buf, size_t n) override {
+    if (pos_ >= fail_at_) return {0, ErrorCode::kInternalError};
+    uint64_t end = std::min(size_, fail_at_);
+    for (const Stretch& s : file_segments_) {
+      if (s.first > pos_) end = std::min(end, s.first);
+    }
+    if (const Stretch* in = FileStretch()) end = std::min(end, in->first + in->length);
+    n = static_cast<size_t>(std::min<uint64_t>(n, end - pos_));
+    ssize_t got = ::pread(fd_, buf, n, static_cast<off_t>(prefix_ + pos_));
+    if (got <= 0) return {0, ErrorCode::kInternalError};
+    pos_ += static_cast<uint64_t>(got);
+    stats_->read_bytes += static_cast<uint64_t>(got);
+    return {static_cast<size_t>(got), ErrorCode::kNone};
+  }
+
+ private:
+  const Stretch* FileStretch() const {
+    for (const Stretch& s : file_segments_) {
+      if (pos_ >= s.first && pos_ < s.first + s.length) return &s;
+    }
+    return nullptr;
+  }
+
+  int fd_;
+  uint64_t prefix_;
+  uint64_t size_;
+  std::vector<Stretch> file_segments_;
+  size_t span_cap_;
+  uint64_t fail_at_;
+  SourceStats* stats_;
+  uint64_t pos_ = 0;
+};
+
 // What the stub handler saw, for assertions.
 struct Observed {
   std::mutex mutex;
   std::vector<ErrorCode> body_errors;  // final ReadResult error of each /echo
   std::vector<s3api::HttpRequest> requests;
   std::promise<void> blocked;          // set when /block starts reading
+  // Answers GET /file: the body and its length.
+  std::function<std::unique_ptr<s3api::BodySource>()> file_source;
+  uint64_t file_size = 0;
 };
 
 s3api::HttpResponse StubHandler(Observed* seen, const s3api::HttpRequest& request,
@@ -90,9 +175,15 @@ s3api::HttpResponse StubHandler(Observed* seen, const s3api::HttpRequest& reques
     uint64_t n = std::stoull(target.substr(8));
     response.source = std::make_unique<PatternSource>(n, n);
     response.content_length = n;
+  } else if (target == "/file") {
+    response.source = seen->file_source();
+    response.content_length = seen->file_size;
   } else if (target == "/fail-stream") {
     response.source = std::make_unique<PatternSource>(1 << 20, 300 << 10);
     response.content_length = 1 << 20;
+  } else if (target == "/fail-small-stream") {
+    response.source = std::make_unique<PatternSource>(10000, 5000);
+    response.content_length = 10000;
   } else if (target == "/no-content") {
     response.status = 204;
   } else if (target == "/throw") {
@@ -122,12 +213,25 @@ class Client {
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
   }
-  ~Client() { ::close(fd_); }
+  ~Client() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+    if (tls_ != nullptr) SSL_CTX_free(tls_);
+    ::close(fd_);
+  }
   bool connected() const { return connected_; }
+
+  // Speaks TLS from now on (any server certificate accepted). False if the handshake fails.
+  bool StartTls() {
+    tls_ = SSL_CTX_new(TLS_client_method());
+    ssl_ = SSL_new(tls_);
+    SSL_set_fd(ssl_, fd_);
+    return SSL_connect(ssl_) == 1;
+  }
 
   void Send(std::string_view data) {
     while (!data.empty()) {
-      ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      ssize_t n = ssl_ != nullptr ? SSL_write(ssl_, data.data(), static_cast<int>(data.size()))
+                                  : ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
       if (n <= 0) return;
       data.remove_prefix(static_cast<size_t>(n));
     }
@@ -187,7 +291,7 @@ class Client {
  private:
   bool Fill() {
     char buf[65536];
-    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    ssize_t n = ssl_ != nullptr ? SSL_read(ssl_, buf, sizeof buf) : ::recv(fd_, buf, sizeof buf, 0);
     if (n <= 0) return false;
     buffer_.append(buf, static_cast<size_t>(n));
     return true;
@@ -196,6 +300,8 @@ class Client {
   int fd_ = -1;
   bool connected_ = false;
   std::string buffer_;
+  SSL_CTX* tls_ = nullptr;
+  SSL* ssl_ = nullptr;
 };
 
 class HttpServerTest : public ::testing::Test {
@@ -508,6 +614,32 @@ TEST_F(HttpServerTest, FailingSourceClosesMidStream) {
   EXPECT_TRUE(client.ClosedByServer());
 }
 
+// Small streamed bodies are read before the head goes out (one send for both); the answer is
+// the same as for large ones.
+TEST_F(HttpServerTest, SmallStreamedBodies) {
+  Start();
+  Client client(server_->port());
+  for (uint64_t n : {1, 4096, 65536, 65537}) {
+    SCOPED_TRACE(n);
+    client.Send("GET /stream/" + std::to_string(n) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    Response r = client.ReadResponse();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.headers["content-length"], std::to_string(n));
+    EXPECT_TRUE(r.body == Pattern(n));
+  }
+}
+
+TEST_F(HttpServerTest, FailingSmallSourceClosesWithShortBody) {
+  Start();
+  Client client(server_->port());
+  client.Send("GET /fail-small-stream HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-length"], "10000");
+  EXPECT_EQ(r.body, Pattern(5000)) << "what the source gave, then the connection closes";
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
 TEST_F(HttpServerTest, ThrowingHandlerGets500) {
   Start();
   Client client(server_->port());
@@ -590,6 +722,212 @@ TEST_F(HttpServerTest, StopLetsInFlightRequestFinish) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "done");
   EXPECT_EQ(r.headers["connection"], "close") << "no keep-alive while stopping";
+}
+
+// ---- Bodies whose bytes sit in files: sendfile(2) on plain TCP, Read under TLS.
+
+// A self-signed P-256 certificate for "localhost", made in memory.
+SSL_CTX* MakeTestTlsContext() {
+  EVP_PKEY* key = EVP_EC_gen("P-256");
+  X509* cert = X509_new();
+  X509_set_version(cert, 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
+  X509_set_issuer_name(cert, name);
+  X509_sign(cert, key, EVP_sha256());
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  bool ok = ctx != nullptr && SSL_CTX_use_certificate(ctx, cert) == 1 &&
+            SSL_CTX_use_PrivateKey(ctx, key) == 1;
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  if (!ok) {
+    SSL_CTX_free(ctx);
+    return nullptr;
+  }
+  return ctx;
+}
+
+class FileBodyTest : public HttpServerTest {
+ protected:
+  static constexpr uint64_t kPrefix = 13;
+
+  ~FileBodyTest() override {
+    if (fd_ >= 0) ::close(fd_);
+    if (tls_ != nullptr) SSL_CTX_free(tls_);
+  }
+
+  // GET /file answers Pattern(size) from an unlinked temp file holding its first `file_bytes`
+  // (all by default) after kPrefix bytes of junk, offered as spans over `stretches`.
+  void ServeFile(uint64_t size, std::vector<FileSpanSource::Stretch> stretches,
+                 size_t span_cap = SIZE_MAX, uint64_t fail_at = UINT64_MAX,
+                 std::optional<uint64_t> file_bytes = std::nullopt) {
+    char path[] = "/tmp/http_server_test.XXXXXX";
+    fd_ = ::mkstemp(path);
+    ASSERT_GE(fd_, 0);
+    ::unlink(path);
+    std::string data =
+        std::string(kPrefix, '#') + Pattern(size).substr(0, file_bytes.value_or(size));
+    ASSERT_EQ(::pwrite(fd_, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+    seen_.file_size = size;
+    seen_.file_source = [this, size, stretches, span_cap, fail_at] {
+      return std::make_unique<FileSpanSource>(fd_, kPrefix, size, stretches, span_cap, fail_at,
+                                              &stats_);
+    };
+  }
+
+  // Waits (bounded) until the server has no connection left.
+  bool WaitForNoConnections(std::chrono::milliseconds limit = 10s) {
+    auto end = std::chrono::steady_clock::now() + limit;
+    while (server_->active_connections() != 0) {
+      if (std::chrono::steady_clock::now() > end) return false;
+      std::this_thread::sleep_for(5ms);
+    }
+    return true;
+  }
+
+  int fd_ = -1;
+  SourceStats stats_;
+  SSL_CTX* tls_ = nullptr;
+};
+
+TEST_F(FileBodyTest, SpansAndReadPiecesGiveTheBody) {
+  constexpr uint64_t kMiB = 1 << 20;
+  struct Case {
+    const char* name;
+    uint64_t size;
+    std::vector<FileSpanSource::Stretch> stretches;
+    size_t span_cap;
+  };
+  const Case cases[] = {
+      {"one span for the whole body", 8 * kMiB + 1, {{0, 8 * kMiB + 1}}, SIZE_MAX},
+      {"odd-sized spans", 3 * kMiB + 7, {{0, 3 * kMiB + 7}}, 65537},
+      {"read, span, read, span to the end",
+       5 * kMiB + 333,
+       {{4099, 100001}, {104100 + 77, 5 * kMiB + 333 - 104177}},
+       999983},
+      {"span, read to the end", 700001, {{0, 300007}}, SIZE_MAX},
+      {"no spans at all", 300001, {}, SIZE_MAX},
+      {"one-byte spans and reads", 70001, {{1, 1}, {3, 1}, {10, 2000}, {70000, 1}}, 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    stats_.span_bytes = 0;
+    stats_.read_bytes = 0;
+    ServeFile(c.size, c.stretches, c.span_cap);
+    uint64_t in_spans = 0;
+    for (const auto& s : c.stretches) in_spans += s.length;
+    if (server_ == nullptr) Start();
+    Client client(server_->port());
+    for (int i = 0; i < 2; ++i) {  // the connection stays usable after a sendfile body
+      client.Send("GET /file HTTP/1.1\r\nHost: x\r\n\r\n");
+      Response r = client.ReadResponse();
+      EXPECT_EQ(r.status, 200);
+      EXPECT_EQ(r.headers["content-length"], std::to_string(c.size));
+      EXPECT_EQ(r.body.size(), c.size);
+      EXPECT_TRUE(r.body == Pattern(c.size));
+    }
+    // Small bodies go out with the head through Read; from 64 KiB on, spans are used.
+    EXPECT_EQ(stats_.span_bytes, c.size > 65536 ? 2 * in_spans : 0);
+    EXPECT_EQ(stats_.span_bytes + stats_.read_bytes, 2 * c.size);
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+TEST_F(FileBodyTest, SourceFailingMidwayClosesWithShortBody) {
+  ServeFile(1 << 20, {{0, 1 << 20}}, 65537, /*fail_at=*/300001);
+  Start();
+  Client client(server_->port());
+  client.Send("GET /file HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(1 << 20));
+  EXPECT_EQ(r.body.size(), 300001u) << "the spans before the failure, then a close";
+  EXPECT_TRUE(r.body == Pattern(300001));
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+TEST_F(FileBodyTest, FileShorterThanItsSpanClosesWithShortBody) {
+  ServeFile(1 << 20, {{0, 1 << 20}}, SIZE_MAX, UINT64_MAX, /*file_bytes=*/200000);
+  Start();
+  Client client(server_->port());
+  client.Send("GET /file HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body.size(), 200000u);
+  EXPECT_TRUE(r.body == Pattern(200000));
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+// sendfile(2) cannot be told MSG_NOSIGNAL. A client that half-closes and then resets makes the
+// next sendfile fail with EPIPE, which raises SIGPIPE; with the default action restored here,
+// that would kill this test process unless the server keeps it away.
+TEST_F(FileBodyTest, ClientGoneMidSpanDoesNotRaiseSigpipe) {
+  struct sigaction old_action {};
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigaction(SIGPIPE, &default_action, &old_action);
+  ServeFile(32 << 20, {{0, 32 << 20}});
+  Start();
+  {
+    Client client(server_->port());
+    client.Send("GET /file HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(client.ReadUntil("\r\n\r\n"));
+    // FIN first (the server's socket goes to CLOSE_WAIT), then a close with unread data: RST,
+    // which in CLOSE_WAIT turns the server's next send into EPIPE.
+    client.ShutdownWrite();
+  }
+  EXPECT_TRUE(WaitForNoConnections());
+  Client next(server_->port());
+  next.Send("GET /ignore HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(next.ReadResponse().status, 200);
+  sigaction(SIGPIPE, &old_action, nullptr);
+}
+
+TEST_F(FileBodyTest, ReaderThatStallsTimesOutDuringASpan) {
+  ServeFile(32 << 20, {{0, 32 << 20}});
+  HttpServerOptions options;
+  options.write_stall_timeout = 200ms;
+  Start(options);
+  Client client(server_->port());
+  client.Send("GET /file HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(client.ReadUntil("\r\n\r\n"));  // the body is under way; read no more of it
+  EXPECT_TRUE(WaitForNoConnections()) << "the default 60 s would not end it in time";
+  EXPECT_GT(stats_.span_bytes, 0u);
+}
+
+TEST_F(FileBodyTest, StopAbortsAStalledSpan) {
+  ServeFile(32 << 20, {{0, 32 << 20}});
+  Start();  // 60 s write stall timeout: only the abort can end the blocked sendfile
+  Client client(server_->port());
+  client.Send("GET /file HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(client.ReadUntil("\r\n\r\n"));
+  EXPECT_EQ(server_->Stop(50ms), 1u);
+  EXPECT_EQ(server_->active_connections(), 0u);
+}
+
+TEST_F(FileBodyTest, TlsGetsTheBytesThroughRead) {
+  tls_ = MakeTestTlsContext();
+  ASSERT_NE(tls_, nullptr);
+  const uint64_t size = (2 << 20) + 3;
+  ServeFile(size, {{0, 1 << 20}, {(1 << 20) + 5, 1 << 20}}, 65537);
+  HttpServerOptions options;
+  options.tls = tls_;
+  Start(options);
+  Client client(server_->port());
+  ASSERT_TRUE(client.StartTls());
+  client.Send("GET /file HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body.size(), size);
+  EXPECT_TRUE(r.body == Pattern(size));
+  EXPECT_EQ(stats_.span_calls, 0u) << "sendfile would bypass TLS";
+  EXPECT_EQ(stats_.read_bytes, size);
 }
 
 }  // namespace

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <string>
+#include <thread>
+
 #include <boost/asio/error.hpp>
 
 namespace cubby::server {
@@ -110,6 +114,72 @@ TEST_F(PollStreamTest, ScatterRead) {
   ASSERT_FALSE(ec);
   ASSERT_EQ(n, 6u);
   EXPECT_EQ(std::string(a, 2) + std::string(b, 4), "abcdef");
+}
+
+// sendfile(2) from a temp file: the bytes from the given offset, across partial sends while
+// the peer drains; a file shorter than asked is eof with what was sent; a peer that stops
+// reading is the stall timeout.
+class SendFileTest : public PollStreamTest {
+ protected:
+  void SetUp() override {
+    PollStreamTest::SetUp();
+    char path[] = "/tmp/poll_stream_test.XXXXXX";
+    file_ = ::mkstemp(path);
+    ASSERT_GE(file_, 0);
+    ::unlink(path);
+    data_.resize(3 << 20);
+    for (size_t i = 0; i < data_.size(); ++i) data_[i] = static_cast<char>(i * 131 + i / 7);
+    ASSERT_EQ(::pwrite(file_, data_.data(), data_.size(), 0), static_cast<ssize_t>(data_.size()));
+  }
+  void TearDown() override {
+    ::close(file_);
+    PollStreamTest::TearDown();
+  }
+  // Everything that arrives on the peer socket until it has `n` bytes or 5 s pass.
+  std::string Drain(size_t n) {
+    std::string got;
+    auto end = std::chrono::steady_clock::now() + 5s;
+    char buf[65536];
+    while (got.size() < n && std::chrono::steady_clock::now() < end) {
+      ssize_t r = ::recv(sockets_[1], buf, sizeof buf, 0);
+      if (r > 0) got.append(buf, static_cast<size_t>(r));
+      if (r < 0 && errno != EAGAIN) break;
+      if (r < 0) std::this_thread::sleep_for(1ms);
+    }
+    return got;
+  }
+  int file_ = -1;
+  std::string data_;
+};
+
+TEST_F(SendFileTest, SendsTheSpanAcrossPartialSends) {
+  PollStream stream(sockets_[0], stop_[0]);
+  const uint64_t offset = 12345;
+  const size_t length = (2 << 20) + 77;  // more than the socket pair buffers at once
+  std::string got;
+  std::thread reader([&] { got = Drain(length); });
+  size_t sent = 0;
+  EXPECT_FALSE(stream.SendFile(file_, offset, length, &sent));
+  reader.join();
+  EXPECT_EQ(sent, length);
+  EXPECT_TRUE(got == data_.substr(offset, length));
+}
+
+TEST_F(SendFileTest, FileShorterThanTheSpanIsEof) {
+  PollStream stream(sockets_[0], stop_[0]);
+  const uint64_t offset = data_.size() - 1000;
+  size_t sent = 0;
+  EXPECT_EQ(stream.SendFile(file_, offset, 5000, &sent), boost::asio::error::eof);
+  EXPECT_EQ(sent, 1000u);
+  EXPECT_EQ(Drain(1000), data_.substr(offset));
+}
+
+TEST_F(SendFileTest, StallTimeoutWhenPeerDoesNotRead) {
+  PollStream stream(sockets_[0], stop_[0]);
+  stream.set_stall_timeout(50ms);
+  size_t sent = 0;
+  EXPECT_EQ(stream.SendFile(file_, 0, data_.size(), &sent), boost::asio::error::timed_out);
+  EXPECT_LT(sent, data_.size());
 }
 
 }  // namespace
