@@ -217,8 +217,8 @@ AuthResult VerifySignature(const HttpRequest& request, std::string_view raw_path
       sigv4::JoinSignedHeaders(s.signed_headers), s.hashed_payload);
   const std::string scope = s.credential.Scope();
   const std::string string_to_sign = sigv4::StringToSign(s.amz_date, scope, canonical_request);
-  std::string signing_key = sigv4::SigningKey(key->secret.reveal(), s.credential.date,
-                                              s.credential.region, s.credential.service);
+  std::string signing_key = sigv4::CachedSigningKey(key->secret.reveal(), s.credential.date,
+                                                    s.credential.region, s.credential.service);
   const std::string expected = sigv4::Signature(signing_key, string_to_sign);
   if (!ConstantTimeEquals(expected, s.signature)) return Fail(ErrorCode::kSignatureDoesNotMatch);
 

@@ -197,6 +197,11 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
+void Cleanse(std::string* s) {
+  if (!s->empty()) OPENSSL_cleanse(s->data(), s->size());
+  s->clear();
+}
+
 bool RandomBytes(size_t n, std::string* out) {
   if (n > static_cast<size_t>(std::numeric_limits<int>::max())) return false;
   std::string buf;

@@ -42,6 +42,10 @@ bool Base64Decode(std::string_view b64, std::string* raw);
 // Constant-time comparison (CRYPTO_memcmp); different lengths compare unequal.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
+// Overwrites the string's bytes with zeros in a way the compiler cannot elide
+// (OPENSSL_cleanse), then clears it. For secret material that is about to be dropped.
+void Cleanse(std::string* s);
+
 // n bytes from the OpenSSL CSPRNG. Returns false if the RNG failed.
 bool RandomBytes(size_t n, std::string* out);
 

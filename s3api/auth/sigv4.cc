@@ -213,6 +213,60 @@ std::string SigningKey(std::string_view secret, std::string_view date, std::stri
   return HmacSha256(k_service, kTerminator);
 }
 
+namespace {
+
+// A few derivations per thread: a connection thread normally sees one key and one date.
+class SigningKeyMemo {
+ public:
+  SigningKeyMemo() = default;
+  SigningKeyMemo(const SigningKeyMemo&) = delete;
+  SigningKeyMemo& operator=(const SigningKeyMemo&) = delete;
+  ~SigningKeyMemo() {
+    for (Entry& e : entries_) Wipe(&e);
+  }
+
+  std::string Get(std::string_view secret, std::string_view date, std::string_view region,
+                  std::string_view service) {
+    for (const Entry& e : entries_) {
+      // The secret is compared in constant time, like everything derived from it.
+      if (!e.key.empty() && e.date == date && e.region == region && e.service == service &&
+          ConstantTimeEquals(e.secret, secret)) {
+        return e.key;
+      }
+    }
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % kEntries;
+    Wipe(&e);
+    e.secret.assign(secret);
+    e.date.assign(date);
+    e.region.assign(region);
+    e.service.assign(service);
+    e.key = SigningKey(secret, date, region, service);
+    return e.key;
+  }
+
+ private:
+  static constexpr size_t kEntries = 4;
+  struct Entry {
+    std::string secret, date, region, service, key;  // key empty: unused
+  };
+  static void Wipe(Entry* e) {
+    Cleanse(&e->secret);
+    Cleanse(&e->key);
+  }
+
+  Entry entries_[kEntries];
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+std::string CachedSigningKey(std::string_view secret, std::string_view date,
+                             std::string_view region, std::string_view service) {
+  thread_local SigningKeyMemo memo;
+  return memo.Get(secret, date, region, service);
+}
+
 std::string Signature(std::string_view signing_key, std::string_view string_to_sign) {
   return HexEncode(HmacSha256(signing_key, string_to_sign));
 }

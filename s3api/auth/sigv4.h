@@ -103,6 +103,14 @@ std::string StringToSign(std::string_view amz_date, std::string_view scope,
 std::string SigningKey(std::string_view secret, std::string_view date, std::string_view region,
                        std::string_view service);
 
+// SigningKey, memoised per thread: the thread's last few derivations are kept, keyed by all
+// four inputs, so the requests of one connection (one thread) derive once per key and day
+// instead of four HMACs each. Same result as SigningKey. The kept secrets and keys are wiped
+// when evicted and when the thread exits. Nothing about access keys is cached here: callers
+// still look the key record up (and so see a revoked key) on every request.
+std::string CachedSigningKey(std::string_view secret, std::string_view date,
+                             std::string_view region, std::string_view service);
+
 // Lowercase hex HMAC-SHA256(signing_key, string_to_sign).
 std::string Signature(std::string_view signing_key, std::string_view string_to_sign);
 

@@ -731,6 +731,42 @@ TEST_F(ServiceTest, AuthenticationErrorsPassThrough) {
   EXPECT_EQ(HeaderOr(resp, "x-amz-request-id"), "REQX");
 }
 
+// Signing keys are memoised per thread (this test runs on one), access-key records are not: a
+// deleted key is refused on the very next request, and after a secret changes, requests
+// signed with the old secret fail while the new one works at once.
+TEST_F(ServiceTest, KeyChangesTakeEffectOnTheNextRequest) {
+  MakeBucket("shared");
+  ASSERT_EQ(Put("/shared/k", "data").status(), 200);
+  ASSERT_EQ(Get("/shared/k", {}, kReaderId).status(), 200);
+  ASSERT_EQ(Get("/shared/k", {}, kReaderId).status(), 200);  // the memo's entry is warm
+
+  ASSERT_TRUE(store_->DeleteAccessKey(kReaderId).ok());
+  Reply deleted = Get("/shared/k", {}, kReaderId);
+  EXPECT_EQ(deleted.status(), 403);
+  EXPECT_EQ(deleted.Code(), "InvalidAccessKeyId");
+
+  AddKey(kReaderId, "a-new-secret-for-the-reader-key-000000", false,
+         {{"shared", storage::AccessMode::kReadOnly}});
+  Reply stale = Get("/shared/k", {}, kReaderId);  // still signed with kKeySecret
+  EXPECT_EQ(stale.status(), 403);
+  EXPECT_EQ(stale.Code(), "SignatureDoesNotMatch");
+
+  HttpRequest request;
+  request.method = "GET";
+  request.target = "/shared/k";
+  request.request_id = "REQNEW";
+  request.content_length = 0;
+  auth::SignInput in{.method = "GET", .host = "localhost", .path = "/shared/k",
+                     .payload_sha256 = auth::HexEncode(auth::Sha256("")),
+                     .access_key_id = kReaderId,
+                     .secret_key = "a-new-secret-for-the-reader-key-000000",
+                     .region = "us-east-1", .now = now_};
+  request.headers = auth::SignV4(in);
+  StringBodyReader body("");
+  HttpResponse fresh = service_->Handle(request, body, nullptr);
+  EXPECT_EQ(fresh.status, 200);
+}
+
 TEST_F(ServiceTest, VirtualHostedStyle) {
   MakeBucket("vhost");
   Req put;

@@ -118,6 +118,37 @@ TEST(SigningKeyTest, IamDocumentationExample) {
             "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d");
 }
 
+// The memo answers exactly what SigningKey derives, whichever input changes, also after its
+// entries are evicted and when a key's secret changes under the same date (no stale key).
+TEST(SigningKeyTest, CachedSigningKeyMatchesDerivation) {
+  struct Case {
+    std::string secret, date, region, service;
+  };
+  const Case cases[] = {
+      {"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "20120215", "us-east-1", "iam"},
+      {std::string(kSecret), "20130524", "us-east-1", "s3"},
+      {std::string(kSecret), "20130525", "us-east-1", "s3"},  // next day
+      {std::string(kSecret), "20130524", "eu-west-1", "s3"},
+      {std::string(kSecret), "20130524", "us-east-1", "iam"},
+      {"rotated-secret", "20130524", "us-east-1", "s3"},      // same scope, new secret
+      {std::string(kSecret) + "x", "20130524", "us-east-1", "s3"},
+      {"", "20130524", "us-east-1", "s3"},
+  };
+  for (int round = 0; round < 3; ++round) {  // more cases than entries: hits and evictions
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.secret + " " + c.date + " " + c.region + " " + c.service);
+      EXPECT_EQ(HexEncode(CachedSigningKey(c.secret, c.date, c.region, c.service)),
+                HexEncode(SigningKey(c.secret, c.date, c.region, c.service)));
+      // A repeat right away is a hit and must still be the same key.
+      EXPECT_EQ(HexEncode(CachedSigningKey(c.secret, c.date, c.region, c.service)),
+                HexEncode(SigningKey(c.secret, c.date, c.region, c.service)));
+    }
+  }
+  EXPECT_EQ(HexEncode(CachedSigningKey("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "20120215",
+                                       "us-east-1", "iam")),
+            "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d");
+}
+
 // The canonical requests printed in AWS's S3 examples, rebuilt from their parts.
 TEST(AwsExampleTest, GetObjectCanonicalRequestAndSignature) {
   const std::vector<Header> headers = {{"host", "examplebucket.s3.amazonaws.com"},
