@@ -1,5 +1,6 @@
 #include "s3api/format.h"
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 
@@ -13,11 +14,44 @@ constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-std::tm ToUtc(int64_t seconds) {
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return tm;
+// A Unix time's UTC calendar fields, by arithmetic (std::chrono's civil calendar) rather than
+// gmtime_r, which takes glibc's process-wide time zone lock on every call: S3 responses format
+// a date or two each, on every connection thread at once.
+struct UtcTime {
+  int year;
+  unsigned month, day, weekday, hour, minute, second;  // month 1-12, weekday 0 = Sunday
+};
+
+UtcTime ToUtc(int64_t seconds) {
+  using namespace std::chrono;
+  const sys_seconds t{std::chrono::seconds(seconds)};
+  const sys_days day = floor<days>(t);
+  const year_month_day ymd{day};
+  const hh_mm_ss<std::chrono::seconds> hms{t - day};
+  return {static_cast<int>(ymd.year()),
+          static_cast<unsigned>(ymd.month()),
+          static_cast<unsigned>(ymd.day()),
+          weekday{day}.c_encoding(),
+          static_cast<unsigned>(hms.hours().count()),
+          static_cast<unsigned>(hms.minutes().count()),
+          static_cast<unsigned>(hms.seconds().count())};
+}
+
+// `value` in decimal, zero-padded to `width` digits (as printf's %0*d).
+void AppendPadded(std::string* out, int64_t value, int width) {
+  if (value < 0) {
+    *out += '-';
+    value = -value;
+    --width;
+  }
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value > 0);
+  for (int i = n; i < width; ++i) *out += '0';
+  while (n > 0) *out += digits[--n];
 }
 
 std::string_view Trim(std::string_view s) {
@@ -36,22 +70,46 @@ int MonthIndex(std::string_view m) {
 }  // namespace
 
 std::string Iso8601(int64_t ms) {
-  int64_t seconds = FloorDiv(ms, 1000);
-  int millis = static_cast<int>(ms - seconds * 1000);
-  std::tm tm = ToUtc(seconds);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-  return buf;
+  const int64_t seconds = FloorDiv(ms, 1000);
+  const UtcTime t = ToUtc(seconds);
+  std::string out;
+  out.reserve(24);
+  AppendPadded(&out, t.year, 4);
+  out += '-';
+  AppendPadded(&out, t.month, 2);
+  out += '-';
+  AppendPadded(&out, t.day, 2);
+  out += 'T';
+  AppendPadded(&out, t.hour, 2);
+  out += ':';
+  AppendPadded(&out, t.minute, 2);
+  out += ':';
+  AppendPadded(&out, t.second, 2);
+  out += '.';
+  AppendPadded(&out, ms - seconds * 1000, 3);
+  out += 'Z';
+  return out;
 }
 
 std::string HttpDate(int64_t ms) {
-  std::tm tm = ToUtc(FloorDiv(ms, 1000));
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday],
-                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
-                tm.tm_sec);
-  return buf;
+  const UtcTime t = ToUtc(FloorDiv(ms, 1000));
+  std::string out;
+  out.reserve(29);
+  out += kDays[t.weekday];
+  out += ", ";
+  AppendPadded(&out, t.day, 2);
+  out += ' ';
+  out += kMonths[t.month - 1];
+  out += ' ';
+  AppendPadded(&out, t.year, 4);
+  out += ' ';
+  AppendPadded(&out, t.hour, 2);
+  out += ':';
+  AppendPadded(&out, t.minute, 2);
+  out += ':';
+  AppendPadded(&out, t.second, 2);
+  out += " GMT";
+  return out;
 }
 
 std::optional<int64_t> ParseHttpDate(std::string_view text) {

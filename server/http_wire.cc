@@ -1,10 +1,10 @@
 #include "server/http_wire.h"
 
-#include <cstdio>
-#include <ctime>
 #include <random>
 
 #include <boost/beast/http/status.hpp>
+
+#include "s3api/format.h"
 
 namespace cubby::server {
 namespace http = boost::beast::http;
@@ -77,17 +77,8 @@ std::string_view ReasonPhrase(int status) {
 }
 
 std::string HttpDate(std::chrono::system_clock::time_point time) {
-  static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  std::time_t seconds = std::chrono::system_clock::to_time_t(time);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday],
-                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
-                tm.tm_sec);
-  return buf;
+  return s3api::HttpDate(
+      std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count());
 }
 
 bool StatusForbidsBody(int status) {
@@ -144,9 +135,10 @@ std::string RequestIdGenerator::Next() {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llX", static_cast<unsigned long long>(z));
-  return buf;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string id(16, '0');
+  for (int i = 15; i >= 0; --i, z >>= 4) id[i] = kHex[z & 15];
+  return id;
 }
 
 }  // namespace cubby::server

@@ -175,6 +175,11 @@ TEST(HttpWireTest, RequestIdsAreUniqueUppercaseHex) {
     for (char c : id) ASSERT_TRUE((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F')) << id;
     ASSERT_TRUE(seen.insert(id).second) << "duplicate " << id;
   }
+  // The sequence for a seed is fixed: zero-padded uppercase hex of the mixed counter.
+  RequestIdGenerator zero(0), fixed(42);
+  EXPECT_EQ(zero.Next(), "0000000000000000");
+  EXPECT_EQ(fixed.Next(), "A759EA27D4727622");
+  EXPECT_EQ(fixed.Next(), "BDD732262FEB6E95");
   // Different seeds (processes) give different sequences.
   RequestIdGenerator a(1), b(2);
   EXPECT_NE(a.Next(), b.Next());
