@@ -74,8 +74,10 @@ DbConfig MakeDbConfig(const StoreOptions& options) {
   rocksdb::ColumnFamilyOptions keys = BaseCfOptions(cache, true, 2 * kMiB);
 
   // Object chunks: large values go to blob files at flush, so compaction does not rewrite them;
-  // blob GC reclaims space of deleted objects.
-  rocksdb::ColumnFamilyOptions data = BaseCfOptions(cache, false, 16 * kMiB);
+  // blob GC reclaims space of deleted objects. Only single chunks of objects up to 1 MiB come
+  // here (larger ones are files), so a small write buffer suffices, and it bounds the memory
+  // an idle server keeps in memtables (issue 5: idle RSS < 64 MiB).
+  rocksdb::ColumnFamilyOptions data = BaseCfOptions(cache, false, 4 * kMiB);
   data.enable_blob_files = true;
   data.min_blob_size = 64 * 1024;
   data.blob_file_size = 64 * kMiB;
