@@ -69,9 +69,6 @@ HttpResponse XmlResponse(std::string body, int status = 200);
 // own error (XAmzContentSHA256Mismatch, IncompleteBody, ...) or MalformedXML when too large.
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out);
 
-// S3 bucket naming rules:
-// https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html
-bool IsValidBucketName(std::string_view name);
 // Maps a canned ACL (x-amz-acl) on a bucket to its anonymous mode: private → kNone,
 // public-read → kReadOnly, public-read-write → kReadWrite. kNotImplemented for the other AWS
 // canned ACLs (authenticated-read, ...), kInvalidArgument for a name that is no canned ACL.

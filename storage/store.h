@@ -304,7 +304,6 @@ class Store {
   // ---- Introspection for tests: the number of pieces of object data stored (committed or
   // not): chunks in the data family plus data files of large objects and parts.
   virtual Result<uint64_t> DebugCountDataPieces() = 0;
-  Result<uint64_t> DebugCountDataChunks() { return DebugCountDataPieces(); }  // TODO(lead): drop
   // Data files released while a reader still had them open, not yet removed.
   virtual size_t DebugDeferredFiles() = 0;
 

@@ -126,7 +126,7 @@ TEST_F(IntegrityTest, BadChunkSignatureStoresNothing) {
   EXPECT_EQ(r.status(), 403);
   EXPECT_EQ(r.Code(), "SignatureDoesNotMatch");
   EXPECT_FALSE(ObjectExists("bkt", "k"));
-  storage::Result<uint64_t> chunks = store_->DebugCountDataChunks();
+  storage::Result<uint64_t> chunks = store_->DebugCountDataPieces();
   ASSERT_TRUE(chunks.ok());
   EXPECT_EQ(*chunks, 0u);
 }
@@ -232,7 +232,7 @@ TEST_F(IntegrityTest, LargeBodyErrorsStoreNothing) {
   EXPECT_EQ(truncated.Code(), "IncompleteBody");
 
   EXPECT_FALSE(ObjectExists("bkt", "k"));
-  storage::Result<uint64_t> chunks = store_->DebugCountDataChunks();
+  storage::Result<uint64_t> chunks = store_->DebugCountDataPieces();
   ASSERT_TRUE(chunks.ok());
   EXPECT_EQ(*chunks, 0u);
 }
