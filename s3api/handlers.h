@@ -122,7 +122,7 @@ using BodySink = std::function<storage::Status(std::string_view)>;
 // (at most kReceivePieceBytes). The second thread is joined before ReceiveBody returns, on
 // every path; memory stays a few MiB per call.
 inline constexpr uint64_t kReceiveOverlapBytes = 4 << 20;
-inline constexpr size_t kReceivePieceBytes = 1 << 20;
+inline constexpr size_t kReceivePieceBytes = 256 << 10;
 std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
                                         std::optional<auth::ChecksumAlgorithm> required,
                                         const BodySink& sink, ReceivedBody* out);
