@@ -259,7 +259,9 @@ if ((list_objects > 0)); then
   done
 fi
 
-sleep 2  # no requests for a moment: the server is idle again
+# Idle: the server returns freed heap once a 2 s tick passes without a finished request, so
+# after at most 4 s; 6 s leaves a margin.
+sleep 6
 idle_rss_end=$(rss_mib)
 echo "# server idle RSS (VmRSS): ${idle_rss_start:-?} MiB after start-up, ${idle_rss_end:-?} MiB after the cells${fill_seconds:+; fill took ${fill_seconds}s}"
 
