@@ -32,12 +32,6 @@ using testing::ReadObject;
 using testing::SmallOptions;
 using testing::TempDir;
 
-#define ASSERT_OK(expr)                                     \
-  do {                                                      \
-    const auto _s = (expr);                                 \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (0)
-
 Result<PartRecord> PutPart(Store& store, std::string_view key, std::string_view upload_id,
                            uint32_t number, std::string_view data) {
   Result<std::unique_ptr<PartWriter>> w = store.NewPartWriter("b", key, upload_id);

@@ -38,12 +38,6 @@ using testing::ReadObject;
 using testing::SmallOptions;
 using testing::TempDir;
 
-#define ASSERT_OK(expr)                                     \
-  do {                                                      \
-    const auto _s = (expr);                                 \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (0)
-
 constexpr char kUnknownId[] = "00000000000000000000000000000000000000000000";  // 44 chars
 
 Result<PartRecord> PutPart(Store& store, std::string_view bucket, std::string_view key,

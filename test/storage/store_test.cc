@@ -30,12 +30,6 @@ using testing::ReadObject;
 using testing::SmallOptions;
 using testing::TempDir;
 
-#define ASSERT_OK(expr)                                 \
-  do {                                                  \
-    const auto _s = (expr);                             \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (0)
-
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -15,6 +15,13 @@
 
 #include "storage/store.h"
 
+// Asserts that a Status (or a Result's status()) is OK, printing it otherwise.
+#define ASSERT_OK(expr)                                     \
+  do {                                                      \
+    const auto _s = (expr);                                 \
+    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
+  } while (0)
+
 namespace cubby::storage::testing {
 
 // A unique temp folder, removed on destruction.
