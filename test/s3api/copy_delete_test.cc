@@ -109,7 +109,9 @@ TEST_F(CopyTest, SourceConditions) {
     SCOPED_TRACE(c.headers[0].name + ": " + c.headers[0].value);
     Reply r = Copy("/dst/cond", "/src/a%20b", c.headers);
     EXPECT_EQ(r.status(), c.status) << r.body;
-    if (c.status == 412) EXPECT_EQ(r.Code(), "PreconditionFailed");
+    if (c.status == 412) {
+      EXPECT_EQ(r.Code(), "PreconditionFailed");
+    }
   }
 }
 
