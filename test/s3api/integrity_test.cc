@@ -348,9 +348,15 @@ TEST_F(ReceiveBodyTest, Md5AcrossPieceBoundaries) {
         // The worker runs when the body is above the threshold (the sink sees it from the
         // second piece on), and is gone after. A body of unknown size switches at the first read
         // that crosses the threshold (at most 64 KiB later).
-        if (declared) EXPECT_EQ(o.saw_worker, size > kOverlap);
-        if (size <= kOverlap) EXPECT_FALSE(o.saw_worker);
-        if (size > kOverlap + 65536 + kPiece) EXPECT_TRUE(o.saw_worker);
+        if (declared) {
+          EXPECT_EQ(o.saw_worker, size > kOverlap);
+        }
+        if (size <= kOverlap) {
+          EXPECT_FALSE(o.saw_worker);
+        }
+        if (size > kOverlap + 65536 + kPiece) {
+          EXPECT_TRUE(o.saw_worker);
+        }
         EXPECT_EQ(o.threads_after, o.threads_before);
       }
     }
