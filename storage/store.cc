@@ -29,6 +29,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
+#include <unordered_set>
 #include <unistd.h>
 
 #include "storage/blob_files.h"
@@ -369,15 +370,27 @@ class StoreImpl final : public Store {
   // Removes the data of writers that never committed and seeds the data id counter.
   Status Recover() {
     // Data files nobody references: writers that never committed, and released files whose
-    // unlink did not happen. Checked before the batch below, which removes nothing they need.
+    // unlink did not happen. Removed before the batch below, which removes nothing they need.
+    // Ids are seeded above every referenced id too, even if its file went missing: a new file
+    // must never take the id a (damaged) record still names.
+    std::unordered_set<uint64_t> referenced;
+    uint64_t max_file_id = 0;
+    {
+      std::string start(1, codec::kFileRefTag), end(1, codec::kFileRefTag + 1);
+      Status s = ForEach(kUploadsCf, start, end, [&](std::string_view k, std::string_view) {
+        uint64_t id;
+        if (!codec::DecodeFileRefKey(k, &id)) return Status(Code::kCorruption, "bad file reference");
+        referenced.insert(id);
+        max_file_id = std::max(max_file_id, id);
+        return Status::Ok();
+      });
+      if (!s.ok()) return s;
+    }
     Result<std::vector<uint64_t>> file_ids = files_->List();
     if (!file_ids.ok()) return file_ids.status();
-    uint64_t max_file_id = 0;
     for (uint64_t id : *file_ids) {
       max_file_id = std::max(max_file_id, id);
-      Result<std::optional<std::string>> ref = GetRaw(kUploadsCf, codec::FileRefKey(id), nullptr);
-      if (!ref.ok()) return ref.status();
-      if (ref->has_value()) continue;
+      if (referenced.contains(id)) continue;
       Status removed = files_->Remove(id);
       if (!removed.ok()) return removed;
     }
@@ -411,18 +424,6 @@ class StoreImpl final : public Store {
         max_id = std::max(max_id, id);
       }
       if (!it->status().ok()) return FromRocks(it->status());
-    }
-    {
-      // Ids of referenced files too, even if a file went missing: a new file must never take
-      // the id a (damaged) record still names.
-      std::string start(1, codec::kFileRefTag), end(1, codec::kFileRefTag + 1);
-      Status s = ForEach(kUploadsCf, start, end, [&](std::string_view k, std::string_view) {
-        uint64_t id;
-        if (!codec::DecodeFileRefKey(k, &id)) return Status(Code::kCorruption, "bad file reference");
-        max_file_id = std::max(max_file_id, id);
-        return Status::Ok();
-      });
-      if (!s.ok()) return s;
     }
     next_data_id_.store(std::max(max_id, max_file_id) + 1);
     {
