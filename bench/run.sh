@@ -19,7 +19,7 @@
 #   --signed-payload      every PUT signs its body's SHA-256 (the put-sha row always does)
 #   --cubby/--loadgen     use these binaries instead of building (both or neither);
 #                         baselines then run only if --baseline gives cubby-baseline
-#   --no-baselines        skip the baselines section (hashing, raw RocksDB, loopback, HTTP)
+#   --no-baselines        skip the baselines section (hashing, raw RocksDB, disk, loopback, HTTP)
 # Environment: BUILD_DIR (default <repo>/build-bench), CUBBY_LOG_LEVEL (passed to the server),
 #   KEEP_DATA=1 keeps the temp dir (server log and data) for a look afterwards.
 # Exit status: 0 if every cell ran without errors and the server stopped cleanly (a MISS is
@@ -219,7 +219,11 @@ http_ceiling
 cell get get "$small" 1
 cell get get "$small" "$high"
 baseline_run hash
-baseline_run disk --size "$large"
+# The disk baselines write where the data folder is (same filesystem): one file, the burst the
+# host's write cache absorbs; then files back to back for as long as a PUT cell runs, the rate
+# the disk sustains, which is what bounds the PUT cells.
+baseline_run disk --size "$large" --dir "$tmp"
+baseline_run disk-sustained --size "$large" --duration "$duration" --dir "$tmp"
 cell put put "$large" 1
 # The server hashes a signed body twice (SHA-256 to check the signature, MD5 for the ETag).
 cell put-sha put "$large" 1 --signed-payload
@@ -334,9 +338,11 @@ awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label
     info(small " PUT c=1 / raw synced RocksDB put c=1", quotient(ops["put" small_1], v[rc 1]))
     info(small " GET c=1 / HTTP ceiling c=1", quotient(ops["get" small_1], v["http_get_c1"]))
     info(large " PUT / loopback TCP", quotient(mib["put" big], v["loopback_tcp"]))
-    # A durable PUT cannot be faster than the disk takes a synced file of its size.
-    info(large " PUT / disk write ceiling (new file, fdatasync)",
-         quotient(mib["put" big], v["disk_write"]))
+    # A durable PUT cannot be faster than the disk sustains synced files of its size; on this
+    # VM that rate is below single-core MD5, so it is what bounds the two PUT targets.
+    info(large " PUT / sustained disk write", quotient(mib["put" big], v["disk_write_sustained"]))
+    info(large " PUT, signed payload / sustained disk write",
+         quotient(mib["put-sha" big], v["disk_write_sustained"]))
     info(large " PUT, signed payload / single-core SHA-256",
          quotient(mib["put-sha" big], v["hash_sha256"]))
   }' "$tmp/baselines.txt" "$tmp/cells.txt"
