@@ -7,16 +7,19 @@
 #   through PUT (the "fill" row), ListObjectsV2 1000-key pages through it (c=1), and 4 KiB
 #   PUTs at c=32 into that bucket and into an empty one, in two alternating rounds; the
 #   server's idle RSS before and after. A default run takes about 5 minutes on 2 cores, half
-#   of it filling the bucket.
+#   of it filling the bucket. Each 64 MiB PUT cell, and each disk baseline, starts after a
+#   syncfs(2) of the data filesystem (outside the timed window), so none inherits the
+#   writeback of what ran before it; each PUT cell follows a cell-long stretch of new files.
 #
 # usage: bench/run.sh [--quick] [--duration S] [--small SIZE] [--large SIZE]
 #                     [--high-concurrency N] [--list-objects N] [--fill-concurrency N]
-#                     [--verify] [--signed-payload]
+#                     [--verify] [--signed-payload] [--no-drain]
 #                     [--cubby BIN --loadgen BIN [--baseline BIN]] [--no-baselines]
 #   --quick               1 s per cell (CI smoke) instead of 10 s
 #   --list-objects N      objects in the listing bucket (default 1000000; 0 skips the listing
 #                         cells); --fill-concurrency: connections that fill it (default 32)
 #   --signed-payload      every PUT signs its body's SHA-256 (the put-sha row always does)
+#   --no-drain            no syncfs before the 64 MiB PUT cells and disk baselines (A/B runs)
 #   --cubby/--loadgen     use these binaries instead of building (both or neither);
 #                         baselines then run only if --baseline gives cubby-baseline
 #   --no-baselines        skip the baselines section (hashing, raw RocksDB, disk, loopback, HTTP)
@@ -37,6 +40,7 @@ cubby=""
 loadgen=""
 baseline=""
 baselines=1
+drain=1
 extra=()
 get_extra=()
 
@@ -55,6 +59,7 @@ while (($#)); do
     --loadgen) loadgen=$2; shift ;;
     --baseline) baseline=$2; shift ;;
     --no-baselines) baselines=0 ;;
+    --no-drain) drain=0 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -212,6 +217,24 @@ http_ceiling() {
   wait "$http_pid" 2>/dev/null || true
 }
 
+# A large PUT is bound by how fast the disk takes new data, so the cells and baselines that
+# write large files each start from the same state: the data filesystem's dirty pages written
+# back by syncfs(2) first, outside the timed window (a cell's note says how much was dirty and
+# how long it took), and no freshly deleted files (see the disk baselines below).
+drain_data_fs() {  # what (for the note; "" for none)
+  ((drain)) || return 0
+  local dirty start status=0
+  dirty=$(awk '/^(Dirty|Writeback):/ { kb += $2 } END { printf "%.1f", kb / 1024 }' /proc/meminfo)
+  start=$(date +%s.%N)
+  sync -f "$tmp/data" || status=$?
+  if ((status != 0)); then
+    echo "# syncfs of the data filesystem failed (exit $status)"
+    failed=1
+  elif [[ -n $1 ]]; then
+    echo "# before $1: syncfs of the data filesystem (not timed), ${dirty} MiB dirty or under writeback, $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')s"
+  fi
+}
+
 baseline_run rocksdb --threads "$high" --size "$small" --duration "$bl_duration"
 cell put put "$small" 1
 cell put put "$small" "$high"
@@ -219,13 +242,20 @@ http_ceiling
 cell get get "$small" 1
 cell get get "$small" "$high"
 baseline_run hash
-# The disk baselines write where the data folder is (same filesystem): one file, the burst the
-# host's write cache absorbs; then files back to back for as long as a PUT cell runs, the rate
-# the disk sustains, which is what bounds the PUT cells.
+# The disk baselines write beside the data folder (same filesystem) as the store writes a
+# large object: one file, best of three, a burst (the tries after the first reuse the blocks
+# the one before freed, which this VM's disk takes far faster than new ones); then files back
+# to back for as long as a PUT cell runs, the rate the disk sustains for new data, which is
+# what bounds the PUT cells. Those files are kept until the end (removed with the temp
+# folder), so the PUT cells after them write new blocks too, as each object does.
+drain_data_fs ""
 baseline_run disk --size "$large" --dir "$tmp"
-baseline_run disk-sustained --size "$large" --duration "$duration" --dir "$tmp"
+drain_data_fs ""
+baseline_run disk-sustained --size "$large" --duration "$duration" --dir "$tmp" --keep
+drain_data_fs "put $large"
 cell put put "$large" 1
 # The server hashes a signed body twice (SHA-256 to check the signature, MD5 for the ETag).
+drain_data_fs "put-sha $large"
 cell put-sha put "$large" 1 --signed-payload
 baseline_run loopback
 cell get get "$large" 1
