@@ -29,7 +29,6 @@
 
 #include "bench/http_client.h"
 #include "bench/measure.h"
-#include "s3api/auth/auth.h"
 #include "s3api/auth/crypto.h"
 #include "s3api/auth/sigv4.h"
 
@@ -73,6 +72,9 @@ struct Options {
   bool header = true;
   pid_t server_pid = 0;
   std::chrono::milliseconds io_timeout{60000};
+  // Testing: sign as if the clock read sign_time, plus sign_step per signed request.
+  std::optional<auth::sigv4::TimePoint> sign_time;
+  std::chrono::nanoseconds sign_step{0};
 };
 
 constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
@@ -105,6 +107,8 @@ constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
   --label TEXT          print TEXT instead of the op name in the first column
   --no-header           print only the result lines
   --print-header        print the table header and exit
+  --sign-time T         testing: sign as if the clock read T (20261231T235959Z), advanced
+                        by --sign-time-step SECONDS for each signed request (default 0)
 Exit status: 0 all requests succeeded, 3 some failed, 1 setup failed, 2 usage error.
 )";
 
@@ -167,7 +171,7 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
         "--endpoint", "--access-key", "--secret-key", "--region",   "--bucket",
         "--prefix",   "--op",         "--size",       "--concurrency", "--duration",
         "--requests", "--keys",       "--get-percent", "--server-pid", "--timeout",
-        "--max-keys", "--label"};
+        "--max-keys", "--label", "--sign-time", "--sign-time-step"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return "unknown option " + std::string(name);
     }
@@ -219,6 +223,14 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
     } else if (name == "--server-pid") {
       if (!ParseInt(v, 1, INT32_MAX, &n)) return "--server-pid must be a process id";
       o->server_pid = static_cast<pid_t>(n);
+    } else if (name == "--sign-time") {
+      o->sign_time = auth::sigv4::ParseAmzDate(v);
+      if (!o->sign_time) return "--sign-time: expected e.g. 20261231T235959Z";
+    } else if (name == "--sign-time-step") {
+      double seconds = 0;
+      if (!ParseSeconds(v, &seconds)) return "--sign-time-step must be 0 < s <= 86400";
+      o->sign_step = std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::duration<double>(seconds));
     } else if (name == "--timeout") {
       double seconds = 0;
       if (!ParseSeconds(v, &seconds)) return "--timeout must be 0 < s <= 86400";
@@ -292,44 +304,92 @@ std::optional<std::string> XmlElement(std::string_view xml, std::string_view nam
   return out;
 }
 
-// What every worker shares: options, the body, and its payload hash. Read-only during a run.
+// What every worker shares: options, the body, and its payload hash. Read-only during a run
+// but for the count of signed requests, which drives the --sign-time clock.
 struct Shared {
   const Options* options;
   std::string body;          // `size` random bytes
   std::string body_sha256;   // hex, or UNSIGNED-PAYLOAD
+  mutable std::atomic<uint64_t> signed_requests{0};
+
+  // The time to sign the next request at: now, or under --sign-time the start plus one step
+  // per request signed so far (by any thread).
+  auth::sigv4::TimePoint SignTime() const {
+    if (!options->sign_time) return std::chrono::system_clock::now();
+    uint64_t n = signed_requests.fetch_add(1, std::memory_order_relaxed);
+    return *options->sign_time + std::chrono::duration_cast<auth::sigv4::TimePoint::duration>(
+                                     options->sign_step * static_cast<int64_t>(n));
+  }
 };
 
-// Builds the request head with SigV4 headers for `path` and `query` (both already encoded;
-// `query` without '?', may be empty).
-std::string BuildHead(const Shared& shared, std::string_view method, const std::string& path,
-                      const std::string& query, std::string_view payload_sha256,
-                      std::optional<uint64_t> content_length) {
-  const Options& o = *shared.options;
-  auth::SignInput in;
-  in.method = std::string(method);
-  in.host = o.endpoint.host_header;
-  in.path = path;
-  in.query = query;
-  in.payload_sha256 = std::string(payload_sha256);
-  in.access_key_id = o.access_key;
-  in.secret_key = o.secret_key;
-  in.region = o.region;
-  in.now = std::chrono::system_clock::now();
-  std::vector<s3api::Header> headers = auth::SignV4(in);
-  std::string head;
-  head.reserve(512);
-  head.append(method).append(" ").append(path);
-  if (!query.empty()) head.append("?").append(query);
-  head.append(" HTTP/1.1\r\n");
-  for (const s3api::Header& h : headers) {
-    head.append(h.name).append(": ").append(h.value).append("\r\n");
+// Signs requests as auth::SignV4 does (host, x-amz-content-sha256 and x-amz-date signed), but
+// derives the SigV4 signing key, four HMAC-SHA256s, once per date instead of for every
+// request, so the client spends less of the CPU it shares with the server. The access key,
+// secret and region are the run's and never change, so the date (YYYYMMDD, the scope's only
+// part that does) is the whole cache key: a request signed on a new day derives a new key.
+// One per thread; not thread-safe.
+class Signer {
+ public:
+  explicit Signer(const Shared& shared) : shared_(shared) {}
+  ~Signer() { auth::Cleanse(&signing_key_); }
+  Signer(const Signer&) = delete;
+  Signer& operator=(const Signer&) = delete;
+
+  // The request head for `path` and `query` (both already encoded; `query` without '?', may
+  // be empty), its SigV4 headers included.
+  std::string Head(std::string_view method, const std::string& path, const std::string& query,
+                   std::string_view payload_sha256, std::optional<uint64_t> content_length) {
+    namespace sigv4 = auth::sigv4;
+    const Options& o = *shared_.options;
+    const std::string amz_date = sigv4::FormatAmzDate(shared_.SignTime());
+    const std::string_view date = std::string_view(amz_date).substr(0, 8);
+    if (date != key_date_) {
+      auth::Cleanse(&signing_key_);
+      signing_key_ = sigv4::SigningKey(o.secret_key, date, o.region, sigv4::kService);
+      key_date_ = date;
+    }
+    // Sorted by name, as the canonical request wants them.
+    const std::vector<s3api::Header> headers = {
+        {std::string(sigv4::kHost), o.endpoint.host_header},
+        {std::string(sigv4::kAmzContentSha256), std::string(payload_sha256)},
+        {std::string(sigv4::kAmzDate), amz_date}};
+    static const std::vector<std::string> kNames = {std::string(sigv4::kHost),
+                                                    std::string(sigv4::kAmzContentSha256),
+                                                    std::string(sigv4::kAmzDate)};
+    static const std::string kSignedHeaders = sigv4::JoinSignedHeaders(kNames);
+    const std::string scope = key_date_ + "/" + o.region + "/" + std::string(sigv4::kService) +
+                              "/" + std::string(sigv4::kTerminator);
+    const std::string canonical_request = sigv4::CanonicalRequest(
+        method, sigv4::CanonicalUri(path),
+        sigv4::CanonicalQueryString(sigv4::ParseQuery(query)),
+        sigv4::CanonicalHeaders(headers, kNames), kSignedHeaders, payload_sha256);
+    const std::string signature = sigv4::Signature(
+        signing_key_, sigv4::StringToSign(amz_date, scope, canonical_request));
+
+    std::string head;
+    head.reserve(512);
+    head.append(method).append(" ").append(path);
+    if (!query.empty()) head.append("?").append(query);
+    head.append(" HTTP/1.1\r\n");
+    for (const s3api::Header& h : headers) {
+      head.append(h.name).append(": ").append(h.value).append("\r\n");
+    }
+    head.append(sigv4::kAuthorization).append(": ").append(sigv4::kAlgorithm);
+    head.append(" Credential=").append(o.access_key).append("/").append(scope);
+    head.append(", SignedHeaders=").append(kSignedHeaders);
+    head.append(", Signature=").append(signature).append("\r\n");
+    if (content_length) {
+      head.append("content-length: ").append(std::to_string(*content_length)).append("\r\n");
+    }
+    head.append("\r\n");
+    return head;
   }
-  if (content_length) {
-    head.append("content-length: ").append(std::to_string(*content_length)).append("\r\n");
-  }
-  head.append("\r\n");
-  return head;
-}
+
+ private:
+  const Shared& shared_;
+  std::string key_date_;     // YYYYMMDD signing_key_ was derived for; "" before the first
+  std::string signing_key_;  // raw kSigning: secret material, wiped when replaced or dropped
+};
 
 struct OpStats {
   std::vector<int64_t> latency_ns;
@@ -374,7 +434,8 @@ bool Record(Op op, bool ok, const std::string& what, const std::string& error, u
 // NextContinuationToken, or from the start of the bucket after the last page. The page counts
 // as an error if it is not a well-formed answer, or if it ends a pass whose key count differs
 // from --keys.
-bool ExecuteList(const Shared& shared, HttpConnection* conn, ThreadStats* stats) {
+bool ExecuteList(const Shared& shared, HttpConnection* conn, Signer* signer,
+                 ThreadStats* stats) {
   const Options& o = *shared.options;
   const std::string path = "/" + o.bucket;
   // Parameters in canonical (sorted, UriEncoded) form, so the request line is what is signed.
@@ -388,7 +449,7 @@ bool ExecuteList(const Shared& shared, HttpConnection* conn, ThreadStats* stats)
   BodySink sink = [&](uint64_t, const char* data, size_t n) { body.append(data, n); };
 
   Clock::time_point start = Clock::now();
-  std::string head = BuildHead(shared, "GET", path, query, kEmptySha256, std::nullopt);
+  std::string head = signer->Head("GET", path, query, kEmptySha256, std::nullopt);
   std::string error;
   Response response;
   bool ok = conn->Send(head, "", &error) && conn->ReadResponse(false, sink, &response, &error);
@@ -435,14 +496,14 @@ bool ExecuteList(const Shared& shared, HttpConnection* conn, ThreadStats* stats)
 }
 
 // One PUT or GET on `conn`. Records the outcome in `stats`; returns false on failure.
-bool Execute(const Shared& shared, HttpConnection* conn, Op op, const std::string& key,
-             ThreadStats* stats) {
-  if (op == kList) return ExecuteList(shared, conn, stats);
+bool Execute(const Shared& shared, HttpConnection* conn, Signer* signer, Op op,
+             const std::string& key, ThreadStats* stats) {
+  if (op == kList) return ExecuteList(shared, conn, signer, stats);
   const Options& o = *shared.options;
   std::string path = "/" + o.bucket + "/" + key;
   Clock::time_point start = Clock::now();
-  std::string head = op == kPut ? BuildHead(shared, "PUT", path, "", shared.body_sha256, o.size)
-                                : BuildHead(shared, "GET", path, "", kEmptySha256, std::nullopt);
+  std::string head = op == kPut ? signer->Head("PUT", path, "", shared.body_sha256, o.size)
+                                : signer->Head("GET", path, "", kEmptySha256, std::nullopt);
   std::string error;
   Response response;
   bool mismatch = false;
@@ -512,13 +573,14 @@ PhaseResult RunPhase(const Shared& shared, Budget* budget, double duration_secon
       ThreadStats& stats = result.threads[static_cast<size_t>(t)];
       for (OpStats& s : stats.ops) s.latency_ns.reserve(1 << 14), s.ttfb_ns.reserve(1 << 14);
       HttpConnection conn(o.endpoint, o.io_timeout);
+      Signer signer(shared);
       std::mt19937_64 rng(static_cast<uint64_t>(t) * 0x9e3779b97f4a7c15ull + 1);
       ready.count_down();
       go.wait();
       int consecutive_errors = 0;
       while (std::optional<uint64_t> index = budget->Take()) {
         auto [op, key] = choose(*index, rng);
-        if (Execute(shared, &conn, op, key, &stats)) {
+        if (Execute(shared, &conn, &signer, op, key, &stats)) {
           consecutive_errors = 0;
         } else if (++consecutive_errors >= kMaxConsecutiveErrors) {
           stats.gave_up = true;
@@ -565,7 +627,8 @@ uint64_t TotalErrors(const PhaseResult& r) {
 bool EnsureBucket(const Shared& shared, std::string* error) {
   const Options& o = *shared.options;
   HttpConnection conn(o.endpoint, o.io_timeout);
-  std::string head = BuildHead(shared, "PUT", "/" + o.bucket, "", kEmptySha256, 0);
+  Signer signer(shared);
+  std::string head = signer.Head("PUT", "/" + o.bucket, "", kEmptySha256, 0);
   Response response;
   if (!conn.Send(head, "", error) || !conn.ReadResponse(false, {}, &response, error)) {
     *error = "create bucket: " + *error;

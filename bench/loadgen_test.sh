@@ -2,9 +2,11 @@
 # Tests cubby-loadgen against bench/fake_s3.py, one case per line of the table below: the
 # fake's mode, the loadgen's arguments, the exit status it must return, and a text its
 # output (stdout + stderr) must contain. The fake checks every signature with botocore, so
-# the "ok" cases also prove the SigV4 signing is right (query strings included). Arguments
-# may hold several runs separated by " ; " against the same fake (e.g. fill, then list):
-# every run but the last must exit 0, the last one is checked.
+# the "ok" cases also prove the SigV4 signing is right (query strings included); the
+# --sign-time cases sign across midnight, so a signing key cached past its date fails them
+# (each signed request advances the clock by the step; the bucket creation signs first).
+# Arguments may hold several runs separated by " ; " against the same fake (e.g. fill, then
+# list): every run but the last must exit 0, the last one is checked.
 # usage: bench/loadgen_test.sh LOADGEN_BIN
 set -uo pipefail
 if (($# != 1)); then
@@ -37,6 +39,9 @@ cases=(
   "ok|--op get --size 300KiB --concurrency 2 --requests 20 --keys 3 --verify|0|get     300KiB"
   "ok|--op mixed --size 4KiB --concurrency 2 --requests 40 --keys 4 --verify|0|m:get"
   "ok|--op get --size 4KiB --duration 0.3 --keys 2|0|get       4KiB      1"
+  "ok|--op put --size 0 --requests 6 --sign-time 20261231T235958Z --sign-time-step 1|0|put          0      1"
+  "ok|--op mixed --size 4KiB --concurrency 3 --requests 60 --keys 4 --verify --sign-time 20261121T235940Z --sign-time-step 1|0|m:put"
+  "ok|--op put --size 0 --keys 25 --requests 25 ; --op list --max-keys 7 --keys 25 --requests 8 --sign-time 20261121T235958Z --sign-time-step 0.5|0|list         7      1"
   "chunked|--op get --size 70000 --requests 6 --keys 2 --verify|0|get      70000"
   "close|--op get --size 4KiB --concurrency 2 --requests 10 --keys 2 --verify|0|get       4KiB      2"
   "ok|--op put --size 0 --keys 25 --requests 25 ; --op list --max-keys 7 --keys 25 --requests 20|0|list         7      1"
@@ -57,6 +62,7 @@ cases=(
   "none|--concurrency 0|2|--concurrency must be"
   "none|--bogus|2|unknown option --bogus"
   "none|--bucket a%b|2|--bucket and --prefix must be"
+  "none|--sign-time 2026-11-21|2|--sign-time: expected"
 )
 
 passed=0
@@ -65,12 +71,15 @@ for c in "${cases[@]}"; do
   IFS='|' read -r mode args want_status want_text <<<"$c"
   endpoint_args=()
   if [[ $mode != none ]]; then
+    # Gone before the fake starts: the shell truncates it only in the child, so the loop
+    # below could otherwise read the previous fake's (closed) endpoint.
+    rm -f "$tmp/fake.out"
     $python "$here/fake_s3.py" "$mode" "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" \
       >"$tmp/fake.out" 2>"$tmp/fake.err" &
     fake_pid=$!
     endpoint=""
     for _ in $(seq 100); do
-      endpoint=$(sed -n 's/^s3_endpoint=//p' "$tmp/fake.out")
+      endpoint=$(sed -n 's/^s3_endpoint=//p' "$tmp/fake.out" 2>/dev/null)
       [[ -n $endpoint ]] && break
       kill -0 "$fake_pid" 2>/dev/null || break
       sleep 0.1
