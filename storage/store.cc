@@ -14,8 +14,10 @@
 #include <fcntl.h>
 #include <openssl/rand.h>
 #include <sys/stat.h>
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/snapshot.h>
+#include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -1690,6 +1692,62 @@ Result<Store::EngineStats> Store::GetEngineStats() {
   }
   stats.write_stopped = stopped != 0;
   return stats;
+}
+
+namespace {
+
+// The block cache every family shares (MakeDbConfig gives them one), or null.
+std::shared_ptr<rocksdb::Cache> SharedBlockCache(rocksdb::DB* db,
+                                                 rocksdb::ColumnFamilyHandle* family) {
+  rocksdb::ColumnFamilyOptions options = db->GetOptions(family);
+  if (options.table_factory == nullptr) return nullptr;
+  const auto* table = options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  return table == nullptr ? nullptr : table->block_cache;
+}
+
+}  // namespace
+
+Result<Store::MemoryUsage> Store::GetMemoryUsage() {
+  auto* impl = dynamic_cast<StoreImpl*>(this);
+  if (impl == nullptr) return Status(Code::kIOError, "engine figures need the RocksDB store");
+  rocksdb::DB* db = impl->db();
+  MemoryUsage usage;
+  // The block cache is shared, so its figures are the same from any family: read them once.
+  if (!db->GetAggregatedIntProperty(rocksdb::DB::Properties::kSizeAllMemTables,
+                                    &usage.memtables) ||
+      !db->GetAggregatedIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem,
+                                    &usage.table_readers) ||
+      !db->GetIntProperty(impl->cf(kDefaultCf), rocksdb::DB::Properties::kBlockCacheUsage,
+                          &usage.block_cache) ||
+      !db->GetIntProperty(impl->cf(kDefaultCf), rocksdb::DB::Properties::kBlockCachePinnedUsage,
+                          &usage.block_cache_pinned)) {
+    return Status(Code::kIOError, "RocksDB did not report its memory properties");
+  }
+  return usage;
+}
+
+Status Store::ReleaseIdleMemory() {
+  auto* impl = dynamic_cast<StoreImpl*>(this);
+  if (impl == nullptr) return Status(Code::kIOError, "releasing memory needs the RocksDB store");
+  rocksdb::DB* db = impl->db();
+  std::vector<rocksdb::ColumnFamilyHandle*> to_flush;
+  for (int i = 0; i < kNumCfs; ++i) {
+    rocksdb::ColumnFamilyHandle* family = impl->cf(static_cast<CfIndex>(i));
+    uint64_t bytes = 0;  // active and not yet flushed memtables
+    if (!db->GetIntProperty(family, rocksdb::DB::Properties::kCurSizeAllMemTables, &bytes)) {
+      return Status(Code::kIOError, "RocksDB did not report its memtable size");
+    }
+    // A quarter of a write buffer at least: an idle flush writes a level-0 file no smaller
+    // than a quarter of a normal one, and what stays behind is at most a quarter per family.
+    if (bytes >= db->GetOptions(family).write_buffer_size / 4) to_flush.push_back(family);
+  }
+  if (!to_flush.empty()) {
+    rocksdb::FlushOptions flush;  // wait, and never stall writers to flush sooner
+    Status s = FromRocks(db->Flush(flush, to_flush));
+    if (!s.ok()) return s;
+  }
+  if (auto cache = SharedBlockCache(db, impl->cf(kDefaultCf))) cache->EraseUnRefEntries();
+  return Status::Ok();
 }
 
 }  // namespace cubby::storage

@@ -315,6 +315,29 @@ class Store {
   };
   // kIOError if RocksDB does not report a property. Thread-safe.
   Result<EngineStats> GetEngineStats();
+
+  // ---- Memory the engine holds, read from RocksDB properties (no scan, cheap), in bytes.
+  struct MemoryUsage {
+    // rocksdb.size-all-mem-tables summed over the families: the active memtables, those not
+    // flushed yet, and flushed ones a reader still pins.
+    uint64_t memtables = 0;
+    uint64_t block_cache = 0;         // rocksdb.block-cache-usage (data, index, filter blocks)
+    uint64_t block_cache_pinned = 0;  // rocksdb.block-cache-pinned-usage: of that, held by a
+                                      // reader or pinned (level-0 index and filter blocks)
+    uint64_t table_readers = 0;       // rocksdb.estimate-table-readers-mem (outside the cache)
+  };
+  // kIOError if RocksDB does not report a property. Thread-safe.
+  Result<MemoryUsage> GetMemoryUsage();
+
+  // Gives back memory that an idle server does not need (issue 5: idle RSS < 64 MiB): flushes
+  // the memtables of each family that holds at least a quarter of its write buffer and waits
+  // for those flushes, then drops the block-cache entries no reader holds. Nothing is lost or
+  // changed: the flush is an ordinary one (writers meanwhile are not stalled), and later reads
+  // fill the cache again from disk. A family written less than that since its last flush
+  // keeps its memtable, so calling this after every idle spell, however short, cannot produce
+  // a string of tiny level-0 files. Returns only once the flushes are done (a memtable of a
+  // few MiB: well under a second). kIOError if a flush fails. Thread-safe.
+  Status ReleaseIdleMemory();
 };
 
 }  // namespace cubby::storage
