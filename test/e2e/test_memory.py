@@ -1,11 +1,12 @@
 """Idle memory (issue 5: idle RSS < 64 MiB): after a burst of 32 concurrent clients the idle
-server's RSS is back under the limit, well below the burst's peak.
+server's RSS is back under the limit and close to where it started, well below the burst's peak.
 
 Caches (RocksDB block cache, memtables) and heap kept by glibc's per-thread arenas are what
-could hold it up; the server trims the heap once a 2 s tick passes without a finished request.
-With boto3 as the client this burst does not leave enough arena memory behind to fail without
-the trim (the benchmark's 4 KiB c=32 cells do: 71 MiB before the trim existed, 42 MiB with it),
-so this is a regression test of the idle footprint as a whole.
+could hold it up; once a 2 s tick passes without a finished request the server flushes its
+fuller memtables, drops unused cache blocks and trims the heap, and it keeps one malloc arena
+per core (malloc_trim cannot return the free top of any arena but the main one). This burst
+left 29 MiB above the start-up RSS with glibc's default 16 arenas on 2 cores, and 3 MiB with
+2; the check allows 16 MiB, so the absolute limit alone is not what it rests on.
 """
 
 import concurrent.futures
@@ -15,6 +16,7 @@ import time
 from cubby_e2e import make_client
 
 IDLE_LIMIT_KIB = 64 * 1024
+IDLE_GROWTH_LIMIT_KIB = 16 * 1024  # idle RSS after the burst over RSS before it
 BODY = os.urandom(256 << 10)  # above the inline limit: one chunk per object
 
 
@@ -46,13 +48,16 @@ def test_idle_rss_returns_below_limit_after_a_burst(server, bucket):
         list(pool.map(worker, range(32)))
     peak = server.peak_rss_kib()
 
-    # The trim runs once a 2 s tick passes without a finished request; give it a few ticks.
+    # The release runs once a 2 s tick passes without a finished request; give it a few ticks.
+    limit = min(IDLE_LIMIT_KIB, start + IDLE_GROWTH_LIMIT_KIB)
     deadline = time.monotonic() + 15
     rss = _rss_kib(server.pid)
-    while rss >= IDLE_LIMIT_KIB and time.monotonic() < deadline:
+    while rss >= limit and time.monotonic() < deadline:
         time.sleep(0.5)
         rss = _rss_kib(server.pid)
     assert rss < IDLE_LIMIT_KIB, f"idle RSS {rss} KiB after a burst that peaked at {peak} KiB"
-    # The burst must really have grown the footprint (from ~20 MiB to ~60 MiB), or the check
-    # above proves nothing.
+    assert rss < start + IDLE_GROWTH_LIMIT_KIB, (
+        f"idle RSS {rss} KiB after the burst, {start} KiB before it (peak {peak} KiB)")
+    # The burst must really have grown the footprint (from ~20 MiB to 40-60 MiB), or the checks
+    # above prove nothing.
     assert peak > start + 16 * 1024, f"the burst took RSS from {start} KiB to only {peak} KiB"
