@@ -161,15 +161,20 @@ void ReleaseIdleMemory(storage::Store& store, Logger& logger) {
   if (logger.Enabled(LogLevel::kDebug)) {
     if (auto usage = store.GetMemoryUsage(); usage.ok()) before = *usage;
   }
+  const auto start = std::chrono::steady_clock::now();
   if (storage::Status s = store.ReleaseIdleMemory(); !s.ok()) {
     logger.Warn("cannot release idle memory", {{"error", s.message()}});
   }
   malloc_trim(0);
   if (!before) return;
+  const int64_t took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
   auto after = store.GetMemoryUsage();
   if (!after.ok()) return;
   logger.Debug("idle memory released",
-               {{"memtables_before", before->memtables},
+               {{"took_ms", took_ms},
+                {"memtables_before", before->memtables},
                 {"memtables", after->memtables},
                 {"block_cache_before", before->block_cache},
                 {"block_cache", after->block_cache},
