@@ -142,8 +142,9 @@ ScrapeFigures Scrape(storage::Store& store, const HttpServer& http) {
 // thread-per-connection server's heap over 16 arenas on 2 cores, and malloc_trim returns the
 // free space at the top of the main arena only (in the others, only free chunks below the
 // top): after the benchmark's cells the tops of the other 15 held 35 to 65 MiB, idle RSS 90
-// MiB instead of 33. Threads beyond the cores cannot run at once anyway: with 2 arenas on 2
-// cores, 4 KiB PUT/GET at c=32 and 256 KiB GET at c=8 took the same server CPU per request.
+// MiB instead of 33. Threads beyond the cores cannot run at once anyway: over 11 alternating
+// rounds on 2 cores, 4 KiB PUT and GET at c=32 took 2-5% more server CPU per request with 2
+// arenas than with 16 (inside the machine's run-to-run spread), 256 KiB GET at c=8 the same.
 // An explicit MALLOC_ARENA_MAX in the environment is left alone.
 void LimitMallocArenas() {
   if (std::getenv("MALLOC_ARENA_MAX") != nullptr) return;
