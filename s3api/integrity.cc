@@ -1,6 +1,7 @@
 // Receiving an object or part body with every integrity check AWS applies on the way in:
 // payload hash or aws-chunked signatures (auth), Content-MD5, and the additional checksums.
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/checking-object-integrity.html
+#include <algorithm>
 #include <array>
 #include <condition_variable>
 #include <memory>
@@ -245,12 +246,17 @@ std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
   // worth it for them. Above kReceiveOverlapBytes MD5 moves to a worker thread.
   auth::Hasher md5(auth::HashAlgorithm::kMd5);
   if (!length || *length <= kReceiveOverlapBytes) {
-    std::vector<char> buf(kReceiveBufferBytes);
+    // Sized to the body when it is known to be small, and not zeroed: a 4 KiB PUT should not
+    // clear (and take from the arena) a 64 KiB buffer for every request.
+    const size_t buf_size = length ? static_cast<size_t>(std::clamp<uint64_t>(
+                                         *length, 1, kReceiveBufferBytes))
+                                   : kReceiveBufferBytes;
+    auto buf = std::make_unique_for_overwrite<char[]>(buf_size);
     while (!body.ended() && body.total() <= kReceiveOverlapBytes) {
       size_t n = 0;
-      if (auto error = body.Read(buf.data(), buf.size(), &n)) return std::move(*error);
+      if (auto error = body.Read(buf.get(), buf_size, &n)) return std::move(*error);
       if (n == 0) break;
-      std::string_view piece(buf.data(), n);
+      std::string_view piece(buf.get(), n);
       md5.Update(piece);
       storage::Status s = sink(piece);
       if (!s.ok()) return StorageError(ctx, s);
