@@ -322,16 +322,13 @@ struct Shared {
   }
 };
 
-// Signs requests as auth::SignV4 does (host, x-amz-content-sha256 and x-amz-date signed), but
-// derives the SigV4 signing key, four HMAC-SHA256s, once per date instead of for every
-// request, so the client spends less of the CPU it shares with the server. The access key,
-// secret and region are the run's and never change, so the date (YYYYMMDD, the scope's only
-// part that does) is the whole cache key: a request signed on a new day derives a new key.
-// One per thread; not thread-safe.
+// Signs requests as auth::SignV4 does (host, x-amz-content-sha256 and x-amz-date signed), with
+// the signing key from sigv4::CachedSigningKey (memoised per thread by secret, date, region and
+// service), so the client spends less of the CPU it shares with the server: four HMAC-SHA256s
+// per date, not per request. A request signed on a new day derives a new key. One per thread.
 class Signer {
  public:
   explicit Signer(const Shared& shared) : shared_(shared) {}
-  ~Signer() { auth::Cleanse(&signing_key_); }
   Signer(const Signer&) = delete;
   Signer& operator=(const Signer&) = delete;
 
@@ -343,11 +340,8 @@ class Signer {
     const Options& o = *shared_.options;
     const std::string amz_date = sigv4::FormatAmzDate(shared_.SignTime());
     const std::string_view date = std::string_view(amz_date).substr(0, 8);
-    if (date != key_date_) {
-      auth::Cleanse(&signing_key_);
-      signing_key_ = sigv4::SigningKey(o.secret_key, date, o.region, sigv4::kService);
-      key_date_ = date;
-    }
+    std::string signing_key =
+        sigv4::CachedSigningKey(o.secret_key, date, o.region, sigv4::kService);
     // Sorted by name, as the canonical request wants them.
     const std::vector<s3api::Header> headers = {
         {std::string(sigv4::kHost), o.endpoint.host_header},
@@ -357,14 +351,15 @@ class Signer {
                                                     std::string(sigv4::kAmzContentSha256),
                                                     std::string(sigv4::kAmzDate)};
     static const std::string kSignedHeaders = sigv4::JoinSignedHeaders(kNames);
-    const std::string scope = key_date_ + "/" + o.region + "/" + std::string(sigv4::kService) +
+    const std::string scope = std::string(date) + "/" + o.region + "/" + std::string(sigv4::kService) +
                               "/" + std::string(sigv4::kTerminator);
     const std::string canonical_request = sigv4::CanonicalRequest(
         method, sigv4::CanonicalUri(path),
         sigv4::CanonicalQueryString(sigv4::ParseQuery(query)),
         sigv4::CanonicalHeaders(headers, kNames), kSignedHeaders, payload_sha256);
     const std::string signature = sigv4::Signature(
-        signing_key_, sigv4::StringToSign(amz_date, scope, canonical_request));
+        signing_key, sigv4::StringToSign(amz_date, scope, canonical_request));
+    auth::Cleanse(&signing_key);
 
     std::string head;
     head.reserve(512);
@@ -387,8 +382,6 @@ class Signer {
 
  private:
   const Shared& shared_;
-  std::string key_date_;     // YYYYMMDD signing_key_ was derived for; "" before the first
-  std::string signing_key_;  // raw kSigning: secret material, wiped when replaced or dropped
 };
 
 struct OpStats {

@@ -686,7 +686,8 @@ std::vector<Header> SignV4(const SignInput& in) {
       sigv4::CanonicalHeaders(headers, names), signed_headers, payload);
   const std::string scope = credential.Scope();
   const std::string signature =
-      sigv4::Signature(sigv4::SigningKey(in.secret_key, credential.date, in.region, sigv4::kService),
+      sigv4::Signature(sigv4::CachedSigningKey(in.secret_key, credential.date, in.region,
+                                               sigv4::kService),
                        sigv4::StringToSign(amz_date, scope, canonical_request));
 
   std::string authorization(sigv4::kAlgorithm);
@@ -727,7 +728,8 @@ std::string PresignV4(const SignInput& in, int expires_seconds) {
       sigv4::CanonicalQueryString(sigv4::ParseQuery(query)), sigv4::CanonicalHeaders(headers, names),
       signed_headers, payload);
   const std::string signature =
-      sigv4::Signature(sigv4::SigningKey(in.secret_key, credential.date, in.region, sigv4::kService),
+      sigv4::Signature(sigv4::CachedSigningKey(in.secret_key, credential.date, in.region,
+                                               sigv4::kService),
                        sigv4::StringToSign(amz_date, scope, canonical_request));
   return in.path + "?" + query + "&" + std::string(sigv4::kQuerySignature) + "=" + signature;
 }
