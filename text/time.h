@@ -1,0 +1,45 @@
+// The date and time formats of HTTP and AWS, on std::chrono's civil calendar (no gmtime_r or
+// timegm: those take glibc's time zone lock, and every request formats a date or two).
+//   https://www.rfc-editor.org/rfc/rfc9110#section-5.6.7 (HTTP-date)
+//   https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html (x-amz-date)
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cubby::text {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+// Unix epoch milliseconds (how storage keeps times) ↔ TimePoint.
+TimePoint FromUnixMillis(int64_t ms);
+int64_t ToUnixMillis(TimePoint t);
+
+// IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT" (Date, Last-Modified, Expires). Sub-second parts
+// are dropped (floored).
+std::string FormatHttpDate(TimePoint t);
+
+// An HTTP-date in any of the three forms RFC 9110 requires a recipient to accept:
+//   IMF-fixdate  "Sun, 06 Nov 1994 08:49:37 GMT"
+//   RFC 850      "Sunday, 06-Nov-94 08:49:37 GMT" (two-digit year: 70-99 → 19xx, 00-69 → 20xx)
+//   asctime      "Sun Nov  6 08:49:37 1994" (day padded with a space or a zero)
+// Surrounding spaces and tabs are ignored. Names are case-sensitive, as the grammar says; the
+// weekday's name is checked for shape, not against the date. nullopt for anything else,
+// including impossible dates (Feb 30) and years before 1970.
+std::optional<TimePoint> ParseHttpDate(std::string_view text);
+
+// Only the IMF-fixdate form of ParseHttpDate (what a sender must generate).
+std::optional<TimePoint> ParseImfFixdate(std::string_view text);
+
+// ISO 8601 basic format in UTC, as SigV4 uses it: "20130524T000000Z".
+std::string FormatIso8601Basic(TimePoint t);
+// Exactly 16 characters "YYYYMMDDTHHMMSSZ" naming a valid date and time; nullopt otherwise.
+std::optional<TimePoint> ParseIso8601Basic(std::string_view text);
+
+// ISO 8601 extended format with milliseconds, as S3's XML uses it: "2009-10-12T17:50:30.000Z".
+std::string FormatIso8601Millis(TimePoint t);
+
+}  // namespace cubby::text
