@@ -6,6 +6,7 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 
 rules=(
+  "text|boost/|grpc|rocksdb/|storage/|iam/|s3api/|cosi/|server/|proto/|bench/"
   "storage|boost/asio|boost/beast|grpc|s3api/|cosi/|server/|proto/"
   "s3api|boost/asio|grpc|rocksdb/|cosi/|server/|proto/"
   "cosi|s3api/|rocksdb/|boost/beast|boost/asio|server/"

@@ -12,6 +12,8 @@
 
 namespace cubby::text {
 
+// system_clock's nanoseconds: it holds the years 1678 to 2261, so every parser here refuses a year
+// after 2261 rather than overflow.
 using TimePoint = std::chrono::system_clock::time_point;
 
 // Unix epoch milliseconds (how storage keeps times) ↔ TimePoint.
@@ -28,7 +30,7 @@ std::string FormatHttpDate(TimePoint t);
 //   asctime      "Sun Nov  6 08:49:37 1994" (day padded with a space or a zero)
 // Surrounding spaces and tabs are ignored. Names are case-sensitive, as the grammar says; the
 // weekday's name is checked for shape, not against the date. nullopt for anything else,
-// including impossible dates (Feb 30) and years before 1970.
+// including impossible dates (Feb 30) and years before 1970 or after 2261.
 std::optional<TimePoint> ParseHttpDate(std::string_view text);
 
 // Only the IMF-fixdate form of ParseHttpDate (what a sender must generate).
@@ -36,7 +38,8 @@ std::optional<TimePoint> ParseImfFixdate(std::string_view text);
 
 // ISO 8601 basic format in UTC, as SigV4 uses it: "20130524T000000Z".
 std::string FormatIso8601Basic(TimePoint t);
-// Exactly 16 characters "YYYYMMDDTHHMMSSZ" naming a valid date and time; nullopt otherwise.
+// Exactly 16 characters "YYYYMMDDTHHMMSSZ" naming a valid date and time up to 2261; nullopt
+// otherwise.
 std::optional<TimePoint> ParseIso8601Basic(std::string_view text);
 
 // ISO 8601 extended format with milliseconds, as S3's XML uses it: "2009-10-12T17:50:30.000Z".
