@@ -208,6 +208,340 @@ void RefuseBusy(tcp::socket& socket) {
   socket.close(ec);
 }
 
+// Blocks SIGPIPE for the calling thread. sendfile(2) has no MSG_NOSIGNAL, and OpenSSL writes
+// with write(2): a peer that went away must be an EPIPE, never a process-killing SIGPIPE, even
+// where the process does not ignore it. Blocked, a SIGPIPE raised by this thread's writes stays
+// pending on this thread (the connection then closes) and is discarded when the thread exits.
+void BlockSigpipe() {
+  sigset_t sigpipe;
+  sigemptyset(&sigpipe);
+  sigaddset(&sigpipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &sigpipe, nullptr);
+}
+
+// "host:port" of the peer, or "-".
+std::string RemoteAddress(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  auto ep = socket.remote_endpoint(ec);
+  return ec ? "-" : FormatAddress(ep.address().to_string(), ep.port());
+}
+
+// A failed header read that is the client going away (or stalling), not a malformed request.
+bool ClientGone(const boost::system::error_code& ec) {
+  return ec == http::error::end_of_stream || ec == asio::error::eof ||
+         ec == http::error::partial_message || IsTimeout(ec) ||
+         ec == asio::error::operation_aborted || ec == asio::error::connection_reset;
+}
+
+// What a session uses of its server.
+struct SessionEnv {
+  const HttpServerOptions& options;
+  const HttpHandler& handler;
+  Logger& logger;
+  RequestIdGenerator& request_ids;
+  const std::atomic<bool>& stopping;
+  int stop_fd;  // readable once the server stops
+};
+
+// How a response is to end its connection's turn.
+struct Ending {
+  bool close = false;  // announce Connection: close and end the connection
+  bool drain = false;  // read and drop the unread request body afterwards, to keep the connection
+};
+
+// A response on its way out: the head, with a small body appended, and the body bytes after it.
+struct Outgoing {
+  std::string head;
+  uint64_t to_send = 0;    // body bytes still to send after the head
+  uint64_t sent = 0;       // body bytes that left (before sending: those riding with the head)
+  bool source_ok = true;   // false once the body's source failed
+};
+
+// One connection: reads each request's head and body, hands them to the handler and writes its
+// answer, one request after another. Only I/O happens here; the handler decides the answers.
+class Session {
+ public:
+  Session(const SessionEnv& env, int fd, std::string remote)
+      : env_(env), stream_(fd, env.stop_fd), remote_(std::move(remote)) {}
+
+  // TCP_NODELAY, non-blocking mode and, with TLS, the handshake. False if the connection is
+  // unusable (nothing is to be sent on it).
+  bool Open(tcp::socket& socket);
+  // Serves requests until the connection is to close. True if request bytes may still be
+  // unread, to be dropped before close (LingerBeforeClose).
+  bool ServeRequests();
+  // Sends a TLS close_notify after a successful handshake; no-op otherwise.
+  void ShutdownTls() { stream_.ShutdownTls(); }
+
+ private:
+  bool AwaitRequest(bool first_request);
+  boost::system::error_code ReadHead(Parser& parser);
+  void AnswerBadRequest(const boost::system::error_code& ec);
+  bool Exchange(Parser& parser, std::chrono::steady_clock::time_point start, bool* linger);
+  s3api::HttpResponse CallHandler(const s3api::HttpRequest& request, s3api::BodyReader& body,
+                                  s3api::RequestSummary* summary);
+  Ending DecideEnding(const s3api::HttpResponse& response, const Parser& parser,
+                      const ParserBodyReader& body) const;
+  Outgoing PrepareResponse(s3api::HttpResponse& response, bool is_head, bool close);
+  bool SendResponse(s3api::HttpResponse& response, Outgoing& out, bool is_head,
+                    const std::string& request_id);
+  void RecordRequest(std::string_view operation, int status, double seconds, uint64_t bytes_in,
+                     uint64_t bytes_out);
+  void LogRequest(const s3api::HttpRequest& request, const s3api::RequestSummary& summary,
+                  int status, uint64_t bytes_in, uint64_t bytes_out, double duration_ms);
+
+  const SessionEnv env_;
+  PollStream stream_;
+  const std::string remote_;
+  std::unique_ptr<SSL, void (*)(SSL*)> ssl_{nullptr, SSL_free};
+  beast::flat_buffer buffer_;
+};
+
+bool Session::Open(tcp::socket& socket) {
+  boost::system::error_code ec;
+  // Responses go out as head + body writes; without TCP_NODELAY, Nagle plus the client's
+  // delayed ACK can hold the second write back for ~40 ms.
+  socket.set_option(tcp::no_delay(true), ec);
+  socket.non_blocking(true, ec);
+  if (ec) return false;
+  if (env_.options.tls == nullptr) return true;
+  // TLS: the SSL object lives as long as the connection; the handshake must finish within the
+  // header timeout, like a request header.
+  ssl_.reset(SSL_new(env_.options.tls));
+  if (!ssl_ || SSL_set_fd(ssl_.get(), stream_.fd()) != 1) return false;
+  SSL_set_accept_state(ssl_.get());
+  stream_.set_ssl(ssl_.get());
+  stream_.set_stall_timeout(env_.options.header_timeout);
+  stream_.set_deadline(PollStream::Clock::now() + env_.options.header_timeout);
+  stream_.set_watch_stop(true);
+  ec = stream_.Handshake();
+  if (!ec) return true;
+  env_.logger.Debug("tls handshake failed", {{"remote", remote_}, {"error", ec.message()}});
+  ssl_.reset();  // nothing to shut down on a failed handshake
+  stream_.set_ssl(nullptr);
+  return false;
+}
+
+bool Session::ServeRequests() {
+  // Beast sizes each read by the buffer's spare capacity (at least 512 bytes): without room
+  // reserved, a large PUT body arrives in 512-byte recv calls.
+  buffer_.reserve(kReadBufferBytes);
+  bool first_request = true;
+  while (!env_.stopping) {
+    if (!AwaitRequest(first_request)) return false;
+    first_request = false;
+    Parser parser;
+    boost::system::error_code ec = ReadHead(parser);
+    const auto start = std::chrono::steady_clock::now();
+    if (ec) {
+      if (ClientGone(ec)) return false;
+      AnswerBadRequest(ec);
+      return true;
+    }
+    bool linger = false;
+    if (!Exchange(parser, start, &linger)) return linger;
+  }
+  return false;
+}
+
+// Between requests: waits for the first byte (idle timeout, the header timeout before the
+// first request; a stop ends the wait). False if none comes.
+bool Session::AwaitRequest(bool first_request) {
+  stream_.set_watch_stop(true);
+  stream_.set_stall_timeout(env_.options.idle_timeout);
+  stream_.set_deadline(std::nullopt);
+  if (buffer_.size() > 0) return true;
+  if (first_request) stream_.set_stall_timeout(env_.options.header_timeout);
+  return !stream_.WaitReadable();
+}
+
+// Reads a request head into `parser`: the whole head within the header timeout and the header
+// limit. The body is left to the handler.
+boost::system::error_code Session::ReadHead(Parser& parser) {
+  stream_.set_stall_timeout(env_.options.header_timeout);
+  stream_.set_deadline(PollStream::Clock::now() + env_.options.header_timeout);
+  parser.header_limit(env_.options.header_limit);
+  parser.body_limit(boost::none);  // bodies stream; S3Service enforces S3's size limits
+  boost::system::error_code ec;
+  http::read_header(stream_, buffer_, parser, ec);
+  return ec;
+}
+
+// A malformed request head: 400, and the connection closes.
+void Session::AnswerBadRequest(const boost::system::error_code& ec) {
+  s3api::HttpResponse bad;
+  bad.status = 400;
+  std::string head = SerializeResponseHead(
+      bad, {.head_request = false, .close = true,
+            .date = HttpDate(std::chrono::system_clock::now())});
+  stream_.set_deadline(std::nullopt);
+  stream_.set_watch_stop(false);
+  stream_.set_stall_timeout(env_.options.write_stall_timeout);
+  // Counted before the answer leaves, so a client that saw it also sees it counted.
+  RecordRequest("BadRequest", 400, 0, 0, 0);
+  stream_.WriteAll(head.data(), head.size()).clear();
+  env_.logger.Info("bad request", {{"request_id", "-"},
+                                   {"remote", remote_},
+                                   {"status", 400},
+                                   {"error", ec.message()}});
+}
+
+// One request whose head `parser` holds: the handler, the answer, the drain, the log line and
+// the count. False if the connection ends here; *linger then says whether request bytes may
+// still be unread.
+bool Session::Exchange(Parser& parser, std::chrono::steady_clock::time_point start,
+                       bool* linger) {
+  stream_.set_deadline(std::nullopt);
+  stream_.set_watch_stop(false);
+  stream_.set_stall_timeout(env_.options.body_stall_timeout);
+
+  const auto& header = parser.get().base();
+  std::optional<uint64_t> content_length;
+  if (auto cl = parser.content_length()) content_length = *cl;
+  s3api::HttpRequest request =
+      ToHttpRequest(header, content_length, remote_, env_.request_ids.Next());
+  const bool is_head = header.method() == http::verb::head;
+  ParserBodyReader body(stream_, buffer_, parser,
+                        HeaderEquals(header, http::field::expect, "100-continue"));
+  s3api::RequestSummary summary;
+  s3api::HttpResponse response = CallHandler(request, body, &summary);
+  Ending ending = DecideEnding(response, parser, body);
+
+  Outgoing out = PrepareResponse(response, is_head, ending.close);
+  // An in-memory response is counted before it is written, so a client that has the answer
+  // finds it in a scrape; its duration ends when it is handed to the socket. A streamed body
+  // is counted after its last byte, with the bytes actually sent.
+  const bool count_first = !response.source;
+  if (count_first) {
+    RecordRequest(summary.operation, response.status,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                  body.consumed(), out.sent + out.to_send);
+  }
+  const bool write_ok = SendResponse(response, out, is_head, request.request_id);
+  if (write_ok && ending.drain) {
+    stream_.set_stall_timeout(env_.options.body_stall_timeout);
+    if (!body.Drain(env_.options.drain_limit)) ending.close = true;
+  }
+  auto duration =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
+  LogRequest(request, summary, response.status, body.consumed(), out.sent, duration.count());
+  if (!count_first) {
+    RecordRequest(summary.operation, response.status, duration.count() / 1000.0,
+                  body.consumed(), out.sent);
+  }
+  if (!write_ok) return false;
+  if (!ending.close) return true;
+  *linger = !parser.is_done();
+  return false;
+}
+
+s3api::HttpResponse Session::CallHandler(const s3api::HttpRequest& request,
+                                         s3api::BodyReader& body,
+                                         s3api::RequestSummary* summary) {
+  try {
+    return env_.handler(request, body, summary);
+  } catch (const std::exception& e) {
+    // Handlers must not throw; if one does anyway, the client still gets an answer.
+    env_.logger.Error("handler threw", {{"request_id", request.request_id}, {"error", e.what()}});
+    s3api::HttpResponse response;
+    response.status = 500;
+    response.close_connection = true;
+    return response;
+  }
+}
+
+// Keep the connection only if the next request can be found on it.
+Ending Session::DecideEnding(const s3api::HttpResponse& response, const Parser& parser,
+                             const ParserBodyReader& body) const {
+  // A client still waiting for "100 Continue" gets the final answer on a connection that
+  // then closes: it may never send the body, and botocore would carry this answer's status
+  // line over to the connection's next request.
+  const bool close = response.close_connection || !parser.keep_alive() || env_.stopping ||
+                     body.failed() || body.continue_pending();
+  if (close || parser.is_done()) return {.close = close};
+  auto remaining = parser.content_length_remaining();
+  if (!remaining || *remaining > env_.options.drain_limit) return {.close = true};
+  return {.drain = true};
+}
+
+// The response head and, for a small body, the body with it.
+Outgoing Session::PrepareResponse(s3api::HttpResponse& response, bool is_head, bool close) {
+  Outgoing out;
+  out.head = SerializeResponseHead(
+      response, {.head_request = is_head, .close = close,
+                 .date = HttpDate(std::chrono::system_clock::now())});
+  stream_.set_stall_timeout(env_.options.write_stall_timeout);
+  out.to_send = ResponseBodySize(response, is_head);
+  // A small body (XML, errors, small objects) leaves in the same packet as its head: one
+  // send instead of two. A streamed one is read first; that is a copy from memory for
+  // bodies this small, so the head is not held back noticeably.
+  if (out.to_send == 0 || out.to_send > kCoalesceLimit) return out;
+  if (!response.source) {
+    out.head += response.body;
+  } else {
+    const size_t head_size = out.head.size();
+    out.source_ok = ReadSmallBody(*response.source, out.to_send, &out.head);
+    if (!out.source_ok) out.to_send = out.head.size() - head_size;
+  }
+  out.sent = out.to_send;
+  out.to_send = 0;
+  return out;
+}
+
+// Writes `out` and then the rest of the body: from memory, or from the source (file spans by
+// sendfile(2) on plain TCP). True if all of it left. Releases the body's source.
+bool Session::SendResponse(s3api::HttpResponse& response, Outgoing& out, bool is_head,
+                           const std::string& request_id) {
+  bool write_ok = !stream_.WriteAll(out.head.data(), out.head.size());
+  if (!write_ok) out.sent = 0;
+  if (write_ok && out.to_send > 0) {
+    if (!response.source) {
+      write_ok = !stream_.WriteAll(response.body.data(), response.body.size());
+      if (write_ok) out.sent = out.to_send;
+    } else {
+      // sendfile(2) bypasses TLS, so file spans are for plain TCP only.
+      BodyOutcome outcome = SendSourceBody(stream_, *response.source, out.to_send,
+                                           env_.options.response_chunk, !ssl_, &out.sent);
+      write_ok = outcome == BodyOutcome::kSent;
+      out.source_ok = outcome != BodyOutcome::kSourceFailed;
+    }
+  }
+  if (!out.source_ok) {
+    // Headers are out; the only honest signal left is a short body and a close.
+    env_.logger.Warn("response body source failed",
+                     {{"request_id", request_id},
+                      {"sent", out.sent},
+                      {"expected", ResponseBodySize(response, is_head)}});
+    write_ok = false;
+  }
+  response.source.reset();
+  return write_ok;
+}
+
+void Session::RecordRequest(std::string_view operation, int status, double seconds,
+                            uint64_t bytes_in, uint64_t bytes_out) {
+  if (env_.options.metrics == nullptr) return;
+  env_.options.metrics->RecordRequest(operation, status, seconds, bytes_in, bytes_out);
+}
+
+void Session::LogRequest(const s3api::HttpRequest& request, const s3api::RequestSummary& summary,
+                         int status, uint64_t bytes_in, uint64_t bytes_out, double duration_ms) {
+  env_.logger.Info("request",
+                   {{"request_id", request.request_id},
+                    {"remote", remote_},
+                    {"method", request.method},
+                    {"operation", summary.operation.empty() ? "-" : summary.operation},
+                    {"bucket", summary.bucket},
+                    {"key", summary.key},
+                    {"status", status},
+                    {"bytes_in", bytes_in},
+                    {"bytes_out", bytes_out},
+                    {"duration_ms", duration_ms},
+                    {"access_key", summary.access_key_id},
+                    {"error", summary.error},
+                    {"error_detail", summary.error_detail}});
+}
+
 }  // namespace
 
 HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler, Logger* logger)
@@ -361,237 +695,24 @@ size_t HttpServer::Stop(std::chrono::milliseconds grace) {
 }
 
 void HttpServer::Serve(tcp::socket socket) {
-  // sendfile(2) has no MSG_NOSIGNAL, and OpenSSL writes with write(2): a peer that went away
-  // must be an EPIPE, never a process-killing SIGPIPE, even where the process does not ignore
-  // it. Blocked, a SIGPIPE raised by this thread's writes stays pending on this thread (the
-  // connection then closes) and is discarded when the thread exits.
-  sigset_t sigpipe;
-  sigemptyset(&sigpipe);
-  sigaddset(&sigpipe, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &sigpipe, nullptr);
-
-  boost::system::error_code ec;
+  BlockSigpipe();
   const int fd = socket.native_handle();
-  std::string remote = "-";
-  if (auto ep = socket.remote_endpoint(ec); !ec) {
-    remote = FormatAddress(ep.address().to_string(), ep.port());
-  }
+  Session session({options_, handler_, *logger_, request_ids_, stopping_, stop_pipe_[0]}, fd,
+                  RemoteAddress(socket));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     connection_fds_.insert(fd);
   }
-  bool linger = false;
-  // Responses go out as head + body writes; without TCP_NODELAY, Nagle plus the client's
-  // delayed ACK can hold the second write back for ~40 ms.
-  socket.set_option(tcp::no_delay(true), ec);
-  socket.non_blocking(true, ec);
-  // TLS: the SSL object lives as long as the connection; the handshake must finish within the
-  // header timeout, like a request header.
-  std::unique_ptr<SSL, void (*)(SSL*)> ssl(nullptr, SSL_free);
-  PollStream stream(fd, stop_pipe_[0]);
-  if (!ec && options_.tls != nullptr) {
-    ssl.reset(SSL_new(options_.tls));
-    if (!ssl || SSL_set_fd(ssl.get(), fd) != 1) {
-      ec = asio::error::no_memory;
-    } else {
-      SSL_set_accept_state(ssl.get());
-      stream.set_ssl(ssl.get());
-      stream.set_stall_timeout(options_.header_timeout);
-      stream.set_deadline(PollStream::Clock::now() + options_.header_timeout);
-      stream.set_watch_stop(true);
-      ec = stream.Handshake();
-      if (ec) {
-        logger_->Debug("tls handshake failed", {{"remote", remote}, {"error", ec.message()}});
-        ssl.reset();  // nothing to shut down on a failed handshake
-        stream.set_ssl(nullptr);
-      }
-    }
-  }
-  if (!ec) {
-    beast::flat_buffer buffer;
-    // Beast sizes each read by the buffer's spare capacity (at least 512 bytes): without room
-    // reserved, a large PUT body arrives in 512-byte recv calls.
-    buffer.reserve(kReadBufferBytes);
-    bool first_request = true;
-    while (!stopping_) {
-      // Between requests: wait for the first byte (idle timeout; a stop ends the wait), then
-      // the whole header must arrive within the header timeout.
-      stream.set_watch_stop(true);
-      stream.set_stall_timeout(options_.idle_timeout);
-      stream.set_deadline(std::nullopt);
-      if (buffer.size() == 0) {
-        if (first_request) stream.set_stall_timeout(options_.header_timeout);
-        if (stream.WaitReadable()) break;
-      }
-      first_request = false;
-      stream.set_stall_timeout(options_.header_timeout);
-      stream.set_deadline(PollStream::Clock::now() + options_.header_timeout);
-
-      Parser parser;
-      parser.header_limit(options_.header_limit);
-      parser.body_limit(boost::none);  // bodies stream; S3Service enforces S3's size limits
-      http::read_header(stream, buffer, parser, ec);
-      auto start = std::chrono::steady_clock::now();
-      if (ec) {
-        bool client_gone = ec == http::error::end_of_stream || ec == asio::error::eof ||
-                           ec == http::error::partial_message || IsTimeout(ec) ||
-                           ec == asio::error::operation_aborted ||
-                           ec == asio::error::connection_reset;
-        if (!client_gone) {
-          s3api::HttpResponse bad;
-          bad.status = 400;
-          std::string head = SerializeResponseHead(
-              bad, {.head_request = false, .close = true,
-                    .date = HttpDate(std::chrono::system_clock::now())});
-          stream.set_deadline(std::nullopt);
-          stream.set_watch_stop(false);
-          stream.set_stall_timeout(options_.write_stall_timeout);
-          // Counted before the answer leaves, so a client that saw it also sees it counted.
-          if (options_.metrics != nullptr) {
-            options_.metrics->RecordRequest("BadRequest", 400, 0, 0, 0);
-          }
-          stream.WriteAll(head.data(), head.size()).clear();
-          logger_->Info("bad request", {{"request_id", "-"},
-                                        {"remote", remote},
-                                        {"status", 400},
-                                        {"error", ec.message()}});
-          linger = true;
-        }
-        break;
-      }
-      stream.set_deadline(std::nullopt);
-      stream.set_watch_stop(false);
-      stream.set_stall_timeout(options_.body_stall_timeout);
-
-      const auto& header = parser.get().base();
-      std::optional<uint64_t> content_length;
-      if (auto cl = parser.content_length()) content_length = *cl;
-      s3api::HttpRequest request =
-          ToHttpRequest(header, content_length, remote, request_ids_.Next());
-      const bool is_head = header.method() == http::verb::head;
-      ParserBodyReader body(stream, buffer, parser,
-                            HeaderEquals(header, http::field::expect, "100-continue"));
-      s3api::RequestSummary summary;
-      s3api::HttpResponse response;
-      try {
-        response = handler_(request, body, &summary);
-      } catch (const std::exception& e) {
-        // Handlers must not throw; if one does anyway, the client still gets an answer.
-        logger_->Error("handler threw", {{"request_id", request.request_id}, {"error", e.what()}});
-        response = s3api::HttpResponse{};
-        response.status = 500;
-        response.close_connection = true;
-      }
-
-      // Keep the connection only if the next request can be found on it.
-      // A client still waiting for "100 Continue" gets the final answer on a connection that
-      // then closes: it may never send the body, and botocore would carry this answer's status
-      // line over to the connection's next request.
-      bool close = response.close_connection || !parser.keep_alive() || stopping_ ||
-                   body.failed() || body.continue_pending();
-      bool drain = false;
-      if (!close && !parser.is_done()) {
-        auto remaining = parser.content_length_remaining();
-        // A client waiting for "100 Continue" may never send the body: don't wait for it.
-        if (body.continue_pending() || !remaining || *remaining > options_.drain_limit) {
-          close = true;
-        } else {
-          drain = true;
-        }
-      }
-
-      std::string head = SerializeResponseHead(
-          response, {.head_request = is_head, .close = close,
-                     .date = HttpDate(std::chrono::system_clock::now())});
-      stream.set_stall_timeout(options_.write_stall_timeout);
-      uint64_t to_send = ResponseBodySize(response, is_head);
-      uint64_t sent = 0;
-      bool source_ok = true;
-      // A small body (XML, errors, small objects) leaves in the same packet as its head: one
-      // send instead of two. A streamed one is read first; that is a copy from memory for
-      // bodies this small, so the head is not held back noticeably.
-      if (to_send > 0 && to_send <= kCoalesceLimit) {
-        if (!response.source) {
-          head += response.body;
-        } else {
-          const size_t head_size = head.size();
-          source_ok = ReadSmallBody(*response.source, to_send, &head);
-          if (!source_ok) to_send = head.size() - head_size;
-        }
-        sent = to_send;
-        to_send = 0;
-      }
-      // An in-memory response is counted before it is written, so a client that has the answer
-      // finds it in a scrape; its duration ends when it is handed to the socket. A streamed body
-      // is counted after its last byte, with the bytes actually sent.
-      const bool count_first = !response.source;
-      if (count_first && options_.metrics != nullptr) {
-        options_.metrics->RecordRequest(
-            summary.operation, response.status,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-            body.consumed(), sent + to_send);
-      }
-      bool write_ok = !stream.WriteAll(head.data(), head.size());
-      if (!write_ok) sent = 0;
-      if (write_ok && to_send > 0) {
-        if (!response.source) {
-          write_ok = !stream.WriteAll(response.body.data(), response.body.size());
-          if (write_ok) sent = to_send;
-        } else {
-          // sendfile(2) bypasses TLS, so file spans are for plain TCP only.
-          BodyOutcome outcome = SendSourceBody(stream, *response.source, to_send,
-                                               options_.response_chunk, !ssl, &sent);
-          write_ok = outcome == BodyOutcome::kSent;
-          source_ok = outcome != BodyOutcome::kSourceFailed;
-        }
-      }
-      if (!source_ok) {
-        // Headers are out; the only honest signal left is a short body and a close.
-        logger_->Warn("response body source failed",
-                      {{"request_id", request.request_id},
-                       {"sent", sent},
-                       {"expected", ResponseBodySize(response, is_head)}});
-        write_ok = false;
-      }
-      response.source.reset();
-      if (write_ok && drain) {
-        stream.set_stall_timeout(options_.body_stall_timeout);
-        if (!body.Drain(options_.drain_limit)) close = true;
-      }
-      auto duration = std::chrono::duration<double, std::milli>(
-          std::chrono::steady_clock::now() - start);
-      logger_->Info("request", {{"request_id", request.request_id},
-                                {"remote", remote},
-                                {"method", request.method},
-                                {"operation", summary.operation.empty() ? "-" : summary.operation},
-                                {"bucket", summary.bucket},
-                                {"key", summary.key},
-                                {"status", response.status},
-                                {"bytes_in", body.consumed()},
-                                {"bytes_out", sent},
-                                {"duration_ms", duration.count()},
-                                {"access_key", summary.access_key_id},
-                                {"error", summary.error},
-                                {"error_detail", summary.error_detail}});
-      if (!count_first && options_.metrics != nullptr) {
-        options_.metrics->RecordRequest(summary.operation, response.status,
-                                        duration.count() / 1000.0, body.consumed(), sent);
-      }
-      if (!write_ok) break;
-      if (close) {
-        linger = !parser.is_done();
-        break;
-      }
-    }
-  }
+  const bool linger = session.Open(socket) && session.ServeRequests();
   // Leave the set before the fd is closed, so Stop never shuts down a reused descriptor.
   {
     std::lock_guard<std::mutex> lock(mutex_);
     connection_fds_.erase(fd);
   }
-  if (ssl) stream.ShutdownTls();
+  session.ShutdownTls();
   if (linger) LingerBeforeClose(fd);
   ReleaseSlot();
+  boost::system::error_code ec;
   socket.close(ec);
   ConnectionDone(-1);
 }
