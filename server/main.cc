@@ -183,36 +183,14 @@ void ReleaseIdleMemory(storage::Store& store, Logger& logger) {
                 {"table_readers", after->table_readers}});
 }
 
-// Waits for SIGINT/SIGTERM and returns it. Meanwhile, once no request has finished for a
-// whole tick after some did, releases idle memory (above).
-int WaitForShutdownSignal(const sigset_t& signals, const Metrics& metrics, storage::Store& store,
-                          Logger& logger) {
-  constexpr timespec kTick{2, 0};
-  uint64_t seen = metrics.FinishedRequests();
-  bool released = true;
-  for (;;) {
-    int signal_number = sigtimedwait(&signals, nullptr, &kTick);
-    if (signal_number > 0) return signal_number;
-    if (errno != EAGAIN) continue;  // EINTR
-    uint64_t now = metrics.FinishedRequests();
-    if (now != seen) {
-      seen = now;
-      released = false;
-    } else if (!released) {
-      ReleaseIdleMemory(store, logger);
-      released = true;
-    }
-  }
+// `status` with `context` before its message (the code is kept).
+storage::Status WithContext(const std::string& context, const storage::Status& status) {
+  return storage::Status(status.code(), context + status.message());
 }
 
-int Run(int argc, char** argv) {
-  LimitMallocArenas();  // before any thread allocates
-  auto parsed = ParseConfig(argc, argv, ProcessEnv());
-  if (!parsed.ok()) {
-    Fatal(parsed.status().message());
-    return 2;
-  }
-  Config config = std::move(*parsed);
+// --help, --version and --healthcheck: the commands that do their one thing and exit. Their
+// exit code, or nullopt when the configuration asks for a server.
+std::optional<int> RunCommand(const Config& config) {
   if (config.help) {
     std::fputs(Usage().c_str(), stdout);
     return 0;
@@ -222,217 +200,306 @@ int Run(int argc, char** argv) {
     return 0;
   }
   if (config.healthcheck_url) return RunHealthcheck(*config.healthcheck_url);
+  return std::nullopt;
+}
 
-  // Block the shutdown signals before any thread starts, so every thread inherits the mask and
-  // only sigwait below receives them. A vanished peer is an EPIPE, never a SIGPIPE.
+// Blocks the shutdown signals before any thread starts, so every thread inherits the mask and
+// only sigwait/sigtimedwait receive them; returns them. A vanished peer is an EPIPE, never a
+// SIGPIPE.
+sigset_t BlockShutdownSignals() {
   sigset_t shutdown_signals;
   sigemptyset(&shutdown_signals);
   sigaddset(&shutdown_signals, SIGINT);
   sigaddset(&shutdown_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  return shutdown_signals;
+}
 
-  // Ephemeral: stdout carries the ready line only, so every log line goes to stderr.
-  Logger logger(config.log_level, config.ephemeral ? 2 : 1, config.log_format);
+const char* SignalName(int signal_number) {
+  return signal_number == SIGINT ? "SIGINT" : "SIGTERM";
+}
 
-  std::optional<TempDir> temp_dir;
-  std::string data_dir = config.data_dir;
-  if (config.ephemeral) {
-    auto made = TempDir::Make();
-    if (!made.ok()) {
-      Fatal(made.status().message());
-      return 1;
-    }
-    temp_dir.emplace(std::move(*made));
-    data_dir = temp_dir->path();
-    // An in-memory root key: handed out on the ready line, never written to a file.
-    auto key = storage::GenerateAccessKey();
-    if (!key.ok()) {
-      Fatal("cannot generate the root key: " + key.status().message());
-      return 1;
-    }
-    config.root_key = RootKeyConfig{key->access_key_id, key->secret};
-  }
-  LogConfiguration(logger, config, data_dir);
-
-  SslCtxPtr tls;
-  if (config.tls_cert) {
-    auto made = MakeServerTlsContext(*config.tls_cert, *config.tls_key);
-    if (!made.ok()) {
-      Fatal(made.status().message());
-      return 1;
-    }
-    tls = std::move(*made);
-  }
-
-  std::error_code fs_error;
-  bool created = std::filesystem::create_directories(data_dir, fs_error);
-  if (fs_error) {
-    Fatal("cannot create data dir " + data_dir + ": " + fs_error.message());
-    return 1;
-  }
-  // A data folder we create holds the root secret and every object: owner-only. An existing
-  // folder keeps the mode its owner gave it.
-  if (created && ::chmod(data_dir.c_str(), 0700) != 0) {
-    logger.Warn("cannot restrict the data dir to its owner",
-                {{"data_dir", data_dir}, {"error", std::strerror(errno)}});
-  }
-
-  storage::StoreOptions store_options;
-  store_options.path = data_dir + "/db";
-  // A throwaway instance's data dies with it: syncing the WAL would only slow it down.
-  store_options.sync = !config.ephemeral;
-  auto opened = storage::Store::Open(store_options);
-  if (!opened.ok()) {
-    Fatal("cannot open the store in " + store_options.path + ": " + opened.status().message());
-    return 1;
-  }
-  std::unique_ptr<storage::Store> store = std::move(*opened);
-
-  auto root = EnsureRootCredentials(*store, data_dir, config.root_key, NowMs());
-  if (!root.ok()) {
-    Fatal("root credentials: " + root.status().message());
-    return 1;
-  }
-  if (config.ephemeral) {
-    logger.Always("root key", {{"access_key_id", root->access_key_id}, {"source", "ephemeral"}});
-  } else if (root->file.empty()) {
-    logger.Always("root key", {{"access_key_id", root->access_key_id}, {"source", "environment"}});
-  } else {
-    logger.Always("root key", {{"access_key_id", root->access_key_id},
-                               {"credentials_file", root->file},
-                               {"generated", root->generated}});
-  }
-
-  s3api::ServiceOptions service_options;
-  service_options.region = config.region;
-  service_options.domain = config.domain.value_or("");
-  s3api::S3Service service(store.get(), service_options);
-
-  Metrics metrics;
-  HttpServer* http_ptr = nullptr;  // set below; the scrape runs only while the server does
-  AdminEndpoints admin(&metrics, [&store, &http_ptr] { return Scrape(*store, *http_ptr); });
-
-  HttpServerOptions http_options;
-  http_options.host = config.s3_host;
-  http_options.port = config.s3_port;
-  http_options.max_connections = config.max_connections;
-  http_options.idle_timeout = config.idle_timeout;
-  http_options.header_timeout = config.header_timeout;
-  http_options.header_limit = config.max_header_bytes;
-  http_options.metrics = &metrics;
-  http_options.tls = tls.get();
-  HttpServer http(
-      http_options,
-      [&service, &admin](const s3api::HttpRequest& request, s3api::BodyReader& body,
-                         s3api::RequestSummary* summary) {
-        s3api::HttpResponse response;
-        if (admin.Handle(request, &response, summary)) return response;
-        return service.Handle(request, body, summary);
-      },
-      &logger);
-  http_ptr = &http;
-  if (storage::Status status = http.Start(); !status.ok()) {
-    Fatal(status.message());
-    return 1;
-  }
-  // Tests and scripts parse the s3_endpoint=... token of this line.
-  logger.Always("listening", {{"s3_endpoint", http.EndpointUrl()}});
-
-  // The optional metrics-only listener: /_cubby/ endpoints, everything else 404.
-  std::unique_ptr<HttpServer> metrics_http;
-  if (config.metrics_address) {
-    HttpServerOptions options = http_options;
-    options.host = config.metrics_address->host;
-    options.port = config.metrics_address->port;
-    options.tls = nullptr;
-    options.max_connections = 64;
-    metrics_http = std::make_unique<HttpServer>(
-        options,
-        [&admin](const s3api::HttpRequest& request, s3api::BodyReader&,
-                 s3api::RequestSummary* summary) {
-          s3api::HttpResponse response;
-          if (admin.Handle(request, &response, summary)) return response;
-          response.status = 404;
-          response.body = "not found\n";
-          response.content_length = response.body.size();
-          response.Set("Content-Type", "text/plain; charset=utf-8");
-          return response;
-        },
-        &logger);
-    if (storage::Status status = metrics_http->Start(); !status.ok()) {
-      Fatal("metrics listener: " + status.message());
-      return 1;
-    }
-    logger.Always("metrics listening", {{"metrics_endpoint", metrics_http->EndpointUrl()}});
-  }
-
-  // COSI driver on its UNIX socket, when COSI_ENDPOINT is set: after the store is open and
-  // before "ready", stopped below before the store closes.
-  auto cosi_options = CosiOptionsFromEnv(ProcessEnv(), http.EndpointUrl(), config.region);
-  if (!cosi_options.ok()) {
-    Fatal(cosi_options.status().message());
-    return 1;
-  }
-  std::unique_ptr<CosiListener> cosi;
-  if (cosi_options->has_value()) {
-    CosiOptions& cosi_config = **cosi_options;
-    cosi_config.log = [&logger, &metrics](std::string_view method, std::string_view bucket,
-                                          std::string_view code) {
-      metrics.RecordCosiCall(method, code);
-      logger.Info("cosi", {{"method", method}, {"bucket", bucket}, {"code", code}});
-    };
-    auto started = CosiListener::Start(cosi_config, store.get());
-    if (!started.ok()) {
-      Fatal(started.status().message());
-      return 1;
-    }
-    cosi = std::move(*started);
-    logger.Always("cosi listening", {{"cosi_endpoint", "unix://" + cosi->socket_path()},
-                                     {"driver_name", cosi_config.driver_name},
-                                     {"public_endpoint", cosi_config.public_endpoint}});
-  }
-
-  admin.SetReady(true);
-  logger.Always("ready");
-  if (config.ephemeral) {
-    std::optional<std::string> cosi_endpoint;
-    if (cosi) cosi_endpoint = "unix://" + cosi->socket_path();
-    // The one place a secret is printed: a throwaway instance's key, on its own stdout.
-    std::string line = ReadyLine(http.EndpointUrl(), root->access_key_id,
-                                 config.root_key->secret, cosi_endpoint);
-    std::fwrite(line.data(), 1, line.size(), stdout);
-    std::fflush(stdout);
-  }
-
-  int signal_number = WaitForShutdownSignal(shutdown_signals, metrics, *store, logger);
-  admin.SetReady(false);
-  logger.Info("shutting down", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"},
-                                {"grace_ms", static_cast<int64_t>(config.shutdown_grace.count())}});
-
-  // A second signal ends the process at once (128 + signal), without waiting for requests in
-  // flight; an ephemeral instance still removes its temp folder.
-  std::string doomed_dir = temp_dir ? temp_dir->path() : std::string();
-  std::thread([shutdown_signals, doomed_dir, &logger]() mutable {
+// A second shutdown signal ends the process at once (128 + signal), without waiting for requests
+// in flight; an ephemeral instance still removes its temp folder (`doomed_dir`, if not empty).
+void ExitOnSecondSignal(sigset_t shutdown_signals, std::string doomed_dir, Logger& logger) {
+  std::thread([shutdown_signals, doomed_dir = std::move(doomed_dir), &logger] {
     int second = 0;
     while (sigwait(&shutdown_signals, &second) != 0) {
     }
-    logger.Warn("second signal: exiting now", {{"signal", second == SIGINT ? "SIGINT" : "SIGTERM"}});
+    logger.Warn("second signal: exiting now", {{"signal", SignalName(second)}});
     if (!doomed_dir.empty()) {
       std::error_code ec;
       std::filesystem::remove_all(doomed_dir, ec);
     }
     std::_Exit(128 + second);
   }).detach();
+}
 
-  if (cosi) cosi->Shutdown();
+// The answer of the metrics-only listener to everything but /_cubby/.
+s3api::HttpResponse NotFound() {
+  s3api::HttpResponse response;
+  response.status = 404;
+  response.body = "not found\n";
+  response.content_length = response.body.size();
+  response.Set("Content-Type", "text/plain; charset=utf-8");
+  return response;
+}
 
-  if (metrics_http) metrics_http->Stop(std::chrono::milliseconds(0));
-  size_t aborted = http.Stop(config.shutdown_grace);
-  if (aborted > 0) logger.Warn("aborted connections at shutdown", {{"count", aborted}});
-  store.reset();  // flushes and closes RocksDB
-  if (temp_dir) temp_dir->Remove();
-  logger.Info("stopped");
+// A running cubby: the parts Run starts, in the order it starts them. Members are declared in
+// that order, so whatever was started is destroyed in reverse on every path (the listeners
+// before the store, the store before its temp folder).
+class Instance {
+ public:
+  Instance(Config config, Logger* logger) : config_(std::move(config)), logger_(*logger) {}
+
+  // Every start-up step, in order, up to the ready line. A failed step's message is the fatal
+  // one to print; what started before it is stopped by the destructor.
+  storage::Status Start() {
+    if (storage::Status s = MakeEphemeralDataDir(); !s.ok()) return s;
+    LogConfiguration(logger_, config_, data_dir_);
+    if (storage::Status s = LoadTls(); !s.ok()) return s;
+    if (storage::Status s = OpenStore(); !s.ok()) return s;
+    if (storage::Status s = LoadRootCredentials(); !s.ok()) return s;
+    if (storage::Status s = StartS3Listener(); !s.ok()) return s;
+    if (storage::Status s = StartMetricsListener(); !s.ok()) return s;
+    if (storage::Status s = StartCosiListener(); !s.ok()) return s;
+    AnnounceReady();
+    return storage::Status::Ok();
+  }
+
+  // Waits for SIGINT/SIGTERM and returns it. Meanwhile, once no request has finished for a
+  // whole tick after some did, releases idle memory.
+  int WaitForShutdownSignal(const sigset_t& signals) {
+    constexpr timespec kTick{2, 0};
+    uint64_t seen = metrics_.FinishedRequests();
+    bool released = true;
+    for (;;) {
+      int signal_number = sigtimedwait(&signals, nullptr, &kTick);
+      if (signal_number > 0) return signal_number;
+      if (errno != EAGAIN) continue;  // EINTR
+      uint64_t now = metrics_.FinishedRequests();
+      if (now != seen) {
+        seen = now;
+        released = false;
+      } else if (!released) {
+        ReleaseIdleMemory(*store_, logger_);
+        released = true;
+      }
+    }
+  }
+
+  // The graceful shutdown after `signal_number`: not ready, the COSI socket closed, requests in
+  // flight finished within the grace period, RocksDB flushed, the temp folder removed.
+  void Shutdown(int signal_number, const sigset_t& shutdown_signals) {
+    admin_->SetReady(false);
+    logger_.Info("shutting down",
+                 {{"signal", SignalName(signal_number)},
+                  {"grace_ms", static_cast<int64_t>(config_.shutdown_grace.count())}});
+    ExitOnSecondSignal(shutdown_signals, temp_dir_ ? temp_dir_->path() : std::string(), logger_);
+    if (cosi_) cosi_->Shutdown();
+    if (metrics_http_) metrics_http_->Stop(std::chrono::milliseconds(0));
+    size_t aborted = http_->Stop(config_.shutdown_grace);
+    if (aborted > 0) logger_.Warn("aborted connections at shutdown", {{"count", aborted}});
+    store_.reset();  // flushes and closes RocksDB
+    if (temp_dir_) temp_dir_->Remove();
+    logger_.Info("stopped");
+  }
+
+ private:
+  // Ephemeral: a throwaway data folder and an in-memory root key, handed out on the ready line
+  // and never written to a file.
+  storage::Status MakeEphemeralDataDir() {
+    data_dir_ = config_.data_dir;
+    if (!config_.ephemeral) return storage::Status::Ok();
+    auto made = TempDir::Make();
+    if (!made.ok()) return made.status();
+    temp_dir_.emplace(std::move(*made));
+    data_dir_ = temp_dir_->path();
+    auto key = storage::GenerateAccessKey();
+    if (!key.ok()) return WithContext("cannot generate the root key: ", key.status());
+    config_.root_key = RootKeyConfig{key->access_key_id, key->secret};
+    return storage::Status::Ok();
+  }
+
+  storage::Status LoadTls() {
+    if (!config_.tls_cert) return storage::Status::Ok();
+    auto made = MakeServerTlsContext(*config_.tls_cert, *config_.tls_key);
+    if (!made.ok()) return made.status();
+    tls_ = std::move(*made);
+    return storage::Status::Ok();
+  }
+
+  // Creates the data folder if needed and opens the store in it.
+  storage::Status OpenStore() {
+    std::error_code fs_error;
+    bool created = std::filesystem::create_directories(data_dir_, fs_error);
+    if (fs_error) {
+      return storage::Status(storage::Code::kIOError,
+                             "cannot create data dir " + data_dir_ + ": " + fs_error.message());
+    }
+    // A data folder we create holds the root secret and every object: owner-only. An existing
+    // folder keeps the mode its owner gave it.
+    if (created && ::chmod(data_dir_.c_str(), 0700) != 0) {
+      logger_.Warn("cannot restrict the data dir to its owner",
+                   {{"data_dir", data_dir_}, {"error", std::strerror(errno)}});
+    }
+    storage::StoreOptions store_options;
+    store_options.path = data_dir_ + "/db";
+    // A throwaway instance's data dies with it: syncing the WAL would only slow it down.
+    store_options.sync = !config_.ephemeral;
+    auto opened = storage::Store::Open(store_options);
+    if (!opened.ok()) {
+      return WithContext("cannot open the store in " + store_options.path + ": ",
+                         opened.status());
+    }
+    store_ = std::move(*opened);
+    return storage::Status::Ok();
+  }
+
+  storage::Status LoadRootCredentials() {
+    auto root = EnsureRootCredentials(*store_, data_dir_, config_.root_key, NowMs());
+    if (!root.ok()) return WithContext("root credentials: ", root.status());
+    root_ = std::move(*root);
+    if (config_.ephemeral) {
+      logger_.Always("root key", {{"access_key_id", root_.access_key_id}, {"source", "ephemeral"}});
+    } else if (root_.file.empty()) {
+      logger_.Always("root key",
+                     {{"access_key_id", root_.access_key_id}, {"source", "environment"}});
+    } else {
+      logger_.Always("root key", {{"access_key_id", root_.access_key_id},
+                                  {"credentials_file", root_.file},
+                                  {"generated", root_.generated}});
+    }
+    return storage::Status::Ok();
+  }
+
+  // The S3 endpoint, with the /_cubby/ endpoints in front of the S3 service.
+  storage::Status StartS3Listener() {
+    s3api::ServiceOptions service_options;
+    service_options.region = config_.region;
+    service_options.domain = config_.domain.value_or("");
+    service_ = std::make_unique<s3api::S3Service>(store_.get(), service_options);
+    // The scrape runs only while the S3 listener does.
+    admin_ = std::make_unique<AdminEndpoints>(&metrics_,
+                                              [this] { return Scrape(*store_, *http_); });
+    http_options_.host = config_.s3_host;
+    http_options_.port = config_.s3_port;
+    http_options_.max_connections = config_.max_connections;
+    http_options_.idle_timeout = config_.idle_timeout;
+    http_options_.header_timeout = config_.header_timeout;
+    http_options_.header_limit = config_.max_header_bytes;
+    http_options_.metrics = &metrics_;
+    http_options_.tls = tls_.get();
+    http_ = std::make_unique<HttpServer>(
+        http_options_,
+        [this](const s3api::HttpRequest& request, s3api::BodyReader& body,
+               s3api::RequestSummary* summary) {
+          s3api::HttpResponse response;
+          if (admin_->Handle(request, &response, summary)) return response;
+          return service_->Handle(request, body, summary);
+        },
+        &logger_);
+    if (storage::Status status = http_->Start(); !status.ok()) return status;
+    // Tests and scripts parse the s3_endpoint=... token of this line.
+    logger_.Always("listening", {{"s3_endpoint", http_->EndpointUrl()}});
+    return storage::Status::Ok();
+  }
+
+  // The optional metrics-only listener: /_cubby/ endpoints, everything else 404.
+  storage::Status StartMetricsListener() {
+    if (!config_.metrics_address) return storage::Status::Ok();
+    HttpServerOptions options = http_options_;
+    options.host = config_.metrics_address->host;
+    options.port = config_.metrics_address->port;
+    options.tls = nullptr;
+    options.max_connections = 64;
+    metrics_http_ = std::make_unique<HttpServer>(
+        options,
+        [this](const s3api::HttpRequest& request, s3api::BodyReader&,
+               s3api::RequestSummary* summary) {
+          s3api::HttpResponse response;
+          if (admin_->Handle(request, &response, summary)) return response;
+          return NotFound();
+        },
+        &logger_);
+    if (storage::Status status = metrics_http_->Start(); !status.ok()) {
+      return WithContext("metrics listener: ", status);
+    }
+    logger_.Always("metrics listening", {{"metrics_endpoint", metrics_http_->EndpointUrl()}});
+    return storage::Status::Ok();
+  }
+
+  // The COSI driver on its UNIX socket, when COSI_ENDPOINT is set: after the store is open and
+  // before "ready", stopped before the store closes.
+  storage::Status StartCosiListener() {
+    auto cosi_options = CosiOptionsFromEnv(ProcessEnv(), http_->EndpointUrl(), config_.region);
+    if (!cosi_options.ok()) return cosi_options.status();
+    if (!cosi_options->has_value()) return storage::Status::Ok();
+    CosiOptions& cosi_config = **cosi_options;
+    cosi_config.log = [this](std::string_view method, std::string_view bucket,
+                             std::string_view code) {
+      metrics_.RecordCosiCall(method, code);
+      logger_.Info("cosi", {{"method", method}, {"bucket", bucket}, {"code", code}});
+    };
+    auto started = CosiListener::Start(cosi_config, store_.get());
+    if (!started.ok()) return started.status();
+    cosi_ = std::move(*started);
+    logger_.Always("cosi listening", {{"cosi_endpoint", "unix://" + cosi_->socket_path()},
+                                      {"driver_name", cosi_config.driver_name},
+                                      {"public_endpoint", cosi_config.public_endpoint}});
+    return storage::Status::Ok();
+  }
+
+  // Ready for requests: the readiness endpoint says so, the log says "ready" and an ephemeral
+  // instance prints its ready line on stdout.
+  void AnnounceReady() {
+    admin_->SetReady(true);
+    logger_.Always("ready");
+    if (!config_.ephemeral) return;
+    std::optional<std::string> cosi_endpoint;
+    if (cosi_) cosi_endpoint = "unix://" + cosi_->socket_path();
+    // The one place a secret is printed: a throwaway instance's key, on its own stdout.
+    std::string line = ReadyLine(http_->EndpointUrl(), root_.access_key_id,
+                                 config_.root_key->secret, cosi_endpoint);
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+  }
+
+  Config config_;
+  Logger& logger_;
+  std::string data_dir_;
+  std::optional<TempDir> temp_dir_;
+  SslCtxPtr tls_;
+  std::unique_ptr<storage::Store> store_;
+  RootCredentials root_;
+  std::unique_ptr<s3api::S3Service> service_;
+  Metrics metrics_;
+  std::unique_ptr<AdminEndpoints> admin_;
+  HttpServerOptions http_options_;
+  std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<HttpServer> metrics_http_;
+  std::unique_ptr<CosiListener> cosi_;
+};
+
+int Run(int argc, char** argv) {
+  LimitMallocArenas();  // before any thread allocates
+  auto parsed = ParseConfig(argc, argv, ProcessEnv());
+  if (!parsed.ok()) {
+    Fatal(parsed.status().message());
+    return 2;
+  }
+  if (std::optional<int> exit_code = RunCommand(*parsed)) return *exit_code;
+  const sigset_t shutdown_signals = BlockShutdownSignals();
+  // Ephemeral: stdout carries the ready line only, so every log line goes to stderr.
+  Logger logger(parsed->log_level, parsed->ephemeral ? 2 : 1, parsed->log_format);
+  Instance cubby(std::move(*parsed), &logger);
+  if (storage::Status status = cubby.Start(); !status.ok()) {
+    Fatal(status.message());
+    return 1;
+  }
+  int signal_number = cubby.WaitForShutdownSignal(shutdown_signals);
+  cubby.Shutdown(signal_number, shutdown_signals);
   return 0;
 }
 
