@@ -266,29 +266,255 @@ class Session {
 
   // TCP_NODELAY, non-blocking mode and, with TLS, the handshake. False if the connection is
   // unusable (nothing is to be sent on it).
-  bool Open(tcp::socket& socket);
+  bool Open(tcp::socket& socket) {
+    boost::system::error_code ec;
+    // Responses go out as head + body writes; without TCP_NODELAY, Nagle plus the client's
+    // delayed ACK can hold the second write back for ~40 ms.
+    socket.set_option(tcp::no_delay(true), ec);
+    socket.non_blocking(true, ec);
+    if (ec) return false;
+    if (env_.options.tls == nullptr) return true;
+    // TLS: the SSL object lives as long as the connection; the handshake must finish within the
+    // header timeout, like a request header.
+    ssl_.reset(SSL_new(env_.options.tls));
+    if (!ssl_ || SSL_set_fd(ssl_.get(), stream_.fd()) != 1) return false;
+    SSL_set_accept_state(ssl_.get());
+    stream_.set_ssl(ssl_.get());
+    stream_.set_stall_timeout(env_.options.header_timeout);
+    stream_.set_deadline(PollStream::Clock::now() + env_.options.header_timeout);
+    stream_.set_watch_stop(true);
+    ec = stream_.Handshake();
+    if (!ec) return true;
+    env_.logger.Debug("tls handshake failed", {{"remote", remote_}, {"error", ec.message()}});
+    ssl_.reset();  // nothing to shut down on a failed handshake
+    stream_.set_ssl(nullptr);
+    return false;
+  }
+
   // Serves requests until the connection is to close. True if request bytes may still be
   // unread, to be dropped before close (LingerBeforeClose).
-  bool ServeRequests();
+  bool ServeRequests() {
+    // Beast sizes each read by the buffer's spare capacity (at least 512 bytes): without room
+    // reserved, a large PUT body arrives in 512-byte recv calls.
+    buffer_.reserve(kReadBufferBytes);
+    bool first_request = true;
+    while (!env_.stopping) {
+      if (!AwaitRequest(first_request)) return false;
+      first_request = false;
+      Parser parser;
+      boost::system::error_code ec = ReadHead(parser);
+      const auto start = std::chrono::steady_clock::now();
+      if (ec) {
+        if (ClientGone(ec)) return false;
+        AnswerBadRequest(ec);
+        return true;
+      }
+      bool linger = false;
+      if (!Exchange(parser, start, &linger)) return linger;
+    }
+    return false;
+  }
+
   // Sends a TLS close_notify after a successful handshake; no-op otherwise.
   void ShutdownTls() { stream_.ShutdownTls(); }
 
  private:
-  bool AwaitRequest(bool first_request);
-  boost::system::error_code ReadHead(Parser& parser);
-  void AnswerBadRequest(const boost::system::error_code& ec);
-  bool Exchange(Parser& parser, std::chrono::steady_clock::time_point start, bool* linger);
+  // Between requests: waits for the first byte (idle timeout, the header timeout before the
+  // first request; a stop ends the wait). False if none comes.
+  bool AwaitRequest(bool first_request) {
+    stream_.set_watch_stop(true);
+    stream_.set_stall_timeout(env_.options.idle_timeout);
+    stream_.set_deadline(std::nullopt);
+    if (buffer_.size() > 0) return true;
+    if (first_request) stream_.set_stall_timeout(env_.options.header_timeout);
+    return !stream_.WaitReadable();
+  }
+
+  // Reads a request head into `parser`: the whole head within the header timeout and the header
+  // limit. The body is left to the handler.
+  boost::system::error_code ReadHead(Parser& parser) {
+    stream_.set_stall_timeout(env_.options.header_timeout);
+    stream_.set_deadline(PollStream::Clock::now() + env_.options.header_timeout);
+    parser.header_limit(env_.options.header_limit);
+    parser.body_limit(boost::none);  // bodies stream; S3Service enforces S3's size limits
+    boost::system::error_code ec;
+    http::read_header(stream_, buffer_, parser, ec);
+    return ec;
+  }
+
+  // A malformed request head: 400, and the connection closes.
+  void AnswerBadRequest(const boost::system::error_code& ec) {
+    s3api::HttpResponse bad;
+    bad.status = 400;
+    std::string head = SerializeResponseHead(
+        bad, {.head_request = false, .close = true,
+              .date = HttpDate(std::chrono::system_clock::now())});
+    stream_.set_deadline(std::nullopt);
+    stream_.set_watch_stop(false);
+    stream_.set_stall_timeout(env_.options.write_stall_timeout);
+    // Counted before the answer leaves, so a client that saw it also sees it counted.
+    RecordRequest("BadRequest", 400, 0, 0, 0);
+    stream_.WriteAll(head.data(), head.size()).clear();
+    env_.logger.Info("bad request", {{"request_id", "-"},
+                                     {"remote", remote_},
+                                     {"status", 400},
+                                     {"error", ec.message()}});
+  }
+
+  // One request whose head `parser` holds: the handler, the answer, the drain, the log line and
+  // the count. False if the connection ends here; *linger then says whether request bytes may
+  // still be unread.
+  bool Exchange(Parser& parser, std::chrono::steady_clock::time_point start,
+                bool* linger) {
+    stream_.set_deadline(std::nullopt);
+    stream_.set_watch_stop(false);
+    stream_.set_stall_timeout(env_.options.body_stall_timeout);
+
+    const auto& header = parser.get().base();
+    std::optional<uint64_t> content_length;
+    if (auto cl = parser.content_length()) content_length = *cl;
+    s3api::HttpRequest request =
+        ToHttpRequest(header, content_length, remote_, env_.request_ids.Next());
+    const bool is_head = header.method() == http::verb::head;
+    ParserBodyReader body(stream_, buffer_, parser,
+                          HeaderEquals(header, http::field::expect, "100-continue"));
+    s3api::RequestSummary summary;
+    s3api::HttpResponse response = CallHandler(request, body, &summary);
+    Ending ending = DecideEnding(response, parser, body);
+
+    Outgoing out = PrepareResponse(response, is_head, ending.close);
+    // An in-memory response is counted before it is written, so a client that has the answer
+    // finds it in a scrape; its duration ends when it is handed to the socket. A streamed body
+    // is counted after its last byte, with the bytes actually sent.
+    const bool count_first = !response.source;
+    if (count_first) {
+      RecordRequest(summary.operation, response.status,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                    body.consumed(), out.sent + out.to_send);
+    }
+    const bool write_ok = SendResponse(response, out, is_head, request.request_id);
+    if (write_ok && ending.drain) {
+      stream_.set_stall_timeout(env_.options.body_stall_timeout);
+      if (!body.Drain(env_.options.drain_limit)) ending.close = true;
+    }
+    auto duration =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
+    LogRequest(request, summary, response.status, body.consumed(), out.sent, duration.count());
+    if (!count_first) {
+      RecordRequest(summary.operation, response.status, duration.count() / 1000.0,
+                    body.consumed(), out.sent);
+    }
+    if (!write_ok) return false;
+    if (!ending.close) return true;
+    *linger = !parser.is_done();
+    return false;
+  }
+
   s3api::HttpResponse CallHandler(const s3api::HttpRequest& request, s3api::BodyReader& body,
-                                  s3api::RequestSummary* summary);
+                                  s3api::RequestSummary* summary) {
+    try {
+      return env_.handler(request, body, summary);
+    } catch (const std::exception& e) {
+      // Handlers must not throw; if one does anyway, the client still gets an answer.
+      env_.logger.Error("handler threw", {{"request_id", request.request_id}, {"error", e.what()}});
+      s3api::HttpResponse response;
+      response.status = 500;
+      response.close_connection = true;
+      return response;
+    }
+  }
+
+  // Keep the connection only if the next request can be found on it.
   Ending DecideEnding(const s3api::HttpResponse& response, const Parser& parser,
-                      const ParserBodyReader& body) const;
-  Outgoing PrepareResponse(s3api::HttpResponse& response, bool is_head, bool close);
+                      const ParserBodyReader& body) const {
+    // A client still waiting for "100 Continue" gets the final answer on a connection that
+    // then closes: it may never send the body, and botocore would carry this answer's status
+    // line over to the connection's next request.
+    const bool close = response.close_connection || !parser.keep_alive() || env_.stopping ||
+                       body.failed() || body.continue_pending();
+    if (close || parser.is_done()) return {.close = close};
+    auto remaining = parser.content_length_remaining();
+    if (!remaining || *remaining > env_.options.drain_limit) return {.close = true};
+    return {.drain = true};
+  }
+
+  // The response head and, for a small body, the body with it.
+  Outgoing PrepareResponse(s3api::HttpResponse& response, bool is_head, bool close) {
+    Outgoing out;
+    out.head = SerializeResponseHead(
+        response, {.head_request = is_head, .close = close,
+                   .date = HttpDate(std::chrono::system_clock::now())});
+    stream_.set_stall_timeout(env_.options.write_stall_timeout);
+    out.to_send = ResponseBodySize(response, is_head);
+    // A small body (XML, errors, small objects) leaves in the same packet as its head: one
+    // send instead of two. A streamed one is read first; that is a copy from memory for
+    // bodies this small, so the head is not held back noticeably.
+    if (out.to_send == 0 || out.to_send > kCoalesceLimit) return out;
+    if (!response.source) {
+      out.head += response.body;
+    } else {
+      const size_t head_size = out.head.size();
+      out.source_ok = ReadSmallBody(*response.source, out.to_send, &out.head);
+      if (!out.source_ok) out.to_send = out.head.size() - head_size;
+    }
+    out.sent = out.to_send;
+    out.to_send = 0;
+    return out;
+  }
+
+  // Writes `out` and then the rest of the body: from memory, or from the source (file spans by
+  // sendfile(2) on plain TCP). True if all of it left. Releases the body's source.
   bool SendResponse(s3api::HttpResponse& response, Outgoing& out, bool is_head,
-                    const std::string& request_id);
+                    const std::string& request_id) {
+    bool write_ok = !stream_.WriteAll(out.head.data(), out.head.size());
+    if (!write_ok) out.sent = 0;
+    if (write_ok && out.to_send > 0) {
+      if (!response.source) {
+        write_ok = !stream_.WriteAll(response.body.data(), response.body.size());
+        if (write_ok) out.sent = out.to_send;
+      } else {
+        // sendfile(2) bypasses TLS, so file spans are for plain TCP only.
+        BodyOutcome outcome = SendSourceBody(stream_, *response.source, out.to_send,
+                                             env_.options.response_chunk, !ssl_, &out.sent);
+        write_ok = outcome == BodyOutcome::kSent;
+        out.source_ok = outcome != BodyOutcome::kSourceFailed;
+      }
+    }
+    if (!out.source_ok) {
+      // Headers are out; the only honest signal left is a short body and a close.
+      env_.logger.Warn("response body source failed",
+                       {{"request_id", request_id},
+                        {"sent", out.sent},
+                        {"expected", ResponseBodySize(response, is_head)}});
+      write_ok = false;
+    }
+    response.source.reset();
+    return write_ok;
+  }
+
   void RecordRequest(std::string_view operation, int status, double seconds, uint64_t bytes_in,
-                     uint64_t bytes_out);
+                     uint64_t bytes_out) {
+    if (env_.options.metrics == nullptr) return;
+    env_.options.metrics->RecordRequest(operation, status, seconds, bytes_in, bytes_out);
+  }
+
   void LogRequest(const s3api::HttpRequest& request, const s3api::RequestSummary& summary,
-                  int status, uint64_t bytes_in, uint64_t bytes_out, double duration_ms);
+                  int status, uint64_t bytes_in, uint64_t bytes_out, double duration_ms) {
+    env_.logger.Info("request",
+                     {{"request_id", request.request_id},
+                      {"remote", remote_},
+                      {"method", request.method},
+                      {"operation", summary.operation.empty() ? "-" : summary.operation},
+                      {"bucket", summary.bucket},
+                      {"key", summary.key},
+                      {"status", status},
+                      {"bytes_in", bytes_in},
+                      {"bytes_out", bytes_out},
+                      {"duration_ms", duration_ms},
+                      {"access_key", summary.access_key_id},
+                      {"error", summary.error},
+                      {"error_detail", summary.error_detail}});
+  }
 
   const SessionEnv env_;
   PollStream stream_;
@@ -296,251 +522,6 @@ class Session {
   std::unique_ptr<SSL, void (*)(SSL*)> ssl_{nullptr, SSL_free};
   beast::flat_buffer buffer_;
 };
-
-bool Session::Open(tcp::socket& socket) {
-  boost::system::error_code ec;
-  // Responses go out as head + body writes; without TCP_NODELAY, Nagle plus the client's
-  // delayed ACK can hold the second write back for ~40 ms.
-  socket.set_option(tcp::no_delay(true), ec);
-  socket.non_blocking(true, ec);
-  if (ec) return false;
-  if (env_.options.tls == nullptr) return true;
-  // TLS: the SSL object lives as long as the connection; the handshake must finish within the
-  // header timeout, like a request header.
-  ssl_.reset(SSL_new(env_.options.tls));
-  if (!ssl_ || SSL_set_fd(ssl_.get(), stream_.fd()) != 1) return false;
-  SSL_set_accept_state(ssl_.get());
-  stream_.set_ssl(ssl_.get());
-  stream_.set_stall_timeout(env_.options.header_timeout);
-  stream_.set_deadline(PollStream::Clock::now() + env_.options.header_timeout);
-  stream_.set_watch_stop(true);
-  ec = stream_.Handshake();
-  if (!ec) return true;
-  env_.logger.Debug("tls handshake failed", {{"remote", remote_}, {"error", ec.message()}});
-  ssl_.reset();  // nothing to shut down on a failed handshake
-  stream_.set_ssl(nullptr);
-  return false;
-}
-
-bool Session::ServeRequests() {
-  // Beast sizes each read by the buffer's spare capacity (at least 512 bytes): without room
-  // reserved, a large PUT body arrives in 512-byte recv calls.
-  buffer_.reserve(kReadBufferBytes);
-  bool first_request = true;
-  while (!env_.stopping) {
-    if (!AwaitRequest(first_request)) return false;
-    first_request = false;
-    Parser parser;
-    boost::system::error_code ec = ReadHead(parser);
-    const auto start = std::chrono::steady_clock::now();
-    if (ec) {
-      if (ClientGone(ec)) return false;
-      AnswerBadRequest(ec);
-      return true;
-    }
-    bool linger = false;
-    if (!Exchange(parser, start, &linger)) return linger;
-  }
-  return false;
-}
-
-// Between requests: waits for the first byte (idle timeout, the header timeout before the
-// first request; a stop ends the wait). False if none comes.
-bool Session::AwaitRequest(bool first_request) {
-  stream_.set_watch_stop(true);
-  stream_.set_stall_timeout(env_.options.idle_timeout);
-  stream_.set_deadline(std::nullopt);
-  if (buffer_.size() > 0) return true;
-  if (first_request) stream_.set_stall_timeout(env_.options.header_timeout);
-  return !stream_.WaitReadable();
-}
-
-// Reads a request head into `parser`: the whole head within the header timeout and the header
-// limit. The body is left to the handler.
-boost::system::error_code Session::ReadHead(Parser& parser) {
-  stream_.set_stall_timeout(env_.options.header_timeout);
-  stream_.set_deadline(PollStream::Clock::now() + env_.options.header_timeout);
-  parser.header_limit(env_.options.header_limit);
-  parser.body_limit(boost::none);  // bodies stream; S3Service enforces S3's size limits
-  boost::system::error_code ec;
-  http::read_header(stream_, buffer_, parser, ec);
-  return ec;
-}
-
-// A malformed request head: 400, and the connection closes.
-void Session::AnswerBadRequest(const boost::system::error_code& ec) {
-  s3api::HttpResponse bad;
-  bad.status = 400;
-  std::string head = SerializeResponseHead(
-      bad, {.head_request = false, .close = true,
-            .date = HttpDate(std::chrono::system_clock::now())});
-  stream_.set_deadline(std::nullopt);
-  stream_.set_watch_stop(false);
-  stream_.set_stall_timeout(env_.options.write_stall_timeout);
-  // Counted before the answer leaves, so a client that saw it also sees it counted.
-  RecordRequest("BadRequest", 400, 0, 0, 0);
-  stream_.WriteAll(head.data(), head.size()).clear();
-  env_.logger.Info("bad request", {{"request_id", "-"},
-                                   {"remote", remote_},
-                                   {"status", 400},
-                                   {"error", ec.message()}});
-}
-
-// One request whose head `parser` holds: the handler, the answer, the drain, the log line and
-// the count. False if the connection ends here; *linger then says whether request bytes may
-// still be unread.
-bool Session::Exchange(Parser& parser, std::chrono::steady_clock::time_point start,
-                       bool* linger) {
-  stream_.set_deadline(std::nullopt);
-  stream_.set_watch_stop(false);
-  stream_.set_stall_timeout(env_.options.body_stall_timeout);
-
-  const auto& header = parser.get().base();
-  std::optional<uint64_t> content_length;
-  if (auto cl = parser.content_length()) content_length = *cl;
-  s3api::HttpRequest request =
-      ToHttpRequest(header, content_length, remote_, env_.request_ids.Next());
-  const bool is_head = header.method() == http::verb::head;
-  ParserBodyReader body(stream_, buffer_, parser,
-                        HeaderEquals(header, http::field::expect, "100-continue"));
-  s3api::RequestSummary summary;
-  s3api::HttpResponse response = CallHandler(request, body, &summary);
-  Ending ending = DecideEnding(response, parser, body);
-
-  Outgoing out = PrepareResponse(response, is_head, ending.close);
-  // An in-memory response is counted before it is written, so a client that has the answer
-  // finds it in a scrape; its duration ends when it is handed to the socket. A streamed body
-  // is counted after its last byte, with the bytes actually sent.
-  const bool count_first = !response.source;
-  if (count_first) {
-    RecordRequest(summary.operation, response.status,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                  body.consumed(), out.sent + out.to_send);
-  }
-  const bool write_ok = SendResponse(response, out, is_head, request.request_id);
-  if (write_ok && ending.drain) {
-    stream_.set_stall_timeout(env_.options.body_stall_timeout);
-    if (!body.Drain(env_.options.drain_limit)) ending.close = true;
-  }
-  auto duration =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
-  LogRequest(request, summary, response.status, body.consumed(), out.sent, duration.count());
-  if (!count_first) {
-    RecordRequest(summary.operation, response.status, duration.count() / 1000.0,
-                  body.consumed(), out.sent);
-  }
-  if (!write_ok) return false;
-  if (!ending.close) return true;
-  *linger = !parser.is_done();
-  return false;
-}
-
-s3api::HttpResponse Session::CallHandler(const s3api::HttpRequest& request,
-                                         s3api::BodyReader& body,
-                                         s3api::RequestSummary* summary) {
-  try {
-    return env_.handler(request, body, summary);
-  } catch (const std::exception& e) {
-    // Handlers must not throw; if one does anyway, the client still gets an answer.
-    env_.logger.Error("handler threw", {{"request_id", request.request_id}, {"error", e.what()}});
-    s3api::HttpResponse response;
-    response.status = 500;
-    response.close_connection = true;
-    return response;
-  }
-}
-
-// Keep the connection only if the next request can be found on it.
-Ending Session::DecideEnding(const s3api::HttpResponse& response, const Parser& parser,
-                             const ParserBodyReader& body) const {
-  // A client still waiting for "100 Continue" gets the final answer on a connection that
-  // then closes: it may never send the body, and botocore would carry this answer's status
-  // line over to the connection's next request.
-  const bool close = response.close_connection || !parser.keep_alive() || env_.stopping ||
-                     body.failed() || body.continue_pending();
-  if (close || parser.is_done()) return {.close = close};
-  auto remaining = parser.content_length_remaining();
-  if (!remaining || *remaining > env_.options.drain_limit) return {.close = true};
-  return {.drain = true};
-}
-
-// The response head and, for a small body, the body with it.
-Outgoing Session::PrepareResponse(s3api::HttpResponse& response, bool is_head, bool close) {
-  Outgoing out;
-  out.head = SerializeResponseHead(
-      response, {.head_request = is_head, .close = close,
-                 .date = HttpDate(std::chrono::system_clock::now())});
-  stream_.set_stall_timeout(env_.options.write_stall_timeout);
-  out.to_send = ResponseBodySize(response, is_head);
-  // A small body (XML, errors, small objects) leaves in the same packet as its head: one
-  // send instead of two. A streamed one is read first; that is a copy from memory for
-  // bodies this small, so the head is not held back noticeably.
-  if (out.to_send == 0 || out.to_send > kCoalesceLimit) return out;
-  if (!response.source) {
-    out.head += response.body;
-  } else {
-    const size_t head_size = out.head.size();
-    out.source_ok = ReadSmallBody(*response.source, out.to_send, &out.head);
-    if (!out.source_ok) out.to_send = out.head.size() - head_size;
-  }
-  out.sent = out.to_send;
-  out.to_send = 0;
-  return out;
-}
-
-// Writes `out` and then the rest of the body: from memory, or from the source (file spans by
-// sendfile(2) on plain TCP). True if all of it left. Releases the body's source.
-bool Session::SendResponse(s3api::HttpResponse& response, Outgoing& out, bool is_head,
-                           const std::string& request_id) {
-  bool write_ok = !stream_.WriteAll(out.head.data(), out.head.size());
-  if (!write_ok) out.sent = 0;
-  if (write_ok && out.to_send > 0) {
-    if (!response.source) {
-      write_ok = !stream_.WriteAll(response.body.data(), response.body.size());
-      if (write_ok) out.sent = out.to_send;
-    } else {
-      // sendfile(2) bypasses TLS, so file spans are for plain TCP only.
-      BodyOutcome outcome = SendSourceBody(stream_, *response.source, out.to_send,
-                                           env_.options.response_chunk, !ssl_, &out.sent);
-      write_ok = outcome == BodyOutcome::kSent;
-      out.source_ok = outcome != BodyOutcome::kSourceFailed;
-    }
-  }
-  if (!out.source_ok) {
-    // Headers are out; the only honest signal left is a short body and a close.
-    env_.logger.Warn("response body source failed",
-                     {{"request_id", request_id},
-                      {"sent", out.sent},
-                      {"expected", ResponseBodySize(response, is_head)}});
-    write_ok = false;
-  }
-  response.source.reset();
-  return write_ok;
-}
-
-void Session::RecordRequest(std::string_view operation, int status, double seconds,
-                            uint64_t bytes_in, uint64_t bytes_out) {
-  if (env_.options.metrics == nullptr) return;
-  env_.options.metrics->RecordRequest(operation, status, seconds, bytes_in, bytes_out);
-}
-
-void Session::LogRequest(const s3api::HttpRequest& request, const s3api::RequestSummary& summary,
-                         int status, uint64_t bytes_in, uint64_t bytes_out, double duration_ms) {
-  env_.logger.Info("request",
-                   {{"request_id", request.request_id},
-                    {"remote", remote_},
-                    {"method", request.method},
-                    {"operation", summary.operation.empty() ? "-" : summary.operation},
-                    {"bucket", summary.bucket},
-                    {"key", summary.key},
-                    {"status", status},
-                    {"bytes_in", bytes_in},
-                    {"bytes_out", bytes_out},
-                    {"duration_ms", duration_ms},
-                    {"access_key", summary.access_key_id},
-                    {"error", summary.error},
-                    {"error_detail", summary.error_detail}});
-}
 
 }  // namespace
 
