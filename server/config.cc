@@ -1,10 +1,13 @@
 #include "server/config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <span>
 #include <vector>
 
 #include <boost/asio/ip/address.hpp>
+
+#include "text/ascii.h"
 
 namespace cubby::server {
 namespace {
@@ -21,8 +24,7 @@ bool AllOf(std::string_view s, bool (*pred)(char)) {
   }
   return true;
 }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || IsDigit(c); }
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool IsAlnum(char c) { return IsLowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
 bool IsRegionChar(char c) { return IsLowerAlnum(c) || c == '-'; }
 bool IsDomainChar(char c) { return IsLowerAlnum(c) || c == '-' || c == '.'; }
@@ -51,8 +53,8 @@ Status ParseListenAddress(std::string_view name, std::string_view value, ListenA
                      std::string(value) + "'");
     }
   }
-  if (port.empty() || port.size() > 5 || !AllOf(port, IsDigit) ||
-      std::stoul(std::string(port)) > 65535) {
+  uint64_t port_number = 0;
+  if (port.size() > 5 || !text::ParseUint64(port, &port_number) || port_number > 65535) {
     return Invalid(std::string(name) + ": invalid port '" + std::string(port) + "'");
   }
   std::string host_str(host);
@@ -67,7 +69,7 @@ Status ParseListenAddress(std::string_view name, std::string_view value, ListenA
     return Invalid(std::string(name) + ": write IPv6 addresses as [addr]:port");
   }
   out->host = address.to_string();
-  out->port = static_cast<uint16_t>(std::stoul(std::string(port)));
+  out->port = static_cast<uint16_t>(port_number);
   return Status::Ok();
 }
 
@@ -188,10 +190,10 @@ Status ApplyHeaderTimeout(std::string_view name, std::string_view value, Config*
 // A whole number in [min, max].
 Result<uint64_t> BoundedNumber(std::string_view name, std::string_view value, uint64_t min,
                                uint64_t max) {
-  if (value.empty() || value.size() > 12 || !AllOf(value, IsDigit)) {
+  uint64_t n = 0;
+  if (value.size() > 12 || !text::ParseUint64(value, &n)) {
     return Invalid(std::string(name) + ": expected a number, got '" + std::string(value) + "'");
   }
-  uint64_t n = std::stoull(std::string(value));
   if (n < min || n > max) {
     return Invalid(std::string(name) + ": must be between " + std::to_string(min) + " and " +
                    std::to_string(max));
@@ -314,10 +316,10 @@ std::string_view LogFormatName(LogFormat format) {
 }
 
 std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text) {
-  size_t digits = 0;
-  while (digits < text.size() && IsDigit(text[digits])) ++digits;
-  if (digits == 0 || digits > 9) return std::nullopt;
-  int64_t n = std::stoll(std::string(text.substr(0, digits)));
+  const size_t digits = std::min(text.find_first_not_of("0123456789"), text.size());
+  uint64_t number = 0;
+  if (digits > 9 || !text::ParseUint64(text.substr(0, digits), &number)) return std::nullopt;
+  const int64_t n = static_cast<int64_t>(number);
   std::string_view unit = text.substr(digits);
   int64_t ms = 0;
   if (unit == "ms") {

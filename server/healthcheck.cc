@@ -16,6 +16,7 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include "server/poll_stream.h"
+#include "text/ascii.h"
 
 namespace cubby::server {
 
@@ -54,12 +55,8 @@ std::optional<ProbeTarget> ParseProbeUrl(std::string_view url) {
   boost::asio::ip::make_address(target.host, ec);
   if (ec) return std::nullopt;
   if (!port.empty() || authority.ends_with(":")) {
-    if (port.empty() || port.size() > 5) return std::nullopt;
-    unsigned value = 0;
-    for (char c : port) {
-      if (c < '0' || c > '9') return std::nullopt;
-      value = value * 10 + static_cast<unsigned>(c - '0');
-    }
+    uint64_t value = 0;
+    if (port.size() > 5 || !text::ParseUint64(port, &value)) return std::nullopt;
     if (value == 0 || value > 65535) return std::nullopt;
     target.port = static_cast<uint16_t>(value);
   }

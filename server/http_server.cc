@@ -22,6 +22,7 @@
 #include <boost/beast/http/read.hpp>
 
 #include "server/poll_stream.h"
+#include "text/time.h"
 
 namespace cubby::server {
 namespace {
@@ -348,7 +349,7 @@ class Session {
     bad.status = 400;
     std::string head = SerializeResponseHead(
         bad, {.head_request = false, .close = true,
-              .date = HttpDate(std::chrono::system_clock::now())});
+              .date = text::FormatHttpDate(std::chrono::system_clock::now())});
     stream_.set_deadline(std::nullopt);
     stream_.set_watch_stop(false);
     stream_.set_stall_timeout(env_.options.write_stall_timeout);
@@ -443,7 +444,7 @@ class Session {
     Outgoing out;
     out.head = SerializeResponseHead(
         response, {.head_request = is_head, .close = close,
-                   .date = HttpDate(std::chrono::system_clock::now())});
+                   .date = text::FormatHttpDate(std::chrono::system_clock::now())});
     stream_.set_stall_timeout(env_.options.write_stall_timeout);
     out.to_send = ResponseBodySize(response, is_head);
     // A small body (XML, errors, small objects) leaves in the same packet as its head: one

@@ -5,36 +5,13 @@
 #include <boost/beast/http/status.hpp>
 
 #include "s3api/format.h"
+#include "text/ascii.h"
 
 namespace cubby::server {
 namespace http = boost::beast::http;
+using text::EqualsIgnoreCase;
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 void AppendSanitized(std::string* out, std::string_view s) {
   for (char c : s) *out += (c == '\r' || c == '\n' || c == '\0') ? ' ' : c;
@@ -61,7 +38,8 @@ s3api::HttpRequest ToHttpRequest(const http::request_header<>& header,
   request.method = std::string(header.method_string());
   request.target = std::string(header.target());
   for (const auto& field : header) {
-    request.headers.push_back({Lower(field.name_string()), std::string(Trim(field.value()))});
+    request.headers.push_back({text::AsciiLowercase(field.name_string()),
+                               std::string(text::TrimOws(field.value()))});
   }
   request.content_length = content_length;
   request.remote_address = std::move(remote_address);
@@ -74,11 +52,6 @@ std::string_view ReasonPhrase(int status) {
   std::string_view reason = http::obsolete_reason(static_cast<http::status>(status));
   if (reason.empty() || reason == "<unknown-status>") return "Unknown";
   return reason;
-}
-
-std::string HttpDate(std::chrono::system_clock::time_point time) {
-  return s3api::HttpDate(
-      std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count());
 }
 
 bool StatusForbidsBody(int status) {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,9 +22,6 @@ s3api::HttpRequest ToHttpRequest(const boost::beast::http::request_header<>& hea
 
 // "OK", "Not Found", ...; "Unknown" for a status without a standard phrase.
 std::string_view ReasonPhrase(int status);
-
-// IMF-fixdate (RFC 7231 §7.1.1.1): "Sun, 06 Nov 1994 08:49:37 GMT".
-std::string HttpDate(std::chrono::system_clock::time_point time);
 
 // 1xx, 204 and 304 responses never carry a body or Content-Length.
 bool StatusForbidsBody(int status);

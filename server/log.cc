@@ -4,7 +4,8 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <ctime>
+
+#include "text/time.h"
 
 namespace cubby::server {
 
@@ -70,14 +71,7 @@ std::string JsonString(std::string_view value) { return Quoted(value, /*json=*/t
 std::string FormatLogLine(std::chrono::system_clock::time_point time, LogLevel level,
                           std::string_view msg, std::initializer_list<LogField> fields,
                           LogFormat format) {
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
-  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char stamp[64];
-  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(ms % 1000));
+  const std::string stamp = text::FormatIso8601Millis(time);
   if (format == LogFormat::kJson) {
     std::string line = "{\"time\":\"";
     line += stamp;
