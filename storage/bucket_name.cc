@@ -3,6 +3,8 @@
 #include <array>
 #include <string>
 
+#include "text/ascii.h"
+
 namespace cubby::storage {
 namespace {
 
@@ -16,10 +18,7 @@ bool LooksLikeIpv4(std::string_view name) {
   for (;;) {
     size_t dot = name.find('.');
     std::string_view part = name.substr(0, dot);
-    if (part.empty() || part.size() > 3) return false;
-    for (char c : part) {
-      if (c < '0' || c > '9') return false;
-    }
+    if (part.size() > 3 || !text::IsDecimalDigits(part)) return false;
     ++parts;
     if (dot == std::string_view::npos) break;
     name.remove_prefix(dot + 1);

@@ -37,6 +37,7 @@
 #include "storage/blob_files.h"
 #include "storage/codec.h"
 #include "storage/db_options.h"
+#include "text/encoding.h"
 
 namespace cubby::storage {
 namespace {
@@ -54,17 +55,12 @@ constexpr std::string_view kStatsReadySetting("\0stats-ready", 12);
 // A new upload id: a stamp (ms time << 16 | a sequence number within the ms, 16 hex digits, so
 // ids of one key sort by initiation) then 112 random bits, all URL-safe.
 Result<std::string> NewUploadId(uint64_t stamp) {
-  unsigned char random[14];
-  if (RAND_bytes(random, sizeof(random)) != 1) return Status(Code::kIOError, "RAND_bytes failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  id.reserve(codec::kUploadIdLength);
-  for (int shift = 60; shift >= 0; shift -= 4) id.push_back(kHex[(stamp >> shift) & 0xf]);
-  for (unsigned char b : random) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 0xf]);
+  char raw[8 + 14];  // the stamp big-endian, then the random bits
+  for (int i = 0; i < 8; ++i) raw[i] = static_cast<char>(stamp >> (56 - 8 * i));
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw + 8), 14) != 1) {
+    return Status(Code::kIOError, "RAND_bytes failed");
   }
-  return id;
+  return text::HexEncode(std::string_view(raw, sizeof raw));
 }
 
 Status NoSuchUpload() { return Status(Code::kNoSuchUpload, "no such upload"); }
