@@ -55,15 +55,20 @@ enum class ErrorCode {
   kServiceUnavailable,
   kSignatureDoesNotMatch,
   kXAmzContentSHA256Mismatch,
+  // Not a code: how many there are. Keep it last; errors.cc's table must have a row for every
+  // code above, in this order (a static_assert checks it).
+  kCount,
 };
 
 struct ErrorInfo {
+  ErrorCode id;              // ErrorCode::kNoSuchKey: the row's own code
   std::string_view code;     // "NoSuchKey"
   std::string_view message;  // AWS's default message
   int http_status;           // 404
 };
 
-// REQUIRES: code != kNone.
+// The row of `code`. REQUIRES: code != kNone (asserted; it answers as an InternalError) and
+// code != kCount (an out-of-range value answers as an InternalError too).
 const ErrorInfo& Info(ErrorCode code);
 
 // The AWS error document:

@@ -206,6 +206,7 @@ TEST(StatusMapTest, EveryCode) {
       {Code::kBucketNotEmpty, grpc::StatusCode::FAILED_PRECONDITION},
       {Code::kPreconditionFailed, grpc::StatusCode::FAILED_PRECONDITION},
       {Code::kInvalidArgument, grpc::StatusCode::INVALID_ARGUMENT},
+      {Code::kInvalidPart, grpc::StatusCode::INVALID_ARGUMENT},
       {Code::kAborted, grpc::StatusCode::ABORTED},
       {Code::kIOError, grpc::StatusCode::UNAVAILABLE},
       {Code::kCorruption, grpc::StatusCode::DATA_LOSS},

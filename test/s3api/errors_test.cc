@@ -4,22 +4,28 @@
 
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "s3api/handlers.h"
 
 namespace cubby::s3api {
 namespace {
 
-TEST(ErrorsTest, EveryCodeHasAUniqueRow) {
+TEST(ErrorsTest, EveryCodeHasItsOwnUniqueRow) {
   std::set<std::string_view> codes;
-  for (int i = static_cast<int>(ErrorCode::kNone) + 1;
-       i <= static_cast<int>(ErrorCode::kXAmzContentSHA256Mismatch); ++i) {
+  for (int i = static_cast<int>(ErrorCode::kNone) + 1; i < static_cast<int>(ErrorCode::kCount);
+       ++i) {
     const ErrorInfo& info = Info(static_cast<ErrorCode>(i));
     SCOPED_TRACE(std::string(info.code));
+    EXPECT_EQ(info.id, static_cast<ErrorCode>(i)) << "the lookup returned another code's row";
     EXPECT_FALSE(info.code.empty());
     EXPECT_FALSE(info.message.empty());
     EXPECT_GE(info.http_status, 300);
     EXPECT_LT(info.http_status, 600);
     EXPECT_TRUE(codes.insert(info.code).second) << "duplicate code string";
   }
+  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kCount) - 1);
 }
 
 TEST(ErrorsTest, SpotChecks) {
@@ -46,6 +52,29 @@ TEST(ErrorsTest, SpotChecks) {
                              400}}) {
     EXPECT_EQ(Info(c.code).code, c.name);
     EXPECT_EQ(Info(c.code).http_status, c.status) << c.name;
+  }
+}
+
+// storage → S3: every storage::Code (service.cc's FromStorage).
+TEST(ErrorsTest, FromStorageEveryCode) {
+  using storage::Code;
+  const std::vector<std::pair<Code, ErrorCode>> cases = {
+      {Code::kOk, ErrorCode::kInternalError},  // not an error: a caller bug
+      {Code::kNoSuchBucket, ErrorCode::kNoSuchBucket},
+      {Code::kNoSuchKey, ErrorCode::kNoSuchKey},
+      {Code::kNoSuchUpload, ErrorCode::kNoSuchUpload},
+      {Code::kNoSuchAccessKey, ErrorCode::kInvalidAccessKeyId},
+      {Code::kBucketAlreadyExists, ErrorCode::kBucketAlreadyOwnedByYou},
+      {Code::kBucketNotEmpty, ErrorCode::kBucketNotEmpty},
+      {Code::kPreconditionFailed, ErrorCode::kPreconditionFailed},
+      {Code::kInvalidArgument, ErrorCode::kInvalidArgument},
+      {Code::kInvalidPart, ErrorCode::kInvalidPart},
+      {Code::kAborted, ErrorCode::kServiceUnavailable},
+      {Code::kIOError, ErrorCode::kInternalError},
+      {Code::kCorruption, ErrorCode::kInternalError},
+  };
+  for (const auto& [code, want] : cases) {
+    EXPECT_EQ(FromStorage(code), want) << storage::CodeName(code);
   }
 }
 
