@@ -89,8 +89,8 @@ HttpResponse CopyResult(std::string_view element, const storage::ObjectMeta& met
 
 }  // namespace
 
-std::optional<HttpResponse> OpenCopySource(const Context& ctx, CopySource* source,
-                                           std::unique_ptr<storage::ObjectReader>* reader) {
+Failure OpenCopySource(const Context& ctx, CopySource* source,
+                       std::unique_ptr<storage::ObjectReader>* reader) {
   const std::string* header = ctx.request.Find("x-amz-copy-source");
   if (header == nullptr || !ParseCopySource(*header, source)) {
     return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
@@ -107,12 +107,11 @@ std::optional<HttpResponse> OpenCopySource(const Context& ctx, CopySource* sourc
     return ErrorResponse(ctx, ErrorCode::kPreconditionFailed);
   }
   *reader = std::move(opened).value();
-  return std::nullopt;
+  return Failure::None();
 }
 
-std::optional<HttpResponse> CopyBytes(const Context& ctx, storage::ObjectReader& reader,
-                                      uint64_t length, const BodySink& sink, std::string* md5,
-                                      auth::Checksummer* checksum) {
+Failure CopyBytes(const Context& ctx, storage::ObjectReader& reader, uint64_t length,
+                  const BodySink& sink, std::string* md5, auth::Checksummer* checksum) {
   auth::Hasher hasher(auth::HashAlgorithm::kMd5);
   std::vector<char> buf(kCopyBufferBytes);
   while (length > 0) {
@@ -131,7 +130,7 @@ std::optional<HttpResponse> CopyBytes(const Context& ctx, storage::ObjectReader&
     length -= *got;
   }
   *md5 = hasher.Finish();
-  return std::nullopt;
+  return Failure::None();
 }
 
 HttpResponse CopyObject(const Context& ctx) {
@@ -142,7 +141,7 @@ HttpResponse CopyObject(const Context& ctx) {
   }
   CopySource source;
   std::unique_ptr<storage::ObjectReader> reader;
-  if (auto error = OpenCopySource(ctx, &source, &reader)) return std::move(*error);
+  if (Failure failure = OpenCopySource(ctx, &source, &reader)) return failure.TakeResponse();
   const storage::ObjectMeta& from = reader->meta();
   if (from.size > kMaxObjectBytes) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
@@ -160,7 +159,7 @@ HttpResponse CopyObject(const Context& ctx) {
   }
   KeepFullObjectChecksums(from, &meta);
   storage::WriteCondition cond;
-  if (std::optional<HttpResponse> error = PutCondition(ctx, &cond)) return std::move(*error);
+  if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
   meta.last_modified_ms = ctx.now_ms();
 
   if (source.bucket == ctx.route.bucket && source.key == ctx.route.key) {
@@ -182,10 +181,10 @@ HttpResponse CopyObject(const Context& ctx) {
       ctx.store->NewObjectWriter(ctx.route.bucket);
   if (!writer.ok()) return StorageError(ctx, writer.status());
   std::string md5;
-  std::optional<HttpResponse> error = CopyBytes(
+  Failure failure = CopyBytes(
       ctx, *reader, from.size, [&](std::string_view piece) { return (*writer)->Append(piece); },
       &md5, nullptr);
-  if (error) return std::move(*error);
+  if (failure) return failure.TakeResponse();
   meta.etag = auth::HexEncode(md5);
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);

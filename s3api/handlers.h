@@ -4,6 +4,7 @@
 // service adds x-amz-request-id and x-amz-id-2).
 #pragma once
 
+#include <cassert>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -65,6 +66,34 @@ ErrorCode FromStorage(storage::Code code);
 HttpResponse StorageError(const Context& ctx, const storage::Status& status);
 HttpResponse XmlResponse(std::string body, int status = 200);
 
+// The outcome of a handler's step that either succeeds with nothing to return or fails with the
+// complete error response to send (an ErrorResponse or StorageError). [[nodiscard]]: dropping a
+// Failure is a compiler warning, so an error cannot be lost by accident.
+//   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
+class [[nodiscard]] Failure {
+ public:
+  // No failure: the step succeeded.
+  Failure() = default;
+  static Failure None() { return Failure(); }
+  // Failed with `response`. Implicit, so that a step returns ErrorResponse(...) as it is.
+  Failure(HttpResponse response) : response_(std::move(response)) {}
+
+  // True if the step failed.
+  explicit operator bool() const { return response_.has_value(); }
+  // The error response. REQUIRES: the step failed.
+  const HttpResponse& response() const {
+    assert(response_);
+    return *response_;
+  }
+  HttpResponse TakeResponse() {
+    assert(response_);
+    return std::move(*response_);
+  }
+
+ private:
+  std::optional<HttpResponse> response_;
+};
+
 // Reads a small request body (XML) of at most kMaxRequestXmlBytes. kNone on success; the body's
 // own error (XAmzContentSHA256Mismatch, IncompleteBody, ...) or MalformedXML when too large.
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out);
@@ -88,9 +117,9 @@ bool ParseUint(std::string_view s, uint64_t* out);
 // Content headers (Content-Encoding without "aws-chunked") and x-amz-meta-* of the request.
 // kMetadataTooLarge when the user metadata exceeds 2 KiB.
 ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta);
-// If-None-Match: * / If-Match on a write → *cond, or the error response (If-Match on a missing
-// key is NoSuchKey, as AWS answers).
-std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondition* cond);
+// If-None-Match: * / If-Match on a write → *cond, or the failure (If-Match on a missing key is
+// NoSuchKey, as AWS answers).
+Failure PutCondition(const Context& ctx, storage::WriteCondition* cond);
 // The response for a failed commit under `cond`: as StorageError, except that a failed If-Match
 // because the key is gone is NoSuchKey.
 HttpResponse WriteError(const Context& ctx, const storage::Status& status,
@@ -114,7 +143,7 @@ using BodySink = std::function<storage::Status(std::string_view)>;
 // Content-MD5 (InvalidDigest / BadDigest), x-amz-checksum-* header or trailer (InvalidRequest /
 // BadDigest), the payload hash or chunk signatures, and the length (IncompleteBody).
 // `required`: the algorithm the part of a multipart upload must carry (computed when the request
-// names none; another one is InvalidRequest). Returns the error response, or nullopt with *out.
+// names none; another one is InvalidRequest). Returns the failure, or Failure::None() with *out.
 // Any error happens before the caller commits, so nothing is stored.
 // Threads: a body declared (or, of unknown size, seen) larger than kReceiveOverlapBytes is
 // hashed with MD5 on a second thread, in pieces of kReceivePieceBytes, while this one receives
@@ -123,9 +152,9 @@ using BodySink = std::function<storage::Status(std::string_view)>;
 // every path; memory stays a few MiB per call.
 inline constexpr uint64_t kReceiveOverlapBytes = 4 << 20;
 inline constexpr size_t kReceivePieceBytes = 256 << 10;
-std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
-                                        std::optional<auth::ChecksumAlgorithm> required,
-                                        const BodySink& sink, ReceivedBody* out);
+Failure ReceiveBody(const Context& ctx, uint64_t max_size,
+                    std::optional<auth::ChecksumAlgorithm> required, const BodySink& sink,
+                    ReceivedBody* out);
 
 // ---- Copy sources (copy.cc), for CopyObject and UploadPartCopy.
 struct CopySource {
@@ -134,14 +163,13 @@ struct CopySource {
 };
 // Parses x-amz-copy-source ("/bucket/key" or "bucket/key", URL-encoded, optional
 // "?versionId=..."), checks read access and source preconditions (x-amz-copy-source-if-*),
-// and opens the source. Returns the error response or nullopt with *reader set.
-std::optional<HttpResponse> OpenCopySource(const Context& ctx, CopySource* source,
-                                           std::unique_ptr<storage::ObjectReader>* reader);
+// and opens the source. Returns the failure, or Failure::None() with *reader set.
+Failure OpenCopySource(const Context& ctx, CopySource* source,
+                       std::unique_ptr<storage::ObjectReader>* reader);
 // Copies `length` bytes from `reader`'s position into `sink` in pieces, hashing with MD5 (and
-// `checksum` when not null). Storage errors come back as the error response.
-std::optional<HttpResponse> CopyBytes(const Context& ctx, storage::ObjectReader& reader,
-                                      uint64_t length, const BodySink& sink, std::string* md5,
-                                      auth::Checksummer* checksum);
+// `checksum` when not null). Storage errors come back as the failure.
+Failure CopyBytes(const Context& ctx, storage::ObjectReader& reader, uint64_t length,
+                  const BodySink& sink, std::string* md5, auth::Checksummer* checksum);
 
 // bucket.cc
 HttpResponse ListBuckets(const Context& ctx);

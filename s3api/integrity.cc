@@ -141,9 +141,8 @@ class BodyPieces {
              const auth::ChecksumReader* checksum, uint64_t max_size)
       : ctx_(ctx), body_(body), payload_(payload), checksum_(checksum), max_size_(max_size) {}
 
-  // The next piece, up to `cap` bytes, into `buf`; *n == 0 at the end of the body. The error
-  // response on failure.
-  std::optional<HttpResponse> Read(char* buf, size_t cap, size_t* n) {
+  // The next piece, up to `cap` bytes, into `buf`; *n == 0 at the end of the body.
+  Failure Read(char* buf, size_t cap, size_t* n) {
     ReadResult r = body_.Read(buf, cap);
     if (r.error != ErrorCode::kNone) {
       std::string message(checksum_ != nullptr ? checksum_->error_message() : std::string_view{});
@@ -154,7 +153,7 @@ class BodyPieces {
     if (r.n == 0) ended_ = true;
     total_ += r.n;
     if (total_ > max_size_) return ErrorResponse(ctx_, ErrorCode::kEntityTooLarge);
-    return std::nullopt;
+    return Failure::None();
   }
   uint64_t total() const { return total_; }
   bool ended() const { return ended_; }
@@ -173,15 +172,17 @@ class BodyPieces {
 // it is read, while it is still in this core's cache (storing each 1 MiB buffer once it was
 // full made the copy into the page cache several times as costly); MD5 gets a buffer when it
 // is full.
-std::optional<HttpResponse> ReceiveOverlapped(const Context& ctx, BodyPieces& body,
-                                              auth::Hasher& md5, const BodySink& sink) {
+Failure ReceiveOverlapped(const Context& ctx, BodyPieces& body, auth::Hasher& md5,
+                          const BodySink& sink) {
   Md5Worker worker(md5);
   while (!body.ended()) {
     char* buf = worker.Next();
     size_t filled = 0;
     while (filled < kReceivePieceBytes) {
       size_t n = 0;
-      if (auto error = body.Read(buf + filled, kReceivePieceBytes - filled, &n)) return error;
+      if (Failure failure = body.Read(buf + filled, kReceivePieceBytes - filled, &n)) {
+        return failure;
+      }
       if (n == 0) break;
       storage::Status s = sink(std::string_view(buf + filled, n));
       if (!s.ok()) return StorageError(ctx, s);
@@ -190,14 +191,14 @@ std::optional<HttpResponse> ReceiveOverlapped(const Context& ctx, BodyPieces& bo
     if (filled > 0) worker.Submit(filled);
   }
   worker.Drain();
-  return std::nullopt;
+  return Failure::None();
 }
 
 }  // namespace
 
-std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
-                                        std::optional<auth::ChecksumAlgorithm> required,
-                                        const BodySink& sink, ReceivedBody* out) {
+Failure ReceiveBody(const Context& ctx, uint64_t max_size,
+                    std::optional<auth::ChecksumAlgorithm> required, const BodySink& sink,
+                    ReceivedBody* out) {
   const HttpRequest& request = ctx.request;
   // For aws-chunked bodies Content-Length counts the framing; the object is the decoded size.
   std::optional<uint64_t> length = request.content_length;
@@ -254,7 +255,7 @@ std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
     auto buf = std::make_unique_for_overwrite<char[]>(buf_size);
     while (!body.ended() && body.total() <= kReceiveOverlapBytes) {
       size_t n = 0;
-      if (auto error = body.Read(buf.get(), buf_size, &n)) return std::move(*error);
+      if (Failure failure = body.Read(buf.get(), buf_size, &n)) return failure;
       if (n == 0) break;
       std::string_view piece(buf.get(), n);
       md5.Update(piece);
@@ -263,7 +264,7 @@ std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
     }
   }
   if (!body.ended()) {
-    if (auto error = ReceiveOverlapped(ctx, body, md5, sink)) return std::move(*error);
+    if (Failure failure = ReceiveOverlapped(ctx, body, md5, sink)) return failure;
   }
   const uint64_t total = body.total();
   if (!streaming && length && total != *length) {
@@ -278,7 +279,7 @@ std::optional<HttpResponse> ReceiveBody(const Context& ctx, uint64_t max_size,
     out->checksum_name = std::string(auth::ChecksumName(checksum->algorithm()));
     out->checksum_b64 = checksum->computed();
   }
-  return std::nullopt;
+  return Failure::None();
 }
 
 }  // namespace cubby::s3api

@@ -291,10 +291,10 @@ HttpResponse UploadPart(const Context& ctx) {
 
   // As PutObject: nothing is committed before the body is whole and verified.
   ReceivedBody body;
-  std::optional<HttpResponse> error = ReceiveBody(
+  Failure failure = ReceiveBody(
       ctx, kMaxObjectBytes, UploadAlgorithm(*upload),
       [&](std::string_view chunk) { return (*writer)->Append(chunk); }, &body);
-  if (error) return std::move(*error);
+  if (failure) return failure.TakeResponse();
   storage::PartRecord part;
   part.etag = auth::HexEncode(body.md5);
   part.last_modified_ms = ctx.now_ms();
@@ -315,7 +315,7 @@ HttpResponse UploadPartCopy(const Context& ctx) {
   if (!upload.ok()) return StorageError(ctx, upload.status());
   CopySource source;
   std::unique_ptr<storage::ObjectReader> reader;
-  if (auto error = OpenCopySource(ctx, &source, &reader)) return std::move(*error);
+  if (Failure failure = OpenCopySource(ctx, &source, &reader)) return failure.TakeResponse();
   const uint64_t size = reader->meta().size;
 
   uint64_t first = 0, length = size;
@@ -354,10 +354,10 @@ HttpResponse UploadPartCopy(const Context& ctx) {
   std::optional<auth::Checksummer> checksum;
   if (algorithm) checksum.emplace(*algorithm);
   std::string md5;
-  std::optional<HttpResponse> error = CopyBytes(
+  Failure failure = CopyBytes(
       ctx, *reader, length, [&](std::string_view piece) { return (*writer)->Append(piece); },
       &md5, checksum ? &*checksum : nullptr);
-  if (error) return std::move(*error);
+  if (failure) return failure.TakeResponse();
   storage::PartRecord part;
   part.etag = auth::HexEncode(md5);
   part.last_modified_ms = ctx.now_ms();
@@ -387,7 +387,7 @@ HttpResponse CompleteMultipartUpload(const Context& ctx) {
   std::vector<RequestedPart> requested;
   if (!ParseComplete(doc, &requested)) return ErrorResponse(ctx, ErrorCode::kMalformedXML);
   storage::WriteCondition cond;
-  if (std::optional<HttpResponse> error = PutCondition(ctx, &cond)) return std::move(*error);
+  if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
 
   storage::Result<std::map<uint32_t, storage::PartRecord>> stored = AllParts(ctx);
   if (!stored.ok()) return StorageError(ctx, stored.status());

@@ -209,7 +209,7 @@ bool ParseUint(std::string_view s, uint64_t* out) {
 
 // Conditional writes: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
 // Fills *cond, or returns the error to answer.
-std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondition* cond) {
+Failure PutCondition(const Context& ctx, storage::WriteCondition* cond) {
   if (const std::string* h = ctx.request.Find("if-none-match")) {
     if (*h != "*") {
       return ErrorResponse(ctx, ErrorCode::kNotImplemented,
@@ -222,7 +222,7 @@ std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondi
     if (etags.size() != 1) return ErrorResponse(ctx, ErrorCode::kNotImplemented);
     if (etags[0] != "*") {
       cond->if_match = etags[0];
-      return std::nullopt;
+      return Failure::None();
     }
     // "If-Match: *" only asks that the key exists; storage has no such condition, so check it
     // now (a racing delete is indistinguishable from a delete right after the PUT).
@@ -230,7 +230,7 @@ std::optional<HttpResponse> PutCondition(const Context& ctx, storage::WriteCondi
         ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
     if (!current.ok()) return StorageError(ctx, current.status());  // NoSuchKey when absent
   }
-  return std::nullopt;
+  return Failure::None();
 }
 
 void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r) {
@@ -263,7 +263,7 @@ HttpResponse PutObject(const Context& ctx) {
     return ErrorResponse(ctx, e);
   }
   storage::WriteCondition cond;
-  if (std::optional<HttpResponse> error = PutCondition(ctx, &cond)) return std::move(*error);
+  if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
 
   storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
       ctx.store->NewObjectWriter(ctx.route.bucket);
@@ -272,10 +272,10 @@ HttpResponse PutObject(const Context& ctx) {
   // Nothing is committed until the whole body is read and verified, so any error leaves no
   // object (the writer's destructor releases the data).
   ReceivedBody body;
-  std::optional<HttpResponse> error = ReceiveBody(
+  Failure failure = ReceiveBody(
       ctx, kMaxObjectBytes, std::nullopt,
       [&](std::string_view chunk) { return (*writer)->Append(chunk); }, &body);
-  if (error) return std::move(*error);
+  if (failure) return failure.TakeResponse();
   meta.etag = auth::HexEncode(body.md5);
   meta.last_modified_ms = ctx.now_ms();
   if (!body.checksum_name.empty()) meta.checksums[body.checksum_name] = body.checksum_b64;

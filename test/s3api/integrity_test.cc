@@ -284,7 +284,7 @@ class ReceiveBodyTest : public ::testing::Test {
   };
 
   struct Outcome {
-    std::optional<HttpResponse> error;
+    Failure error;
     ReceivedBody out;
     std::string stored;        // everything the sink got, in order
     size_t largest_piece = 0;
@@ -340,7 +340,7 @@ TEST_F(ReceiveBodyTest, Md5AcrossPieceBoundaries) {
         const std::string data = Pattern(size, static_cast<uint32_t>(size + step));
         ScriptedBody body(data, step);
         Outcome o = Receive(body, declared ? std::optional<uint64_t>(size) : std::nullopt);
-        ASSERT_FALSE(o.error) << o.error->body;
+        ASSERT_FALSE(o.error) << o.error.response().body;
         EXPECT_EQ(o.out.size, size);
         EXPECT_EQ(o.out.md5, auth::Md5(data));
         EXPECT_TRUE(o.stored == data);
@@ -371,7 +371,7 @@ TEST_F(ReceiveBodyTest, ReadErrorMidBodyStopsTheWorker) {
     ScriptedBody body(data, 65536, ErrorCode::kRequestTimeout, fail_at);
     Outcome o = Receive(body, declared ? std::optional<uint64_t>(data.size()) : std::nullopt);
     ASSERT_TRUE(o.error);
-    EXPECT_EQ(o.error->status, 400);
+    EXPECT_EQ(o.error.response().status, 400);
     EXPECT_EQ(summary_.error, "RequestTimeout");
     EXPECT_EQ(body.delivered(), fail_at);
     EXPECT_TRUE(o.saw_worker);
@@ -388,7 +388,7 @@ TEST_F(ReceiveBodyTest, SinkErrorOnTheLargePath) {
   Outcome o =
       Receive(body, std::nullopt, kMaxObjectBytes, /*sink_limit=*/kOverlap + 2 * kPiece + 1);
   ASSERT_TRUE(o.error);
-  EXPECT_EQ(o.error->status, 500);
+  EXPECT_EQ(o.error.response().status, 500);
   EXPECT_EQ(summary_.error, "InternalError");
   EXPECT_TRUE(Contains(summary_.error_detail, "disk full")) << summary_.error_detail;
   EXPECT_TRUE(o.saw_worker);
