@@ -1,6 +1,7 @@
 // CopyObject and the copy-source handling UploadPartCopy shares.
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_CopyObject.html
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
+#include "text/time.h"
 
 namespace cubby::s3api {
 
@@ -43,18 +45,20 @@ bool AnyEtagMatches(std::string_view header, const std::string& etag) {
 // if-unmodified-since irrelevant, and if-none-match that holds makes a failing
 // if-modified-since irrelevant, as the CopyObject page states.
 bool CopySourceConditionsHold(const HttpRequest& request, const storage::ObjectMeta& meta) {
-  const int64_t modified_s = meta.last_modified_ms / 1000;
+  // HTTP dates have whole seconds: compare the modification time at that precision.
+  const auto modified = std::chrono::floor<std::chrono::seconds>(
+      text::FromUnixMillis(meta.last_modified_ms));
   if (const std::string* h = request.Find("x-amz-copy-source-if-match")) {
     if (!AnyEtagMatches(*h, meta.etag)) return false;
   } else if (const std::string* h = request.Find("x-amz-copy-source-if-unmodified-since")) {
-    std::optional<int64_t> since = ParseHttpDate(*h);
-    if (since && modified_s > *since) return false;
+    std::optional<text::TimePoint> since = text::ParseHttpDate(*h);
+    if (since && modified > *since) return false;
   }
   if (const std::string* h = request.Find("x-amz-copy-source-if-none-match")) {
     if (AnyEtagMatches(*h, meta.etag)) return false;
   } else if (const std::string* h = request.Find("x-amz-copy-source-if-modified-since")) {
-    std::optional<int64_t> since = ParseHttpDate(*h);
-    if (since && modified_s <= *since) return false;
+    std::optional<text::TimePoint> since = text::ParseHttpDate(*h);
+    if (since && modified <= *since) return false;
   }
   return true;
 }

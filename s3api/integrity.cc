@@ -13,6 +13,7 @@
 #include "s3api/auth/checksum.h"
 #include "s3api/auth/crypto.h"
 #include "s3api/handlers.h"
+#include "text/ascii.h"
 
 namespace cubby::s3api {
 
@@ -32,14 +33,6 @@ bool IsStreaming(auth::PayloadMode mode) {
       return true;
   }
   return false;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 // MD5 of a large body on a second thread, so that it overlaps what the calling thread does
@@ -222,8 +215,8 @@ Failure ReceiveBody(const Context& ctx, uint64_t max_size,
     if (spec && spec->algorithm != *required) {
       return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                            "Checksum Type mismatch occurred, expected checksum Type: " +
-                               Lower(auth::ChecksumName(*required)) + ", actual checksum Type: " +
-                               Lower(auth::ChecksumName(spec->algorithm)));
+                               text::AsciiLowercase(auth::ChecksumName(*required)) + ", actual checksum Type: " +
+                               text::AsciiLowercase(auth::ChecksumName(spec->algorithm)));
     }
     if (!spec) spec = auth::ChecksumSpec{*required, std::nullopt, false};
   }

@@ -8,6 +8,7 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
+#include "text/uri.h"
 
 namespace cubby::s3api {
 
@@ -53,7 +54,7 @@ ErrorCode ParseCommon(const Route& route, ListParams* p, std::string* message) {
 }
 
 std::string Enc(const ListParams& p, std::string_view s) {
-  return p.url_encode ? UrlEncode(s) : std::string(s);
+  return p.url_encode ? text::UriEncode(s, text::Slash::kKeep) : std::string(s);
 }
 
 void WriteContents(XmlWriter& w, const ListParams& p, const storage::ListEntry& e,

@@ -14,6 +14,8 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
+#include "text/ascii.h"
+#include "text/uri.h"
 
 namespace cubby::s3api {
 
@@ -22,14 +24,6 @@ namespace {
 constexpr uint64_t kMaxPartNumber = 10000;
 constexpr uint64_t kMinPartBytes = 5ull << 20;  // every part but the last
 constexpr size_t kMaxListed = 1000;             // max-parts / max-uploads cap
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 const std::string& UploadId(const Context& ctx) {
   static const std::string kEmpty;
@@ -87,7 +81,7 @@ std::string Location(const Context& ctx) {
   const std::string* host = ctx.request.Find("host");
   std::string out = "http://" + (host ? *host : std::string("localhost")) + "/";
   if (!ctx.route.virtual_host) out += ctx.route.bucket + "/";
-  return out + UrlEncode(ctx.route.key);
+  return out + text::UriEncode(ctx.route.key, text::Slash::kKeep);
 }
 
 HttpResponse CompleteResult(const Context& ctx, const storage::ObjectMeta& meta) {
@@ -254,7 +248,7 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
       if (full ? !auth::IsCrc(*algorithm) : *algorithm == auth::ChecksumAlgorithm::kCrc64Nvme) {
         return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                              "The " + *type_header + " checksum type cannot be used with the " +
-                                 Lower(algorithm_name) + " checksum algorithm.");
+                                 text::AsciiLowercase(algorithm_name) + " checksum algorithm.");
       }
       type = *type_header;
     }
@@ -499,7 +493,9 @@ HttpResponse ListMultipartUploads(const Context& ctx) {
     }
     url = true;
   }
-  auto enc = [&](std::string_view s) { return url ? UrlEncode(s) : std::string(s); };
+  auto enc = [&](std::string_view s) {
+    return url ? text::UriEncode(s, text::Slash::kKeep) : std::string(s);
+  };
   storage::Result<storage::ListUploadsPage> page = ctx.store->ListUploads(q);
   if (!page.ok()) return StorageError(ctx, page.status());
 

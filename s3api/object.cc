@@ -3,6 +3,7 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "text/ascii.h"
+#include "text/time.h"
 
 namespace cubby::s3api {
 
@@ -20,18 +23,12 @@ constexpr size_t kMaxUserMetaBytes = 2 << 10;     // 2 KiB of x-amz-meta-* names
 constexpr std::string_view kMetaPrefix = "x-amz-meta-";
 constexpr uint64_t kMaxPartNumber = 10000;
 
-std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // "aws-chunked" describes the request framing, not the object: AWS does not store it.
 std::string StripAwsChunked(std::string_view encodings) {
   std::string out;
   while (!encodings.empty()) {
     size_t comma = encodings.find(',');
-    std::string_view item = TrimSpaces(encodings.substr(0, comma));
+    std::string_view item = text::TrimOws(encodings.substr(0, comma));
     encodings = comma == std::string_view::npos ? "" : encodings.substr(comma + 1);
     if (item.empty() || item == "aws-chunked") continue;
     if (!out.empty()) out += ",";
@@ -121,20 +118,22 @@ bool EtagMatches(const std::vector<std::string>& list, const std::string& etag) 
 // GET/HEAD preconditions in S3's order (RFC 7232 section 6). Returns kNone, kPreconditionFailed
 // or kNotModified.
 ErrorCode CheckConditions(const HttpRequest& request, const storage::ObjectMeta& meta) {
-  const int64_t modified_s = meta.last_modified_ms / 1000;
+  // HTTP dates have whole seconds: compare the modification time at that precision.
+  const auto modified = std::chrono::floor<std::chrono::seconds>(
+      text::FromUnixMillis(meta.last_modified_ms));
   const std::string* if_match = request.Find("if-match");
   const std::string* if_none_match = request.Find("if-none-match");
   if (if_match != nullptr) {
     if (!EtagMatches(ParseEtagList(*if_match), meta.etag)) return ErrorCode::kPreconditionFailed;
   } else if (const std::string* h = request.Find("if-unmodified-since")) {
-    std::optional<int64_t> since = ParseHttpDate(*h);
-    if (since && modified_s > *since) return ErrorCode::kPreconditionFailed;
+    std::optional<text::TimePoint> since = text::ParseHttpDate(*h);
+    if (since && modified > *since) return ErrorCode::kPreconditionFailed;
   }
   if (if_none_match != nullptr) {
     if (EtagMatches(ParseEtagList(*if_none_match), meta.etag)) return ErrorCode::kNotModified;
   } else if (const std::string* h = request.Find("if-modified-since")) {
-    std::optional<int64_t> since = ParseHttpDate(*h);
-    if (since && modified_s <= *since) return ErrorCode::kNotModified;
+    std::optional<text::TimePoint> since = text::ParseHttpDate(*h);
+    if (since && modified <= *since) return ErrorCode::kNotModified;
   }
   return ErrorCode::kNone;
 }

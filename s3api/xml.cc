@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "text/ascii.h"
+
 namespace cubby::s3api {
 
 std::string XmlEscape(std::string_view text) {
@@ -189,21 +191,11 @@ class Parser {
     if (ent == "quot") { *out += '"'; return true; }
     if (ent == "apos") { *out += '\''; return true; }
     if (ent.size() < 2 || ent[0] != '#') return false;
-    bool hex = ent[1] == 'x';
-    std::string_view digits = ent.substr(hex ? 2 : 1);
-    if (digits.empty()) return false;
-    uint32_t cp = 0;
-    for (char d : digits) {
-      uint32_t v;
-      if (d >= '0' && d <= '9') v = d - '0';
-      else if (hex && d >= 'a' && d <= 'f') v = d - 'a' + 10;
-      else if (hex && d >= 'A' && d <= 'F') v = d - 'A' + 10;
-      else return false;
-      cp = cp * (hex ? 16 : 10) + v;
-      if (cp > 0x10FFFF) return false;
-    }
-    if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    AppendUtf8(cp, out);
+    const bool hex = ent[1] == 'x';
+    uint64_t cp = 0;
+    if (!text::ParseUint64(ent.substr(hex ? 2 : 1), &cp, hex ? 16 : 10)) return false;
+    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    AppendUtf8(static_cast<uint32_t>(cp), out);
     return true;
   }
 
