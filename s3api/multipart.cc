@@ -124,7 +124,7 @@ bool ParseComplete(std::string_view doc, std::vector<RequestedPart>* parts) {
     const XmlNode* number = child.Child("PartNumber");
     const XmlNode* etag = child.Child("ETag");
     uint64_t n = 0;
-    if (number == nullptr || etag == nullptr || !ParseUint(number->text, &n) ||
+    if (number == nullptr || etag == nullptr || !text::ParseUint64(number->text, &n) ||
         n > kMaxPartNumber) {
       return false;
     }
@@ -318,7 +318,8 @@ HttpResponse UploadPartCopy(const Context& ctx) {
     size_t dash = spec.find('-');
     uint64_t last = 0;
     if (!spec.starts_with("bytes=") || dash == std::string_view::npos ||
-        !ParseUint(spec.substr(6, dash - 6), &first) || !ParseUint(spec.substr(dash + 1), &last) ||
+        !text::ParseUint64(spec.substr(6, dash - 6), &first) ||
+        !text::ParseUint64(spec.substr(dash + 1), &last) ||
         last < first) {
       return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
                            "The x-amz-copy-source-range value must be of the form bytes=first-last "

@@ -2,7 +2,6 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -90,16 +89,16 @@ RangeResult ParseRange(std::string_view header, uint64_t size, ByteRange* range)
   std::string_view a = spec.substr(0, dash), b = spec.substr(dash + 1);
   uint64_t first = 0, last = 0;
   if (a.empty()) {  // suffix: the last n bytes
-    if (!ParseUint(b, &last)) return RangeResult::kNone;
+    if (!text::ParseUint64(b, &last)) return RangeResult::kNone;
     if (last == 0 || size == 0) return RangeResult::kUnsatisfiable;
     uint64_t n = std::min(last, size);
     *range = {size - n, n};
     return RangeResult::kRange;
   }
-  if (!ParseUint(a, &first)) return RangeResult::kNone;
+  if (!text::ParseUint64(a, &first)) return RangeResult::kNone;
   if (b.empty()) {
     last = UINT64_MAX;
-  } else if (!ParseUint(b, &last) || last < first) {
+  } else if (!text::ParseUint64(b, &last) || last < first) {
     return RangeResult::kNone;
   }
   if (first >= size) return RangeResult::kUnsatisfiable;
@@ -198,12 +197,6 @@ ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta)
   }
   if (user_bytes > kMaxUserMetaBytes) return ErrorCode::kMetadataTooLarge;
   return ErrorCode::kNone;
-}
-
-bool ParseUint(std::string_view s, uint64_t* out) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && p == s.data() + s.size();
 }
 
 // Conditional writes: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
