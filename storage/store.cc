@@ -485,9 +485,7 @@ class StoreImpl final : public Store {
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::shared_lock upload_lock(UploadMutex(upload_id));
     std::lock_guard part_lock(PartMutex(upload_id, part.part_number));
-    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
-    if (!upload.ok()) return upload.status();
-    if (!upload->has_value()) return NoSuchUpload();
+    if (Status s = FindUpload(bucket, key, upload_id).status(); !s.ok()) return s;
     const std::string part_key = codec::PartKey(upload_id, part.part_number);
     Result<std::optional<std::string>> old = GetRaw(kUploadsCf, part_key, nullptr);
     if (!old.ok()) return old.status();
@@ -513,9 +511,7 @@ class StoreImpl final : public Store {
                       const WriteCondition& cond, Batch* batch) {
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::lock_guard key_lock(KeyMutex(bucket, key));
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
     const std::string object_key = codec::ObjectKey(bucket, key);
     Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
     if (!current.ok()) return current.status();
@@ -568,9 +564,7 @@ class StoreImpl final : public Store {
 
   Status UpdateBucket(const BucketRecord& bucket) override {
     std::unique_lock bucket_lock(BucketMutex(bucket.name));
-    Result<bool> exists = BucketExists(bucket.name);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket.name);
+    if (Status s = RequireBucket(bucket.name); !s.ok()) return s;
     return FromRocks(db_->Put(sync_, cf(kBucketsCf), bucket.name, codec::EncodeBucket(bucket)));
   }
 
@@ -588,9 +582,7 @@ class StoreImpl final : public Store {
 
   Status DeleteBucket(std::string_view name, bool force) override {
     std::unique_lock bucket_lock(BucketMutex(name));
-    Result<bool> exists = BucketExists(name);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(name);
+    if (Status s = RequireBucket(name); !s.ok()) return s;
     Batch batch;
     if (!force) {
       Result<bool> empty = IsEmptyLocked(name);
@@ -631,9 +623,7 @@ class StoreImpl final : public Store {
   }
 
   Result<bool> BucketIsEmpty(std::string_view name) override {
-    Result<bool> exists = BucketExists(name);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(name);
+    if (Status s = RequireBucket(name); !s.ok()) return s;
     return IsEmptyLocked(name);
   }
 
@@ -682,18 +672,14 @@ class StoreImpl final : public Store {
   }
 
   Result<std::unique_ptr<ObjectWriter>> NewObjectWriter(std::string_view bucket) override {
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
     return std::unique_ptr<ObjectWriter>(std::make_unique<WriterImpl>(this, std::string(bucket)));
   }
 
   Status DeleteObject(std::string_view bucket, std::string_view key) override {
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::lock_guard key_lock(KeyMutex(bucket, key));
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
     const std::string object_key = codec::ObjectKey(bucket, key);
     Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
     if (!current.ok()) return current.status();
@@ -711,9 +697,7 @@ class StoreImpl final : public Store {
                                       ObjectMeta meta, const WriteCondition& cond) override {
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::lock_guard key_lock(KeyMutex(bucket, key));
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
     const std::string object_key = codec::ObjectKey(bucket, key);
     Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
     if (!current.ok()) return current.status();
@@ -742,9 +726,7 @@ class StoreImpl final : public Store {
   }
 
   Result<BucketStats> GetBucketStats(std::string_view bucket) override {
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
     Result<std::optional<std::string>> raw = GetRaw(kDefaultCf, codec::StatsKey(bucket), nullptr);
     if (!raw.ok()) return raw.status();
     BucketStats stats;
@@ -780,9 +762,7 @@ class StoreImpl final : public Store {
     upload.checksum_algorithm = std::string(checksum_algorithm);
     upload.checksum_type = std::string(checksum_type);
     std::shared_lock bucket_lock(BucketMutex(bucket));
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
     Status s = FromRocks(db_->Put(sync_, cf(kUploadsCf),
                                   codec::UploadKey(bucket, key, upload.upload_id),
                                   codec::EncodeUpload(upload)));
@@ -792,17 +772,12 @@ class StoreImpl final : public Store {
 
   Result<UploadRecord> GetUpload(std::string_view bucket, std::string_view key,
                                  std::string_view upload_id) override {
-    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
-    if (!upload.ok()) return upload.status();
-    if (!upload->has_value()) return NoSuchUpload();
-    return std::move(**upload);
+    return FindUpload(bucket, key, upload_id);
   }
 
   Result<std::unique_ptr<PartWriter>> NewPartWriter(std::string_view bucket, std::string_view key,
                                                     std::string_view upload_id) override {
-    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
-    if (!upload.ok()) return upload.status();
-    if (!upload->has_value()) return NoSuchUpload();
+    if (Status s = FindUpload(bucket, key, upload_id).status(); !s.ok()) return s;
     return std::unique_ptr<PartWriter>(std::make_unique<PartWriterImpl>(
         this, std::string(bucket), std::string(key), std::string(upload_id)));
   }
@@ -814,10 +789,8 @@ class StoreImpl final : public Store {
     *truncated = false;
     // One snapshot for the upload check and the parts, so a concurrent complete is all or nothing.
     rocksdb::ManagedSnapshot snapshot(db_);
-    Result<std::optional<UploadRecord>> upload =
-        FindUpload(bucket, key, upload_id, snapshot.snapshot());
-    if (!upload.ok()) return upload.status();
-    if (!upload->has_value()) return NoSuchUpload();
+    Status s = FindUpload(bucket, key, upload_id, snapshot.snapshot()).status();
+    if (!s.ok()) return s;
     std::vector<PartRecord> parts;
     if (max_parts == 0 || part_number_marker == UINT32_MAX) return parts;
     const std::string end = codec::PartPrefixEnd(upload_id);
@@ -854,12 +827,8 @@ class StoreImpl final : public Store {
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::unique_lock upload_lock(UploadMutex(upload_id));
     std::lock_guard key_lock(KeyMutex(bucket, key));
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
-    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
-    if (!upload.ok()) return upload.status();
-    if (!upload->has_value()) return NoSuchUpload();
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
+    if (Status s = FindUpload(bucket, key, upload_id).status(); !s.ok()) return s;
     Result<std::vector<PartRecord>> all = AllParts(upload_id);
     if (!all.ok()) return all.status();
 
@@ -941,9 +910,7 @@ class StoreImpl final : public Store {
                      std::string_view upload_id) override {
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::unique_lock upload_lock(UploadMutex(upload_id));
-    Result<std::optional<UploadRecord>> upload = FindUpload(bucket, key, upload_id);
-    if (!upload.ok()) return upload.status();
-    if (!upload->has_value()) return NoSuchUpload();
+    if (Status s = FindUpload(bucket, key, upload_id).status(); !s.ok()) return s;
     Batch batch;
     Status s = AddReleaseParts(upload_id, &batch);
     if (!s.ok()) return s;
@@ -1054,9 +1021,7 @@ class StoreImpl final : public Store {
     }
     std::shared_lock bucket_lock(BucketMutex(bucket));
     std::lock_guard grant_lock(grant_mu_);
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
     const std::string index_key = codec::GrantIndexKey(bucket, grant_name);
     Result<std::optional<std::string>> existing = GetRaw(kKeysCf, index_key, nullptr);
     if (!existing.ok()) return existing.status();
@@ -1154,17 +1119,16 @@ class StoreImpl final : public Store {
     return std::optional<ObjectMeta>(std::move(meta).value());
   }
 
-  Result<bool> BucketExists(std::string_view name) {
+  // OK when bucket `name` exists; else kNoSuchBucket, or the read's error.
+  Status RequireBucket(std::string_view name) {
     Result<std::optional<std::string>> raw = GetRaw(kBucketsCf, name, nullptr);
     if (!raw.ok()) return raw.status();
-    return raw->has_value();
+    return raw->has_value() ? Status::Ok() : NoSuchBucket(name);
   }
 
   // kNoSuchKey, or kNoSuchBucket when the bucket itself is missing.
   Status MissingObject(std::string_view bucket, std::string_view key) {
-    Result<bool> exists = BucketExists(bucket);
-    if (!exists.ok()) return exists.status();
-    if (!*exists) return NoSuchBucket(bucket);
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
     return Status(Code::kNoSuchKey, "no such key");
   }
 
@@ -1251,18 +1215,16 @@ class StoreImpl final : public Store {
     return part_mu_[(std::hash<std::string_view>{}(upload_id) * 31 + part_number) % kKeyStripes];
   }
 
-  // The upload, or nullopt when unknown (or known under another bucket or key).
-  Result<std::optional<UploadRecord>> FindUpload(std::string_view bucket, std::string_view key,
-                                                 std::string_view upload_id,
-                                                 const rocksdb::Snapshot* snapshot = nullptr) {
-    if (upload_id.size() != codec::kUploadIdLength) return std::optional<UploadRecord>();
+  // The upload; kNoSuchUpload when unknown (or known under another bucket or key).
+  Result<UploadRecord> FindUpload(std::string_view bucket, std::string_view key,
+                                  std::string_view upload_id,
+                                  const rocksdb::Snapshot* snapshot = nullptr) {
+    if (upload_id.size() != codec::kUploadIdLength) return NoSuchUpload();
     Result<std::optional<std::string>> raw =
         GetRaw(kUploadsCf, codec::UploadKey(bucket, key, upload_id), snapshot);
     if (!raw.ok()) return raw.status();
-    if (!raw->has_value()) return std::optional<UploadRecord>();
-    Result<UploadRecord> upload = codec::DecodeUpload(**raw);
-    if (!upload.ok()) return upload.status();
-    return std::optional<UploadRecord>(std::move(upload).value());
+    if (!raw->has_value()) return NoSuchUpload();
+    return codec::DecodeUpload(**raw);
   }
 
   // Every part of an upload, ascending.
@@ -1368,9 +1330,7 @@ class StoreImpl final : public Store {
 // delimiter, each common prefix is emitted once and the iterator seeks past every key under it,
 // so a page costs O(page size) seeks however many keys the prefixes hold.
 Result<ListPage> StoreImpl::ListObjects(const ListQuery& q) {
-  Result<bool> exists = BucketExists(q.bucket);
-  if (!exists.ok()) return exists.status();
-  if (!*exists) return NoSuchBucket(q.bucket);
+  if (Status s = RequireBucket(q.bucket); !s.ok()) return s;
   ListPage page;
   // S3 returns an empty, untruncated page for max-keys=0.
   if (q.max_keys == 0) return page;
@@ -1438,9 +1398,7 @@ Result<ListPage> StoreImpl::ListObjects(const ListQuery& q) {
 // Multipart uploads in a bucket, by key then initiation time (upload ids sort by time). Like
 // ListObjects, a common prefix is emitted once and the iterator seeks past it.
 Result<ListUploadsPage> StoreImpl::ListUploads(const ListUploadsQuery& q) {
-  Result<bool> exists = BucketExists(q.bucket);
-  if (!exists.ok()) return exists.status();
-  if (!*exists) return NoSuchBucket(q.bucket);
+  if (Status s = RequireBucket(q.bucket); !s.ok()) return s;
   ListUploadsPage page;
   if (q.max_uploads == 0) return page;
 
