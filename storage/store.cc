@@ -85,6 +85,17 @@ Status NoSuchBucket(std::string_view name) {
   return Status(Code::kNoSuchBucket, "no such bucket: " + std::string(name));
 }
 
+// The one check of a write's conditions against the object it replaces (nullopt: none).
+Status CheckWriteCondition(const WriteCondition& cond, const std::optional<ObjectMeta>& current) {
+  if (cond.if_none_match_any && current.has_value()) {
+    return Status(Code::kPreconditionFailed, "object exists (If-None-Match: *)");
+  }
+  if (cond.if_match && (!current.has_value() || current->etag != *cond.if_match)) {
+    return Status(Code::kPreconditionFailed, "etag does not match (If-Match)");
+  }
+  return Status::Ok();
+}
+
 class StoreImpl;
 
 // A change's batch, plus the data files it releases: they are unlinked once the batch is
@@ -513,19 +524,9 @@ class StoreImpl final : public Store {
     std::lock_guard key_lock(KeyMutex(bucket, key));
     if (Status s = RequireBucket(bucket); !s.ok()) return s;
     const std::string object_key = codec::ObjectKey(bucket, key);
-    Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
+    Result<std::optional<ObjectMeta>> current = GetForWrite(object_key, cond);
     if (!current.ok()) return current.status();
-    if (cond.if_none_match_any && current->has_value()) {
-      return Status(Code::kPreconditionFailed, "object exists (If-None-Match: *)");
-    }
-    if (cond.if_match && (!current->has_value() || (*current)->etag != *cond.if_match)) {
-      return Status(Code::kPreconditionFailed, "etag does not match (If-Match)");
-    }
-    batch->Put(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
-    if (current->has_value()) AddReleaseData(**current, batch);
-    const uint64_t old_size = current->has_value() ? (*current)->size : 0;
-    AddStatsDelta(bucket, current->has_value() ? 0 : 1,
-                  static_cast<int64_t>(meta.size) - static_cast<int64_t>(old_size), batch);
+    AddReplaceObject(bucket, object_key, meta, *current, batch);
     return WriteReleasing(batch);
   }
 
@@ -699,19 +700,10 @@ class StoreImpl final : public Store {
     std::lock_guard key_lock(KeyMutex(bucket, key));
     if (Status s = RequireBucket(bucket); !s.ok()) return s;
     const std::string object_key = codec::ObjectKey(bucket, key);
-    Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
+    Result<std::optional<ObjectMeta>> current = GetForWrite(object_key, cond);
     if (!current.ok()) return current.status();
-    if (!current->has_value()) {
-      if (cond.if_match) return Status(Code::kPreconditionFailed, "etag does not match (If-Match)");
-      return Status(Code::kNoSuchKey, "no such key");
-    }
+    if (!current->has_value()) return Status(Code::kNoSuchKey, "no such key");
     const ObjectMeta& old = **current;
-    if (cond.if_none_match_any) {
-      return Status(Code::kPreconditionFailed, "object exists (If-None-Match: *)");
-    }
-    if (cond.if_match && old.etag != *cond.if_match) {
-      return Status(Code::kPreconditionFailed, "etag does not match (If-Match)");
-    }
     meta.size = old.size;
     meta.data_id = old.data_id;
     meta.chunk_size = old.chunk_size;
@@ -856,22 +848,9 @@ class StoreImpl final : public Store {
     if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
 
     const std::string object_key = codec::ObjectKey(bucket, key);
-    Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
+    Result<std::optional<ObjectMeta>> current = GetForWrite(object_key, cond);
     if (!current.ok()) return current.status();
-    if (cond.if_none_match_any && current->has_value()) {
-      return Status(Code::kPreconditionFailed, "object exists (If-None-Match: *)");
-    }
-    if (cond.if_match && (!current->has_value() || (*current)->etag != *cond.if_match)) {
-      return Status(Code::kPreconditionFailed, "etag does not match (If-Match)");
-    }
-    batch.Put(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
-    uint64_t old_size = 0;
-    if (current->has_value()) {
-      AddReleaseData(**current, &batch);
-      old_size = (*current)->size;
-    }
-    AddStatsDelta(bucket, current->has_value() ? 0 : 1,
-                  static_cast<int64_t>(meta.size) - static_cast<int64_t>(old_size), &batch);
+    AddReplaceObject(bucket, object_key, meta, *current, &batch);
     batch.DeleteRange(cf(kUploadsCf), codec::PartPrefix(upload_id), codec::PartPrefixEnd(upload_id));
     batch.Delete(cf(kUploadsCf), codec::UploadKey(bucket, key, upload_id));
     codec::CompletedRecord done{std::string(bucket), std::string(key), meta.etag,
@@ -1117,6 +1096,28 @@ class StoreImpl final : public Store {
     Result<ObjectMeta> meta = codec::DecodeObjectMeta(**raw);
     if (!meta.ok()) return meta.status();
     return std::optional<ObjectMeta>(std::move(meta).value());
+  }
+
+  // The object at `object_key` (nullopt: none), once `cond` holds for it.
+  Result<std::optional<ObjectMeta>> GetForWrite(const std::string& object_key,
+                                                const WriteCondition& cond) {
+    Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
+    if (!current.ok()) return current;
+    Status s = CheckWriteCondition(cond, *current);
+    if (!s.ok()) return s;
+    return current;
+  }
+
+  // Adds to `batch` `meta` at `object_key` in `bucket` in place of `current` (nullopt: none):
+  // the release of current's data and the bucket's stats change.
+  void AddReplaceObject(std::string_view bucket, const std::string& object_key,
+                        const ObjectMeta& meta, const std::optional<ObjectMeta>& current,
+                        Batch* batch) {
+    batch->Put(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
+    if (current.has_value()) AddReleaseData(*current, batch);
+    const uint64_t old_size = current.has_value() ? current->size : 0;
+    AddStatsDelta(bucket, current.has_value() ? 0 : 1,
+                  static_cast<int64_t>(meta.size) - static_cast<int64_t>(old_size), batch);
   }
 
   // OK when bucket `name` exists; else kNoSuchBucket, or the read's error.
