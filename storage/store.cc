@@ -115,6 +115,17 @@ std::vector<DataSegment> SegmentsOf(const ObjectMeta& meta) {
   return {DataSegment{meta.data_id, meta.size, meta.chunk_size}};
 }
 
+// Gives `meta` the fields that say where an object's bytes are (size, part sizes, data id,
+// chunk size, inline data, segments) of `source`; the caller-visible metadata stays.
+void SetDataOf(const ObjectMeta& source, ObjectMeta* meta) {
+  meta->size = source.size;
+  meta->part_sizes = source.part_sizes;
+  meta->data_id = source.data_id;
+  meta->chunk_size = source.chunk_size;
+  meta->inline_data = source.inline_data;
+  meta->segments = source.segments;
+}
+
 // ---- Reader.
 class ReaderImpl final : public ObjectReader {
  public:
@@ -704,12 +715,7 @@ class StoreImpl final : public Store {
     if (!current.ok()) return current.status();
     if (!current->has_value()) return Status(Code::kNoSuchKey, "no such key");
     const ObjectMeta& old = **current;
-    meta.size = old.size;
-    meta.data_id = old.data_id;
-    meta.chunk_size = old.chunk_size;
-    meta.inline_data = old.inline_data;
-    meta.segments = old.segments;
-    meta.part_sizes = old.part_sizes;
+    SetDataOf(old, &meta);
     if (meta.etag.empty()) meta.etag = old.etag;
     if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
     Status s = FromRocks(db_->Put(sync_, cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta)));
@@ -745,12 +751,7 @@ class StoreImpl final : public Store {
     upload.upload_id = std::move(id).value();
     upload.meta = meta;
     // Only the caller-visible metadata is kept: the object's bytes come from its parts.
-    upload.meta.size = 0;
-    upload.meta.data_id = 0;
-    upload.meta.chunk_size = 0;
-    upload.meta.inline_data.clear();
-    upload.meta.segments.clear();
-    upload.meta.part_sizes.clear();
+    SetDataOf(ObjectMeta(), &upload.meta);
     upload.checksum_algorithm = std::string(checksum_algorithm);
     upload.checksum_type = std::string(checksum_type);
     std::shared_lock bucket_lock(BucketMutex(bucket));
@@ -825,12 +826,7 @@ class StoreImpl final : public Store {
     if (!all.ok()) return all.status();
 
     Batch batch;
-    meta.size = 0;
-    meta.data_id = 0;
-    meta.chunk_size = 0;
-    meta.inline_data.clear();
-    meta.segments.clear();
-    meta.part_sizes.clear();
+    SetDataOf(ObjectMeta(), &meta);
     auto part = all->begin();
     for (uint32_t wanted : part_numbers) {
       for (; part != all->end() && part->part_number < wanted; ++part) {
