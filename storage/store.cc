@@ -126,6 +126,18 @@ void SetDataOf(const ObjectMeta& source, ObjectMeta* meta) {
   meta->segments = source.segments;
 }
 
+// A listing's walk over one bucket's keys in a family (see StoreImpl::WalkListing).
+struct ListingWalk {
+  CfIndex family;
+  std::string base;            // the bucket's first key in the family; a name follows it
+  std::string end;             // the first key past the bucket's
+  std::string start;           // the key to seek to first
+  std::string_view prefix;     // names outside it are not walked
+  std::string_view delimiter;  // empty: no common prefixes
+  std::string_view marker;     // a common prefix is listed only when it sorts after this
+  size_t max;                  // entries plus common prefixes in a page
+};
+
 // ---- Reader.
 class ReaderImpl final : public ObjectReader {
  public:
@@ -1262,6 +1274,10 @@ class StoreImpl final : public Store {
     return FromRocks(it->status());
   }
 
+  template <typename NameOf, typename OnEntry, typename OnPrefix>
+  Result<bool> WalkListing(const ListingWalk& w, NameOf&& name_of, OnEntry&& on_entry,
+                           OnPrefix&& on_prefix);
+
   Result<bool> AnyKeyIn(CfIndex family, const std::string& begin, const std::string& end) {
     rocksdb::Slice upper(end);
     rocksdb::ReadOptions ro;
@@ -1323,146 +1339,147 @@ class StoreImpl final : public Store {
   std::thread reclaimer_;  // last: started once everything above exists
 };
 
-// Listing. Keys of a bucket are contiguous in the objects family and in byte order. With a
-// delimiter, each common prefix is emitted once and the iterator seeks past every key under it,
-// so a page costs O(page size) seeks however many keys the prefixes hold.
+// The walk ListObjects and ListUploads share. Keys of a bucket are contiguous in a family and
+// in byte order. For each key from w.start up to the end of w.prefix, name_of(key, &name) gives
+// its name and whether it is listed (false: at or before the marker, skipped). A listed name
+// holding w.delimiter after the prefix rolls up into the common prefix ending there: that is
+// passed to on_prefix once (when it sorts after w.marker) and the iterator seeks past every key
+// under it, so a page costs O(page size) seeks however many keys the prefixes hold. Any other
+// name is on_entry(name, value). Returns whether the page stopped at w.max (truncated).
+template <typename NameOf, typename OnEntry, typename OnPrefix>
+Result<bool> StoreImpl::WalkListing(const ListingWalk& w, NameOf&& name_of, OnEntry&& on_entry,
+                                    OnPrefix&& on_prefix) {
+  std::string upper_key = w.end;
+  if (!w.prefix.empty()) {
+    std::string succ = codec::PrefixSuccessor(w.prefix);
+    if (!succ.empty()) upper_key = w.base + succ;
+  }
+  rocksdb::Slice upper(upper_key);
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper;  // the iterator also pins one implicit snapshot
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(w.family)));
+  bool truncated = false;
+  size_t count = 0;
+  it->Seek(w.start);
+  while (it->Valid()) {
+    std::string_view name;
+    Result<bool> listed = name_of(ToView(it->key()), &name);
+    if (!listed.ok()) return listed.status();
+    if (!*listed) {
+      it->Next();
+      continue;
+    }
+    const size_t pos =
+        w.delimiter.empty() ? std::string_view::npos : name.find(w.delimiter, w.prefix.size());
+    if (pos != std::string_view::npos) {
+      std::string common(name.substr(0, pos + w.delimiter.size()));
+      if (common > w.marker) {
+        if (count == w.max) {
+          truncated = true;
+          break;
+        }
+        on_prefix(common);
+        ++count;
+      }
+      std::string succ = codec::PrefixSuccessor(common);
+      if (succ.empty()) break;
+      it->Seek(w.base + succ);
+      continue;
+    }
+    if (count == w.max) {
+      truncated = true;
+      break;
+    }
+    Status s = on_entry(name, ToView(it->value()));
+    if (!s.ok()) return s;
+    ++count;
+    it->Next();
+  }
+  if (!it->status().ok()) return FromRocks(it->status());
+  return truncated;
+}
+
 Result<ListPage> StoreImpl::ListObjects(const ListQuery& q) {
   if (Status s = RequireBucket(q.bucket); !s.ok()) return s;
   ListPage page;
   // S3 returns an empty, untruncated page for max-keys=0.
   if (q.max_keys == 0) return page;
-
   const std::string base = codec::ObjectPrefix(q.bucket);
-  std::string upper_key;
-  if (!q.prefix.empty()) {
-    std::string succ = codec::PrefixSuccessor(q.prefix);
-    upper_key = succ.empty() ? codec::ObjectPrefixEnd(q.bucket) : base + succ;
-  } else {
-    upper_key = codec::ObjectPrefixEnd(q.bucket);
-  }
-  rocksdb::Slice upper(upper_key);
-  rocksdb::ReadOptions ro;
-  ro.iterate_upper_bound = &upper;  // the iterator also pins one implicit snapshot
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kObjectsCf)));
-
-  const std::string& start = std::max(q.prefix, q.start_after);
-  it->Seek(base + start);
-  // Skips past every key starting with `p`; false when nothing can follow.
-  auto seek_past = [&](std::string_view p) {
-    std::string succ = codec::PrefixSuccessor(p);
-    if (succ.empty()) return false;
-    it->Seek(base + succ);
-    return true;
-  };
-
-  while (it->Valid()) {
-    std::string_view key = ToView(it->key()).substr(base.size());
-    if (key <= std::string_view(q.start_after)) {  // only start_after itself
-      it->Next();
-      continue;
-    }
-    if (!q.delimiter.empty()) {
-      size_t pos = key.find(q.delimiter, q.prefix.size());
-      if (pos != std::string_view::npos) {
-        std::string common(key.substr(0, pos + q.delimiter.size()));
-        if (common > q.start_after) {
-          if (page.objects.size() + page.common_prefixes.size() == q.max_keys) {
-            page.truncated = true;
-            break;
-          }
-          page.common_prefixes.push_back(common);
-          page.last = common;
-        }
-        if (!seek_past(common)) break;
-        continue;
-      }
-    }
-    if (page.objects.size() + page.common_prefixes.size() == q.max_keys) {
-      page.truncated = true;
-      break;
-    }
-    Result<codec::ObjectSummary> summary = codec::DecodeObjectSummary(ToView(it->value()));
-    if (!summary.ok()) return summary.status();
-    page.objects.push_back(ListEntry{std::string(key), summary->size, std::move(summary->etag),
-                                     summary->last_modified_ms});
-    page.last = page.objects.back().key;
-    it->Next();
-  }
-  if (!it->status().ok()) return FromRocks(it->status());
+  const ListingWalk walk{.family = kObjectsCf,
+                         .base = base,
+                         .end = codec::ObjectPrefixEnd(q.bucket),
+                         .start = base + std::max(q.prefix, q.start_after),
+                         .prefix = q.prefix,
+                         .delimiter = q.delimiter,
+                         .marker = q.start_after,
+                         .max = q.max_keys};
+  Result<bool> truncated = WalkListing(
+      walk,
+      [&](std::string_view key, std::string_view* name) -> Result<bool> {
+        *name = key.substr(base.size());
+        return *name > std::string_view(q.start_after);  // skips only start_after itself
+      },
+      [&](std::string_view name, std::string_view value) {
+        Result<codec::ObjectSummary> summary = codec::DecodeObjectSummary(value);
+        if (!summary.ok()) return summary.status();
+        page.objects.push_back(ListEntry{std::string(name), summary->size, std::move(summary->etag),
+                                         summary->last_modified_ms});
+        page.last = page.objects.back().key;
+        return Status::Ok();
+      },
+      [&](const std::string& common) {
+        page.common_prefixes.push_back(common);
+        page.last = common;
+      });
+  if (!truncated.ok()) return truncated.status();
+  page.truncated = *truncated;
   return page;
 }
 
-// Multipart uploads in a bucket, by key then initiation time (upload ids sort by time). Like
-// ListObjects, a common prefix is emitted once and the iterator seeks past it.
+// Multipart uploads in a bucket, by key then initiation time (upload ids sort by time).
 Result<ListUploadsPage> StoreImpl::ListUploads(const ListUploadsQuery& q) {
   if (Status s = RequireBucket(q.bucket); !s.ok()) return s;
   ListUploadsPage page;
   if (q.max_uploads == 0) return page;
-
   const std::string base = codec::UploadPrefix(q.bucket);
-  std::string upper_key = codec::UploadPrefixEnd(q.bucket);
-  if (!q.prefix.empty()) {
-    std::string succ = codec::PrefixSuccessor(q.prefix);
-    if (!succ.empty()) upper_key = base + succ;
-  }
-  rocksdb::Slice upper(upper_key);
-  rocksdb::ReadOptions ro;
-  ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kUploadsCf)));
-
-  // Entries of key_marker itself come only after upload_id_marker (none without one).
-  auto before_marker = [&](const std::string& key, const std::string& id) {
-    if (key != q.key_marker) return key < q.key_marker;
-    return q.upload_id_marker.empty() || id <= q.upload_id_marker;
-  };
-  if (q.key_marker.empty() || q.key_marker < q.prefix) {
-    it->Seek(base + q.prefix);
-  } else {
-    it->Seek(codec::UploadKey(q.bucket, q.key_marker, q.upload_id_marker));
-  }
-  size_t count = 0;
-  while (it->Valid()) {
-    std::string key, id;
-    if (!codec::DecodeUploadKeyName(q.bucket, ToView(it->key()), &key, &id)) {
-      return Status(Code::kCorruption, "bad upload key");
-    }
-    if (before_marker(key, id)) {
-      it->Next();
-      continue;
-    }
-    if (!q.delimiter.empty()) {
-      size_t pos = key.find(q.delimiter, q.prefix.size());
-      if (pos != std::string::npos) {
-        std::string common = key.substr(0, pos + q.delimiter.size());
-        if (common > q.key_marker) {
-          if (count == q.max_uploads) {
-            page.truncated = true;
-            break;
-          }
-          page.common_prefixes.push_back(common);
-          ++count;
-          page.next_key_marker = common;
-          page.next_upload_id_marker.clear();
+  const std::string start = q.key_marker.empty() || q.key_marker < q.prefix
+                                ? base + q.prefix
+                                : codec::UploadKey(q.bucket, q.key_marker, q.upload_id_marker);
+  const ListingWalk walk{.family = kUploadsCf,
+                         .base = base,
+                         .end = codec::UploadPrefixEnd(q.bucket),
+                         .start = start,
+                         .prefix = q.prefix,
+                         .delimiter = q.delimiter,
+                         .marker = q.key_marker,
+                         .max = q.max_uploads};
+  std::string key, id;  // of the entry being walked
+  Result<bool> truncated = WalkListing(
+      walk,
+      [&](std::string_view raw, std::string_view* name) -> Result<bool> {
+        if (!codec::DecodeUploadKeyName(q.bucket, raw, &key, &id)) {
+          return Status(Code::kCorruption, "bad upload key");
         }
-        std::string succ = codec::PrefixSuccessor(common);
-        if (succ.empty()) break;
-        it->Seek(base + succ);
-        continue;
-      }
-    }
-    if (count == q.max_uploads) {
-      page.truncated = true;
-      break;
-    }
-    Result<UploadRecord> upload = codec::DecodeUpload(ToView(it->value()));
-    if (!upload.ok()) return upload.status();
-    page.next_key_marker = key;
-    page.next_upload_id_marker = id;
-    page.uploads.push_back(std::move(upload).value());
-    ++count;
-    it->Next();
-  }
-  if (!it->status().ok()) return FromRocks(it->status());
+        *name = key;
+        // Entries of key_marker itself come only after upload_id_marker (none without one).
+        if (key != q.key_marker) return key > q.key_marker;
+        return !q.upload_id_marker.empty() && id > q.upload_id_marker;
+      },
+      [&](std::string_view, std::string_view value) {
+        Result<UploadRecord> upload = codec::DecodeUpload(value);
+        if (!upload.ok()) return upload.status();
+        page.next_key_marker = key;
+        page.next_upload_id_marker = id;
+        page.uploads.push_back(std::move(upload).value());
+        return Status::Ok();
+      },
+      [&](const std::string& common) {
+        page.common_prefixes.push_back(common);
+        page.next_key_marker = common;
+        page.next_upload_id_marker.clear();
+      });
+  if (!truncated.ok()) return truncated.status();
+  page.truncated = *truncated;
   if (!page.truncated) {
     page.next_key_marker.clear();
     page.next_upload_id_marker.clear();
