@@ -128,6 +128,7 @@ void SetDataOf(const ObjectMeta& source, ObjectMeta* meta) {
 
 // A listing's walk over one bucket's keys in a family (see StoreImpl::WalkListing).
 struct ListingWalk {
+  std::string_view bucket;
   CfIndex family;
   std::string base;            // the bucket's first key in the family; a name follows it
   std::string end;             // the first key past the bucket's
@@ -135,7 +136,7 @@ struct ListingWalk {
   std::string_view prefix;     // names outside it are not walked
   std::string_view delimiter;  // empty: no common prefixes
   std::string_view marker;     // a common prefix is listed only when it sorts after this
-  size_t max;                  // entries plus common prefixes in a page
+  size_t max;                  // entries plus common prefixes in a page; 0: an empty page
 };
 
 // ---- Reader.
@@ -1345,10 +1346,13 @@ class StoreImpl final : public Store {
 // holding w.delimiter after the prefix rolls up into the common prefix ending there: that is
 // passed to on_prefix once (when it sorts after w.marker) and the iterator seeks past every key
 // under it, so a page costs O(page size) seeks however many keys the prefixes hold. Any other
-// name is on_entry(name, value). Returns whether the page stopped at w.max (truncated).
+// name is on_entry(name, value). Returns whether the page stopped at w.max (truncated), or
+// kNoSuchBucket.
 template <typename NameOf, typename OnEntry, typename OnPrefix>
 Result<bool> StoreImpl::WalkListing(const ListingWalk& w, NameOf&& name_of, OnEntry&& on_entry,
                                     OnPrefix&& on_prefix) {
+  if (Status s = RequireBucket(w.bucket); !s.ok()) return s;
+  if (w.max == 0) return false;  // S3 answers max-keys=0 with an empty, untruncated page
   std::string upper_key = w.end;
   if (!w.prefix.empty()) {
     std::string succ = codec::PrefixSuccessor(w.prefix);
@@ -1400,12 +1404,10 @@ Result<bool> StoreImpl::WalkListing(const ListingWalk& w, NameOf&& name_of, OnEn
 }
 
 Result<ListPage> StoreImpl::ListObjects(const ListQuery& q) {
-  if (Status s = RequireBucket(q.bucket); !s.ok()) return s;
   ListPage page;
-  // S3 returns an empty, untruncated page for max-keys=0.
-  if (q.max_keys == 0) return page;
   const std::string base = codec::ObjectPrefix(q.bucket);
-  const ListingWalk walk{.family = kObjectsCf,
+  const ListingWalk walk{.bucket = q.bucket,
+                         .family = kObjectsCf,
                          .base = base,
                          .end = codec::ObjectPrefixEnd(q.bucket),
                          .start = base + std::max(q.prefix, q.start_after),
@@ -1438,14 +1440,13 @@ Result<ListPage> StoreImpl::ListObjects(const ListQuery& q) {
 
 // Multipart uploads in a bucket, by key then initiation time (upload ids sort by time).
 Result<ListUploadsPage> StoreImpl::ListUploads(const ListUploadsQuery& q) {
-  if (Status s = RequireBucket(q.bucket); !s.ok()) return s;
   ListUploadsPage page;
-  if (q.max_uploads == 0) return page;
   const std::string base = codec::UploadPrefix(q.bucket);
   const std::string start = q.key_marker.empty() || q.key_marker < q.prefix
                                 ? base + q.prefix
                                 : codec::UploadKey(q.bucket, q.key_marker, q.upload_id_marker);
-  const ListingWalk walk{.family = kUploadsCf,
+  const ListingWalk walk{.bucket = q.bucket,
+                         .family = kUploadsCf,
                          .base = base,
                          .end = codec::UploadPrefixEnd(q.bucket),
                          .start = start,
