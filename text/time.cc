@@ -86,13 +86,13 @@ class Cursor {
     *out = v;
     return true;
   }
-  // A weekday's name: `min` or more ASCII letters (its shape, not its agreement with the date).
-  bool DayName(size_t min) {
+  // A weekday's name: `min` to `max` ASCII letters (its shape, not its agreement with the date).
+  bool DayName(size_t min, size_t max) {
     size_t n = 0;
     while (n < s_.size() && ((s_[n] >= 'A' && s_[n] <= 'Z') || (s_[n] >= 'a' && s_[n] <= 'z'))) {
       ++n;
     }
-    if (n < min) return false;
+    if (n < min || n > max) return false;
     s_.remove_prefix(n);
     return true;
   }
@@ -122,14 +122,14 @@ struct Fields {
 
 // "Sun, 06 Nov 1994 08:49:37 GMT"
 bool ReadImfFixdate(Cursor c, Fields* f) {
-  return c.DayName(3) && c.Literal(", ") && c.Digits(2, &f->day) && c.Literal(" ") &&
+  return c.DayName(3, 3) && c.Literal(", ") && c.Digits(2, &f->day) && c.Literal(" ") &&
          c.Month(&f->month) && c.Literal(" ") && c.Digits(4, &f->year) && c.Literal(" ") &&
          c.Clock(&f->hour, &f->minute, &f->second) && c.Literal(" GMT") && c.done();
 }
 
 // "Sunday, 06-Nov-94 08:49:37 GMT"
 bool ReadRfc850(Cursor c, Fields* f) {
-  if (!(c.DayName(6) && c.Literal(", ") && c.Digits(2, &f->day) && c.Literal("-") &&
+  if (!(c.DayName(6, 9) && c.Literal(", ") && c.Digits(2, &f->day) && c.Literal("-") &&
         c.Month(&f->month) && c.Literal("-") && c.Digits(2, &f->year) && c.Literal(" ") &&
         c.Clock(&f->hour, &f->minute, &f->second) && c.Literal(" GMT") && c.done())) {
     return false;
@@ -140,7 +140,7 @@ bool ReadRfc850(Cursor c, Fields* f) {
 
 // "Sun Nov  6 08:49:37 1994" (or "Nov 06")
 bool ReadAsctime(Cursor c, Fields* f) {
-  if (!(c.DayName(3) && c.Literal(" ") && c.Month(&f->month) && c.Literal(" "))) return false;
+  if (!(c.DayName(3, 3) && c.Literal(" ") && c.Month(&f->month) && c.Literal(" "))) return false;
   const bool day_ok = c.Literal(" ") ? c.Digits(1, &f->day) : c.Digits(2, &f->day);
   return day_ok && c.Literal(" ") && c.Clock(&f->hour, &f->minute, &f->second) &&
          c.Literal(" ") && c.Digits(4, &f->year) && c.done();

@@ -117,6 +117,9 @@ TEST(TimeTest, ParseHttpDateAcceptsTheThreeForms) {
       {"Sun, 06 Nov 1994 8:49:37 GMT", std::nullopt},
       {"Sunday, 06-Nov-1994 08:49:37 GMT", std::nullopt},
       {"Sun, 06-Nov-94 08:49:37 GMT", std::nullopt},  // RFC 850 has the long day name
+      {"Sunday, 06 Nov 1994 08:49:37 GMT", std::nullopt},  // IMF-fixdate has the short one
+      {"Sunday Nov  6 08:49:37 1994", std::nullopt},       // and so has asctime
+      {"Wednesdays, 06-Nov-94 08:49:37 GMT", std::nullopt},  // longer than any day name
       {"Sun Nov  6 08:49:37 94", std::nullopt},
       {"Sun Nov 6 08:49:37 1994", std::nullopt},
       {"20130524T000000Z", std::nullopt},
@@ -131,6 +134,7 @@ TEST(TimeTest, ParseImfFixdateOnlyTakesThatForm) {
   EXPECT_EQ(Seconds(ParseImfFixdate(" Sun, 06 Nov 1994 08:49:37 GMT ")), 784111777);
   for (std::string_view bad : {"", "Fri, 24 May 2013 00:00:00", "Fri, 24 Foo 2013 00:00:00 GMT",
                                "Friday, 24-May-13 00:00:00 GMT", "Fri May 24 00:00:00 2013",
+                               "Friday, 24 May 2013 00:00:00 GMT",
                                "Fri, 31 Jun 2013 00:00:00 GMT", "20130524T000000Z"}) {
     EXPECT_EQ(ParseImfFixdate(bad), std::nullopt) << bad;
   }
