@@ -31,6 +31,8 @@
 #include "bench/measure.h"
 #include "s3api/auth/crypto.h"
 #include "s3api/auth/sigv4.h"
+#include "text/time.h"
+#include "text/uri.h"
 
 namespace cubby::bench {
 namespace {
@@ -73,7 +75,7 @@ struct Options {
   pid_t server_pid = 0;
   std::chrono::milliseconds io_timeout{60000};
   // Testing: sign as if the clock read sign_time, plus sign_step per signed request.
-  std::optional<auth::sigv4::TimePoint> sign_time;
+  std::optional<text::TimePoint> sign_time;
   std::chrono::nanoseconds sign_step{0};
 };
 
@@ -224,7 +226,7 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
       if (!ParseInt(v, 1, INT32_MAX, &n)) return "--server-pid must be a process id";
       o->server_pid = static_cast<pid_t>(n);
     } else if (name == "--sign-time") {
-      o->sign_time = auth::sigv4::ParseAmzDate(v);
+      o->sign_time = text::ParseIso8601Basic(v);
       if (!o->sign_time) return "--sign-time: expected e.g. 20261231T235959Z";
     } else if (name == "--sign-time-step") {
       double seconds = 0;
@@ -314,10 +316,10 @@ struct Shared {
 
   // The time to sign the next request at: now, or under --sign-time the start plus one step
   // per request signed so far (by any thread).
-  auth::sigv4::TimePoint SignTime() const {
+  text::TimePoint SignTime() const {
     if (!options->sign_time) return std::chrono::system_clock::now();
     uint64_t n = signed_requests.fetch_add(1, std::memory_order_relaxed);
-    return *options->sign_time + std::chrono::duration_cast<auth::sigv4::TimePoint::duration>(
+    return *options->sign_time + std::chrono::duration_cast<text::TimePoint::duration>(
                                      options->sign_step * static_cast<int64_t>(n));
   }
 };
@@ -338,7 +340,7 @@ class Signer {
                    std::string_view payload_sha256, std::optional<uint64_t> content_length) {
     namespace sigv4 = auth::sigv4;
     const Options& o = *shared_.options;
-    const std::string amz_date = sigv4::FormatAmzDate(shared_.SignTime());
+    const std::string amz_date = text::FormatIso8601Basic(shared_.SignTime());
     const std::string_view date = std::string_view(amz_date).substr(0, 8);
     std::string signing_key =
         sigv4::CachedSigningKey(o.secret_key, date, o.region, sigv4::kService);
@@ -355,7 +357,7 @@ class Signer {
                               "/" + std::string(sigv4::kTerminator);
     const std::string canonical_request = sigv4::CanonicalRequest(
         method, sigv4::CanonicalUri(path),
-        sigv4::CanonicalQueryString(sigv4::ParseQuery(query)),
+        sigv4::CanonicalQueryString(sigv4::SplitQuery(query)),
         sigv4::CanonicalHeaders(headers, kNames), kSignedHeaders, payload_sha256);
     const std::string signature = sigv4::Signature(
         signing_key, sigv4::StringToSign(amz_date, scope, canonical_request));
@@ -434,7 +436,7 @@ bool ExecuteList(const Shared& shared, HttpConnection* conn, Signer* signer,
   // Parameters in canonical (sorted, UriEncoded) form, so the request line is what is signed.
   std::string query;
   if (!stats->list_token.empty()) {
-    query = "continuation-token=" + auth::sigv4::UriEncode(stats->list_token, true) + "&";
+    query = "continuation-token=" + text::UriEncode(stats->list_token, text::Slash::kEncode) + "&";
   }
   query += "list-type=2&max-keys=" + std::to_string(o.max_keys);
   std::string& body = stats->list_body;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <cstring>
 #include <utility>
 
@@ -12,8 +11,10 @@
 #include <nmmintrin.h>
 #endif
 
-#include "s3api/auth/auth.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/payload.h"
+#include "text/ascii.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api::auth {
 namespace {
@@ -152,19 +153,6 @@ T FromBigEndian(std::string_view raw) {
   return v;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 std::string_view ChecksumName(ChecksumAlgorithm algorithm) {
@@ -215,21 +203,21 @@ bool IsCrc(ChecksumAlgorithm algorithm) {
 
 std::optional<ChecksumAlgorithm> ParseChecksumAlgorithm(std::string_view name) {
   for (ChecksumAlgorithm a : kAllChecksumAlgorithms) {
-    if (EqualsIgnoreCase(name, ChecksumName(a))) return a;
+    if (text::EqualsIgnoreCase(name, ChecksumName(a))) return a;
   }
   return std::nullopt;
 }
 
 std::optional<ChecksumAlgorithm> ChecksumAlgorithmFromHeader(std::string_view header_name) {
   for (ChecksumAlgorithm a : kAllChecksumAlgorithms) {
-    if (EqualsIgnoreCase(header_name, ChecksumHeaderName(a))) return a;
+    if (text::EqualsIgnoreCase(header_name, ChecksumHeaderName(a))) return a;
   }
   return std::nullopt;
 }
 
 bool IsValidChecksumValue(ChecksumAlgorithm algorithm, std::string_view b64) {
   std::string raw;
-  return Base64Decode(b64, &raw) && raw.size() == ChecksumSize(algorithm);
+  return text::Base64Decode(b64, &raw) && raw.size() == ChecksumSize(algorithm);
 }
 
 uint32_t Crc32(uint32_t crc, std::string_view data) {
@@ -320,7 +308,7 @@ std::string Checksummer::FinishRaw() {
   return {};
 }
 
-std::string Checksummer::Finish() { return Base64Encode(FinishRaw()); }
+std::string Checksummer::Finish() { return text::Base64Encode(FinishRaw()); }
 
 std::string ComputeChecksum(ChecksumAlgorithm algorithm, std::string_view data) {
   Checksummer c(algorithm);
@@ -334,7 +322,7 @@ std::optional<std::string> CompositeChecksum(ChecksumAlgorithm algorithm,
   Checksummer c(algorithm);
   for (const std::string& b64 : part_checksums_b64) {
     std::string raw;
-    if (!Base64Decode(b64, &raw) || raw.size() != ChecksumSize(algorithm)) return std::nullopt;
+    if (!text::Base64Decode(b64, &raw) || raw.size() != ChecksumSize(algorithm)) return std::nullopt;
     c.Update(raw);
   }
   return c.Finish() + "-" + std::to_string(part_checksums_b64.size());
@@ -347,7 +335,7 @@ std::optional<std::string> FullObjectChecksum(ChecksumAlgorithm algorithm,
   bool first = true;
   for (const PartChecksum& part : parts) {
     std::string raw;
-    if (!Base64Decode(part.b64, &raw) || raw.size() != ChecksumSize(algorithm)) {
+    if (!text::Base64Decode(part.b64, &raw) || raw.size() != ChecksumSize(algorithm)) {
       return std::nullopt;
     }
     if (first) {
@@ -370,8 +358,8 @@ std::optional<std::string> FullObjectChecksum(ChecksumAlgorithm algorithm,
         return std::nullopt;
     }
   }
-  if (algorithm == ChecksumAlgorithm::kCrc64Nvme) return Base64Encode(BigEndian(crc));
-  return Base64Encode(BigEndian(static_cast<uint32_t>(crc)));
+  if (algorithm == ChecksumAlgorithm::kCrc64Nvme) return text::Base64Encode(BigEndian(crc));
+  return text::Base64Encode(BigEndian(static_cast<uint32_t>(crc)));
 }
 
 // ---- Request headers
@@ -399,13 +387,13 @@ ChecksumSpecResult ParseChecksumHeaders(const std::vector<Header>& headers) {
       std::string_view rest = h.value;
       while (!rest.empty()) {
         const size_t comma = rest.find(',');
-        const std::string_view name = Trim(rest.substr(0, comma));
+        const std::string_view name = text::TrimOws(rest.substr(0, comma));
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
         if (name.empty()) continue;
         if (std::optional<ChecksumAlgorithm> t = ChecksumAlgorithmFromHeader(name)) {
           if (spec) return invalid(std::string(kMultiple));
           spec = ChecksumSpec{*t, std::nullopt, true};
-        } else if (name.size() >= 15 && EqualsIgnoreCase(name.substr(0, 15), "x-amz-checksum-")) {
+        } else if (name.size() >= 15 && text::EqualsIgnoreCase(name.substr(0, 15), "x-amz-checksum-")) {
           return invalid("The value specified in the x-amz-trailer header is not supported");
         }
       }
@@ -451,7 +439,7 @@ ReadResult ChecksumReader::Read(char* buf, size_t n) {
   }
   finished_ = true;
   std::string computed_raw = checksummer_.FinishRaw();
-  computed_ = Base64Encode(computed_raw);
+  computed_ = text::Base64Encode(computed_raw);
   const std::string* expected = expected_b64_ ? &*expected_b64_ : nullptr;
   bool from_trailer = false;
   if (expected == nullptr && trailer_source_ != nullptr) {
@@ -460,7 +448,7 @@ ReadResult ChecksumReader::Read(char* buf, size_t n) {
   }
   if (expected == nullptr) return {0, ErrorCode::kNone};
   std::string expected_raw;
-  if (!Base64Decode(*expected, &expected_raw) || expected_raw.size() != ChecksumSize(algorithm_)) {
+  if (!text::Base64Decode(*expected, &expected_raw) || expected_raw.size() != ChecksumSize(algorithm_)) {
     final_error_ = ErrorCode::kInvalidRequest;
     message_ = "Value for " + std::string(ChecksumHeaderName(algorithm_)) +
                (from_trailer ? " trailing header is invalid." : " header is invalid.");

@@ -18,7 +18,7 @@
 
 namespace cubby::s3api::auth {
 
-class PayloadReader;  // auth.h
+class PayloadReader;  // payload.h
 
 enum class ChecksumAlgorithm { kCrc32, kCrc32c, kSha1, kSha256, kCrc64Nvme };
 

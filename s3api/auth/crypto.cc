@@ -80,20 +80,6 @@ std::string Hmac(EVP_MAC_CTX* ctx, std::string_view key, std::string_view data) 
   return std::string(reinterpret_cast<char*>(out), n);
 }
 
-constexpr char kHexDigits[] = "0123456789abcdef";
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool IsBase64Char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '+' || c == '/';
-}
-
 }  // namespace
 
 struct Hasher::Impl {
@@ -133,62 +119,6 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
 std::string HmacSha1(std::string_view key, std::string_view data) {
   thread_local std::unique_ptr<EVP_MAC_CTX, MacCtxDeleter> ctx(HmacContext("SHA1"));
   return Hmac(ctx.get(), key, data);
-}
-
-std::string HexEncode(std::string_view raw) {
-  std::string out;
-  out.resize(raw.size() * 2);
-  for (size_t i = 0; i < raw.size(); ++i) {
-    const auto b = static_cast<unsigned char>(raw[i]);
-    out[2 * i] = kHexDigits[b >> 4];
-    out[2 * i + 1] = kHexDigits[b & 0x0f];
-  }
-  return out;
-}
-
-bool HexDecode(std::string_view hex, std::string* raw) {
-  if (hex.size() % 2 != 0) return false;
-  std::string out;
-  out.resize(hex.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int hi = HexValue(hex[2 * i]);
-    const int lo = HexValue(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out[i] = static_cast<char>((hi << 4) | lo);
-  }
-  *raw = std::move(out);
-  return true;
-}
-
-std::string Base64Encode(std::string_view raw) {
-  std::string out;
-  out.resize(4 * ((raw.size() + 2) / 3) + 1);  // EVP_EncodeBlock writes a trailing NUL
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(raw.data()),
-                                static_cast<int>(raw.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-bool Base64Decode(std::string_view b64, std::string* raw) {
-  // EVP_DecodeBlock skips surrounding whitespace and counts padding as zero bytes, so the
-  // strict shape (RFC 4648 §4, padded, no whitespace) is checked here first.
-  if (b64.size() % 4 != 0) return false;
-  size_t padding = 0;
-  if (!b64.empty() && b64.back() == '=') ++padding;
-  if (b64.size() >= 2 && b64[b64.size() - 2] == '=') ++padding;
-  for (size_t i = 0; i < b64.size() - padding; ++i) {
-    if (!IsBase64Char(b64[i])) return false;
-  }
-  std::string out;
-  out.resize(b64.size() / 4 * 3);
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(b64.data()),
-                                static_cast<int>(b64.size()));
-  if (n < 0 || static_cast<size_t>(n) < padding) return false;
-  out.resize(static_cast<size_t>(n) - padding);
-  *raw = std::move(out);
-  return true;
 }
 
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {

@@ -1,11 +1,13 @@
-// Hashes, HMAC and encodings on OpenSSL 3 EVP (no deprecated APIs). Incremental hashers are used
-// while a body streams; one-shot helpers for short strings.
+// Hashes, HMAC, constant-time comparison and randomness on OpenSSL 3 EVP (no deprecated
+// APIs). Incremental hashers are used while a body streams; one-shot helpers for short strings.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "text/encoding.h"
 
 namespace cubby::s3api::auth {
 
@@ -34,10 +36,11 @@ std::string Md5(std::string_view data);                             // raw 16 by
 std::string HmacSha256(std::string_view key, std::string_view data);  // raw 32 bytes
 std::string HmacSha1(std::string_view key, std::string_view data);    // raw 20 bytes (SigV2)
 
-std::string HexEncode(std::string_view raw);  // lowercase
-bool HexDecode(std::string_view hex, std::string* raw);
-std::string Base64Encode(std::string_view raw);
-bool Base64Decode(std::string_view b64, std::string* raw);
+// Until their callers outside s3api/auth call cubby::text directly.
+using text::Base64Decode;
+using text::Base64Encode;
+using text::HexDecode;
+using text::HexEncode;
 
 // Constant-time comparison (CRYPTO_memcmp); different lengths compare unequal.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);

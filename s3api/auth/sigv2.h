@@ -1,15 +1,36 @@
-// The steps of AWS Signature Version 2 (legacy; botocore still presigns S3 URLs with it by
-// default), private to s3api/auth and exposed for its tests.
+// AWS Signature Version 2 (legacy; botocore still presigns S3 URLs with it by default): the
+// header form "Authorization: AWS AKID:base64(hmac-sha1)", the query form AWSAccessKeyId /
+// Signature / Expires, and their steps (exposed for the tests).
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/RESTAuthentication.html
+// The canonicalized resource is "/" + in.vhost_bucket + the raw path when the request was routed
+// virtual-hosted-style, else the raw path; plus the S3 sub-resources (acl, uploadId, partNumber,
+// versionId, response-*, ...). The payload is unsigned (payload = kUnsigned,
+// signature_version = 2). error_message never contains secret-derived data.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "s3api/auth/types.h"
 #include "s3api/http.h"
 
 namespace cubby::s3api::auth::sigv2 {
+
+// Verifies a request whose Authorization header starts "AWS ". Errors, in this order:
+//  - no ':' or an empty part → InvalidArgument ("AWS authorization header is invalid.
+//    Expected AwsAccessKeyId:signature")
+//  - no valid Date / x-amz-date → AccessDenied; more than 15 min off → RequestTimeTooSkewed
+//  - unknown key → InvalidAccessKeyId; wrong signature → SignatureDoesNotMatch (constant time)
+AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization);
+
+// Verifies a request with AWSAccessKeyId in its query. Errors, in this order:
+//  - Signature, AWSAccessKeyId or Expires missing or empty, or Expires not a number
+//    → AccessDenied ("Query-string authentication requires the Signature, Expires and
+//    AWSAccessKeyId parameters")
+//  - in.now past Expires → AccessDenied ("Request has expired")
+//  - unknown key → InvalidAccessKeyId; wrong signature → SignatureDoesNotMatch (constant time)
+AuthResult VerifyQuery(const VerifyInput& in);
 
 // True for the query parameters that are part of the canonicalized resource (acl, uploadId,
 // partNumber, versionId, response-content-type, ...; botocore's list).

@@ -1,86 +1,12 @@
 #include "s3api/auth/sigv4.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "s3api/auth/crypto.h"
+#include "text/ascii.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api::auth::sigv4 {
-namespace {
-
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-bool AllDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-int ToInt(std::string_view s) {
-  int v = 0;
-  for (char c : s) v = v * 10 + (c - '0');
-  return v;
-}
-
-std::optional<TimePoint> MakeTime(int year, int month, int day, int hour, int minute,
-                                  int second) {
-  using namespace std::chrono;
-  const year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
-                           std::chrono::day{static_cast<unsigned>(day)}};
-  if (!ymd.ok() || hour > 23 || minute > 59 || second > 60) return std::nullopt;
-  return TimePoint{sys_days{ymd}.time_since_epoch() + hours{hour} + minutes{minute} +
-                   seconds{second}};
-}
-
-}  // namespace
-
-std::string UriEncode(std::string_view s, bool encode_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size() + s.size() / 2);
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (IsUnreserved(c) || (c == '/' && !encode_slash)) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0x0f]);
-    }
-  }
-  return out;
-}
-
-std::string PercentDecode(std::string_view s, bool plus_is_space) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
-        HexValue(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2])));
-      i += 2;
-    } else if (s[i] == '+' && plus_is_space) {
-      out.push_back(' ');
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
 
 std::string CanonicalUri(std::string_view raw_path) {
   if (raw_path.empty()) return "/";
@@ -92,7 +18,8 @@ std::string CanonicalUri(std::string_view raw_path) {
     const std::string_view segment =
         raw_path.substr(start, slash == std::string_view::npos ? std::string_view::npos
                                                                : slash - start);
-    out += UriEncode(PercentDecode(segment, /*plus_is_space=*/false), /*encode_slash=*/true);
+    out += text::UriEncode(text::PercentDecodeLenient(segment, text::Plus::kLiteral),
+                           text::Slash::kEncode);
     if (slash == std::string_view::npos) break;
     out.push_back('/');
     start = slash + 1;
@@ -100,33 +27,18 @@ std::string CanonicalUri(std::string_view raw_path) {
   return out;
 }
 
-std::vector<QueryParam> ParseQuery(std::string_view raw_query) {
-  std::vector<QueryParam> params;
-  size_t start = 0;
-  while (start <= raw_query.size()) {
-    size_t amp = raw_query.find('&', start);
-    if (amp == std::string_view::npos) amp = raw_query.size();
-    const std::string_view piece = raw_query.substr(start, amp - start);
-    if (!piece.empty()) {
-      const size_t eq = piece.find('=');
-      QueryParam p;
-      p.key = PercentDecode(piece.substr(0, eq), /*plus_is_space=*/true);
-      if (eq != std::string_view::npos) {
-        p.value = PercentDecode(piece.substr(eq + 1), /*plus_is_space=*/true);
-      }
-      params.push_back(std::move(p));
-    }
-    start = amp + 1;
-  }
-  return params;
+std::vector<text::NameValue> SplitQuery(std::string_view raw_query) {
+  return text::SplitUrlEncodedLenient(raw_query, text::Plus::kSpace);
 }
 
-std::string CanonicalQueryString(const std::vector<QueryParam>& params, std::string_view exclude) {
+std::string CanonicalQueryString(const std::vector<text::NameValue>& params,
+                                 std::string_view exclude) {
   std::vector<std::pair<std::string, std::string>> encoded;
   encoded.reserve(params.size());
-  for (const QueryParam& p : params) {
-    if (!exclude.empty() && p.key == exclude) continue;
-    encoded.emplace_back(UriEncode(p.key, true), UriEncode(p.value, true));
+  for (const text::NameValue& p : params) {
+    if (!exclude.empty() && p.name == exclude) continue;
+    encoded.emplace_back(text::UriEncode(p.name, text::Slash::kEncode),
+                         text::UriEncode(p.value, text::Slash::kEncode));
   }
   std::sort(encoded.begin(), encoded.end());
   std::string out;
@@ -140,7 +52,7 @@ std::string CanonicalQueryString(const std::vector<QueryParam>& params, std::str
 }
 
 std::string CanonicalHeaderValue(std::string_view value) {
-  value = Trim(value);
+  value = text::TrimOws(value);
   std::string out;
   out.reserve(value.size());
   for (char c : value) {
@@ -199,7 +111,7 @@ std::string StringToSign(std::string_view amz_date, std::string_view scope,
   out.push_back('\n');
   out.append(amz_date).push_back('\n');
   out.append(scope).push_back('\n');
-  out += HexEncode(Sha256(canonical_request));
+  out += text::HexEncode(Sha256(canonical_request));
   return out;
 }
 
@@ -268,7 +180,7 @@ std::string CachedSigningKey(std::string_view secret, std::string_view date,
 }
 
 std::string Signature(std::string_view signing_key, std::string_view string_to_sign) {
-  return HexEncode(HmacSha256(signing_key, string_to_sign));
+  return text::HexEncode(HmacSha256(signing_key, string_to_sign));
 }
 
 std::string ChunkStringToSign(std::string_view amz_date, std::string_view scope,
@@ -288,7 +200,25 @@ std::string ChunkSignature(std::string_view signing_key, std::string_view amz_da
                            std::string_view scope, std::string_view previous_signature,
                            std::string_view chunk_data) {
   return Signature(signing_key, ChunkStringToSign(amz_date, scope, previous_signature,
-                                                  HexEncode(Sha256(chunk_data))));
+                                                  text::HexEncode(Sha256(chunk_data))));
+}
+
+std::string TrailerStringToSign(std::string_view amz_date, std::string_view scope,
+                                std::string_view previous_signature,
+                                const std::vector<Header>& trailers) {
+  std::vector<const Header*> sorted;
+  for (const Header& h : trailers) {
+    if (h.name != kTrailerSignature) sorted.push_back(&h);
+  }
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Header* a, const Header* b) { return a->name < b->name; });
+  std::string canonical;
+  for (const Header* h : sorted) canonical += h->name + ":" + h->value + "\n";
+  std::string out(kTrailerAlgorithm);
+  out += "\n";
+  out.append(amz_date).append("\n").append(scope).append("\n").append(previous_signature);
+  out += "\n" + text::HexEncode(Sha256(canonical));
+  return out;
 }
 
 std::string Credential::Scope() const {
@@ -355,120 +285,6 @@ std::optional<std::vector<std::string>> ParseSignedHeaders(std::string_view text
     start = semi + 1;
   }
   return names;
-}
-
-std::optional<ParsedAuthorization> ParseAuthorization(std::string_view value, std::string* error) {
-  value = Trim(value);
-  const size_t space = value.find(' ');
-  const std::string_view algorithm = value.substr(0, space);
-  if (algorithm != kAlgorithm) {
-    *error = "Unsupported authorization algorithm; expecting \"AWS4-HMAC-SHA256\".";
-    return std::nullopt;
-  }
-  if (space == std::string_view::npos) {
-    *error = "missing Credential, SignedHeaders and Signature.";
-    return std::nullopt;
-  }
-  std::string_view rest = value.substr(space + 1);
-  std::optional<std::string_view> credential, signed_headers, signature;
-  while (true) {
-    const size_t comma = rest.find(',');
-    const std::string_view item = Trim(rest.substr(0, comma));
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos) {
-      *error = "the component \"" + std::string(item) + "\" is not of the form key=value.";
-      return std::nullopt;
-    }
-    const std::string_view key = item.substr(0, eq);
-    const std::string_view val = item.substr(eq + 1);
-    std::optional<std::string_view>* slot = key == "Credential"      ? &credential
-                                            : key == "SignedHeaders" ? &signed_headers
-                                            : key == "Signature"     ? &signature
-                                                                     : nullptr;
-    if (slot == nullptr) {
-      *error = "unknown component \"" + std::string(key) + "\".";
-      return std::nullopt;
-    }
-    if (slot->has_value()) {
-      *error = "the component \"" + std::string(key) + "\" appears twice.";
-      return std::nullopt;
-    }
-    *slot = val;
-    if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 1);
-  }
-  if (!credential || !signed_headers || !signature) {
-    *error = "it must contain Credential, SignedHeaders and Signature.";
-    return std::nullopt;
-  }
-  ParsedAuthorization parsed;
-  std::optional<Credential> c = ParseCredential(*credential);
-  if (!c) {
-    *error =
-        "the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/"
-        "aws4_request\".";
-    return std::nullopt;
-  }
-  parsed.credential = std::move(*c);
-  std::optional<std::vector<std::string>> names = ParseSignedHeaders(*signed_headers);
-  if (!names) {
-    *error = "SignedHeaders is empty or has an empty header name.";
-    return std::nullopt;
-  }
-  parsed.signed_headers = std::move(*names);
-  if (signature->empty()) {
-    *error = "the Signature is empty.";
-    return std::nullopt;
-  }
-  parsed.signature = std::string(*signature);
-  return parsed;
-}
-
-std::optional<TimePoint> ParseAmzDate(std::string_view text) {
-  // YYYYMMDDTHHMMSSZ
-  if (text.size() != 16 || text[8] != 'T' || text[15] != 'Z') return std::nullopt;
-  if (!AllDigits(text.substr(0, 8)) || !AllDigits(text.substr(9, 6))) return std::nullopt;
-  return MakeTime(ToInt(text.substr(0, 4)), ToInt(text.substr(4, 2)), ToInt(text.substr(6, 2)),
-                  ToInt(text.substr(9, 2)), ToInt(text.substr(11, 2)), ToInt(text.substr(13, 2)));
-}
-
-std::string FormatAmzDate(TimePoint t) {
-  using namespace std::chrono;
-  const auto secs = floor<seconds>(t);
-  const auto day = floor<days>(secs);
-  const year_month_day ymd{day};
-  const hh_mm_ss hms{secs - day};
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%04d%02u%02uT%02d%02d%02dZ", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                static_cast<int>(hms.seconds().count()));
-  return buf;
-}
-
-std::optional<TimePoint> ParseHttpDate(std::string_view text) {
-  // "Fri, 24 May 2013 00:00:00 GMT"; the weekday is not checked against the date.
-  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  text = Trim(text);
-  const size_t comma = text.find(", ");
-  if (comma != 3) return std::nullopt;
-  text.remove_prefix(5);
-  if (text.size() != 24 || text[2] != ' ' || text[6] != ' ' || text[11] != ' ' ||
-      text[14] != ':' || text[17] != ':' || text.substr(20) != " GMT") {
-    return std::nullopt;
-  }
-  const std::string_view day = text.substr(0, 2), month = text.substr(3, 3),
-                         year = text.substr(7, 4), hour = text.substr(12, 2),
-                         minute = text.substr(15, 2), second = text.substr(18, 2);
-  if (!AllDigits(day) || !AllDigits(year) || !AllDigits(hour) || !AllDigits(minute) ||
-      !AllDigits(second)) {
-    return std::nullopt;
-  }
-  const auto m = std::find(std::begin(kMonths), std::end(kMonths), month);
-  if (m == std::end(kMonths)) return std::nullopt;
-  return MakeTime(ToInt(year), static_cast<int>(m - std::begin(kMonths)) + 1, ToInt(day),
-                  ToInt(hour), ToInt(minute), ToInt(second));
 }
 
 }  // namespace cubby::s3api::auth::sigv4

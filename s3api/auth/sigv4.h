@@ -1,6 +1,7 @@
-// The steps of AWS Signature Version 4, each a small pure function, shared by the verifier
-// (auth.cc) and the client-side signer so that both build the canonical request the same way.
-// Private to s3api/auth; exposed as a header for its tests and for aws-chunked decoding.
+// The canonicalization of AWS Signature Version 4, each step a small pure function, shared by
+// the verifiers (sigv4_header.cc, sigv4_presigned.cc, chunked.cc) and the client-side signer
+// (signer.cc, bench/) so that both build the canonical request the same way. Encodings and dates
+// come from cubby::text (UriEncode, PercentDecodeLenient, FormatIso8601Basic, ...).
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html
 //   https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html
 #pragma once
@@ -12,11 +13,13 @@
 #include <vector>
 
 #include "s3api/http.h"
+#include "text/uri.h"
 
 namespace cubby::s3api::auth::sigv4 {
 
 inline constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
 inline constexpr std::string_view kChunkAlgorithm = "AWS4-HMAC-SHA256-PAYLOAD";
+inline constexpr std::string_view kTrailerAlgorithm = "AWS4-HMAC-SHA256-TRAILER";
 inline constexpr std::string_view kService = "s3";
 inline constexpr std::string_view kTerminator = "aws4_request";
 inline constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
@@ -45,16 +48,6 @@ inline constexpr std::string_view kQueryContentSha256 = "X-Amz-Content-Sha256";
 inline constexpr std::chrono::seconds kMaxSkew{15 * 60};
 inline constexpr int64_t kMaxPresignExpiresSeconds = 7 * 24 * 3600;
 
-// ---- Encoding
-
-// AWS UriEncode: every byte but A-Z a-z 0-9 - . _ ~ becomes %XX (uppercase hex); '/' is kept
-// unless `encode_slash`.
-std::string UriEncode(std::string_view s, bool encode_slash);
-
-// Percent-decoding. A '%' not followed by two hex digits stays a literal '%'. With
-// `plus_is_space` (query strings), '+' decodes to a space.
-std::string PercentDecode(std::string_view s, bool plus_is_space);
-
 // ---- Canonical request
 
 // The path part of a request-target as the client encoded it, normalised: each '/'-separated
@@ -63,18 +56,13 @@ std::string PercentDecode(std::string_view s, bool plus_is_space);
 // encode twice. "" becomes "/".
 std::string CanonicalUri(std::string_view raw_path);
 
-struct QueryParam {
-  std::string key;    // decoded
-  std::string value;  // decoded; "" for a parameter without '='
-};
+// The decoded parameters of a raw query ("a=1&b&c=x%20y", no '?'), in order: '+' is a space,
+// a malformed escape stays literal, empty pieces are skipped.
+std::vector<text::NameValue> SplitQuery(std::string_view raw_query);
 
-// Splits a raw query ("a=1&b&c=x%20y", no '?') into decoded parameters, in order. Empty
-// pieces ("a=1&&b") are skipped.
-std::vector<QueryParam> ParseQuery(std::string_view raw_query);
-
-// Each key and value UriEncoded (slashes too), sorted by key then value, joined as
+// Each name and value UriEncoded (slashes too), sorted by name then value, joined as
 // "k=v&k2=v2". Parameters named `exclude` (X-Amz-Signature for presigned URLs) are left out.
-std::string CanonicalQueryString(const std::vector<QueryParam>& params,
+std::string CanonicalQueryString(const std::vector<text::NameValue>& params,
                                  std::string_view exclude = {});
 
 // A header value with leading/trailing spaces removed and inner runs of spaces collapsed.
@@ -114,8 +102,12 @@ std::string CachedSigningKey(std::string_view secret, std::string_view date,
 // Lowercase hex HMAC-SHA256(signing_key, string_to_sign).
 std::string Signature(std::string_view signing_key, std::string_view string_to_sign);
 
-// ---- aws-chunked (STREAMING-AWS4-HMAC-SHA256-PAYLOAD)
+// ---- aws-chunked (STREAMING-AWS4-HMAC-SHA256-PAYLOAD and the trailer forms)
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming.html
+// https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming-trailers.html
+
+inline constexpr std::string_view kChunkSignatureKey = "chunk-signature=";  // chunk extension
+inline constexpr std::string_view kTrailerSignature = "x-amz-trailer-signature";
 
 // "AWS4-HMAC-SHA256-PAYLOAD\n<amz_date>\n<scope>\n<previous_signature>\n<sha256("")>\n<chunk hash>"
 std::string ChunkStringToSign(std::string_view amz_date, std::string_view scope,
@@ -128,7 +120,15 @@ std::string ChunkSignature(std::string_view signing_key, std::string_view amz_da
                            std::string_view scope, std::string_view previous_signature,
                            std::string_view chunk_data);
 
-// ---- Credential and Authorization header
+// The trailer signature's string to sign:
+// "AWS4-HMAC-SHA256-TRAILER\n<amz_date>\n<scope>\n<previous>\n<hex sha256(canonical)>", where
+// canonical is "name:value\n" for each trailer (other than x-amz-trailer-signature), sorted by
+// name.
+std::string TrailerStringToSign(std::string_view amz_date, std::string_view scope,
+                                std::string_view previous_signature,
+                                const std::vector<Header>& trailers);
+
+// ---- Credential
 
 struct Credential {
   std::string access_key_id;
@@ -150,27 +150,7 @@ std::optional<Credential> ParseCredential(std::string_view text);
 std::string CheckScope(const Credential& credential, std::string_view request_date,
                        std::string_view region);
 
-struct ParsedAuthorization {
-  Credential credential;
-  std::vector<std::string> signed_headers;
-  std::string signature;
-};
-
-// Parses "AWS4-HMAC-SHA256 Credential=..., SignedHeaders=a;b, Signature=hex" (spaces after
-// the commas optional). On failure returns nullopt and a reason in *error.
-std::optional<ParsedAuthorization> ParseAuthorization(std::string_view value, std::string* error);
-
 // "a;b;c" → {"a","b","c"}; nullopt if empty or any name is empty.
 std::optional<std::vector<std::string>> ParseSignedHeaders(std::string_view text);
-
-// ---- Dates
-
-using TimePoint = std::chrono::system_clock::time_point;
-
-// "20130524T000000Z" (ISO 8601 basic, UTC).
-std::optional<TimePoint> ParseAmzDate(std::string_view text);
-std::string FormatAmzDate(TimePoint t);
-// RFC 1123 "Fri, 24 May 2013 00:00:00 GMT", the Date header's form.
-std::optional<TimePoint> ParseHttpDate(std::string_view text);
 
 }  // namespace cubby::s3api::auth::sigv4

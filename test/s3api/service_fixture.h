@@ -16,10 +16,12 @@
 
 #include "s3api/auth/auth.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/signer.h"
 #include "s3api/auth/sigv4.h"
 #include "s3api/handlers.h"
 #include "s3api/service.h"
 #include "storage/store.h"
+#include "text/time.h"
 
 namespace cubby::s3api::test_support {
 
@@ -206,7 +208,7 @@ class ServiceTest : public ::testing::Test {
     }
     if (req.chunked) {
       auth::ChunkedBodyInput& in = *req.chunked;
-      std::string date = auth::sigv4::FormatAmzDate(now_);
+      std::string date = text::FormatIso8601Basic(now_);
       in.amz_date = date;
       in.scope = date.substr(0, 8) + "/us-east-1/s3/aws4_request";
       in.signing_key = auth::sigv4::SigningKey(

@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/signer.h"
 #include "s3api/auth/sigv4.h"
+#include "text/encoding.h"
+#include "text/time.h"
 
 namespace cubby::s3api::auth {
 namespace {
@@ -25,7 +28,7 @@ constexpr char kSecret[] = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 constexpr char kRegion[] = "us-east-1";
 constexpr char kEmptySha[] = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-TimePoint AwsTime() { return *sigv4::ParseAmzDate("20130524T000000Z"); }
+TimePoint AwsTime() { return *text::ParseIso8601Basic("20130524T000000Z"); }
 
 KeyLookup Keys(std::string secret = kSecret) {
   return [secret](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
@@ -400,7 +403,7 @@ TEST(AuthenticateHeaderTest, WrongRegionNamesBoth) {
 
 TEST(AuthenticateHeaderTest, MessagesCarryNoSecretMaterial) {
   const std::string signing_key_hex =
-      HexEncode(sigv4::SigningKey(kSecret, "20130524", kRegion, "s3"));
+      text::HexEncode(sigv4::SigningKey(kSecret, "20130524", kRegion, "s3"));
   for (const HeaderCase& c : HeaderCases()) {
     HttpRequest r = SignedPut(c.sign_region);
     c.mutate(r);

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "s3api/auth/auth.h"
+#include "s3api/auth/signer.h"
 #include "s3api/auth/sigv4.h"
+#include "text/time.h"
 
 namespace cubby::s3api::auth {
 namespace {
@@ -60,8 +62,8 @@ std::pair<std::string, std::string> SplitTarget(const std::string& target) {
 }
 
 std::string QueryValue(const std::string& target, std::string_view key) {
-  for (const sigv4::QueryParam& p : sigv4::ParseQuery(SplitTarget(target).second)) {
-    if (p.key == key) return p.value;
+  for (const text::NameValue& p : sigv4::SplitQuery(SplitTarget(target).second)) {
+    if (p.name == key) return p.value;
   }
   ADD_FAILURE() << "no parameter " << key;
   return {};
@@ -71,7 +73,7 @@ TEST(BotocoreTest, HeaderSignedRequestsVerify) {
   ASSERT_FALSE(kBotocoreSigned.empty());
   for (const CapturedRequest& c : kBotocoreSigned) {
     SCOPED_TRACE(c.method + " " + c.target);
-    const auto now = *sigv4::ParseAmzDate(HeaderValue(c, "x-amz-date"));
+    const auto now = *text::ParseIso8601Basic(HeaderValue(c, "x-amz-date"));
     const AuthResult r = Authenticate(ToRequest(c), kRegion, Keys(), now);
     EXPECT_EQ(r.error, ErrorCode::kNone) << r.error_message;
     EXPECT_EQ(r.payload, PayloadMode::kSha256);
@@ -108,7 +110,7 @@ TEST(BotocoreTest, SignV4GivesBotocoresAuthorization) {
     in.access_key_id = kAkid;
     in.secret_key = kSecret;
     in.region = kRegion;
-    in.now = *sigv4::ParseAmzDate(HeaderValue(c, "x-amz-date"));
+    in.now = *text::ParseIso8601Basic(HeaderValue(c, "x-amz-date"));
     const std::vector<Header> added = SignV4(in);
     ASSERT_FALSE(added.empty());
     EXPECT_EQ(added.back().name, "authorization");
@@ -120,7 +122,7 @@ TEST(BotocoreTest, PresignedUrlsVerifyAndReproduce) {
   ASSERT_FALSE(kBotocorePresigned.empty());
   for (const CapturedRequest& c : kBotocorePresigned) {
     SCOPED_TRACE(c.method + " " + c.target);
-    const auto signed_at = *sigv4::ParseAmzDate(QueryValue(c.target, "X-Amz-Date"));
+    const auto signed_at = *text::ParseIso8601Basic(QueryValue(c.target, "X-Amz-Date"));
     const int expires = std::stoi(QueryValue(c.target, "X-Amz-Expires"));
     const AuthResult r =
         Authenticate(ToRequest(c), kRegion, Keys(), signed_at + std::chrono::seconds(expires));

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "s3api/auth/auth.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/payload.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api::auth {
 namespace {
@@ -53,7 +54,7 @@ TEST(ChecksumTest, Vectors) {
     SCOPED_TRACE(testing::Message() << ChecksumName(v.algorithm) << " len=" << v.input.size());
     EXPECT_EQ(ComputeChecksum(v.algorithm, v.input), v.b64);
     std::string raw;
-    ASSERT_TRUE(Base64Decode(v.b64, &raw));
+    ASSERT_TRUE(text::Base64Decode(v.b64, &raw));
     EXPECT_EQ(raw.size(), ChecksumSize(v.algorithm));
     EXPECT_TRUE(IsValidChecksumValue(v.algorithm, v.b64));
   }
@@ -145,8 +146,8 @@ TEST(ChecksumTest, CompositeChecksum) {
     const std::vector<std::string> parts = {ComputeChecksum(a, "part one"),
                                             ComputeChecksum(a, "part two")};
     std::string raw1, raw2;
-    ASSERT_TRUE(Base64Decode(parts[0], &raw1));
-    ASSERT_TRUE(Base64Decode(parts[1], &raw2));
+    ASSERT_TRUE(text::Base64Decode(parts[0], &raw1));
+    ASSERT_TRUE(text::Base64Decode(parts[1], &raw2));
     EXPECT_EQ(CompositeChecksum(a, parts), ComputeChecksum(a, raw1 + raw2) + "-2");
     EXPECT_FALSE(CompositeChecksum(a, {}).has_value());
     EXPECT_FALSE(CompositeChecksum(a, {parts[0], "AAAA"}).has_value());  // wrong size

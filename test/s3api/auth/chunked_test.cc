@@ -11,9 +11,10 @@
 
 #include "s3api/auth/auth.h"
 #include "s3api/auth/checksum.h"
-#include "s3api/auth/chunked.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/signer.h"
 #include "s3api/auth/sigv4.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api::auth {
 namespace {
@@ -301,8 +302,8 @@ TEST(ChunkedTest, TrailerSignature) {
   const std::string expected_sig = sigv4::Signature(
       auth.signing_key,
       "AWS4-HMAC-SHA256-TRAILER\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n" +
-          final_chunk_sig + "\n" + HexEncode(Sha256("x-amz-checksum-crc32:" + trailers[0].value +
-                                                    "\n")));
+          final_chunk_sig + "\n" +
+          text::HexEncode(Sha256("x-amz-checksum-crc32:" + trailers[0].value + "\n")));
   EXPECT_NE(body.find("x-amz-trailer-signature:" + expected_sig + "\r\n\r\n"), std::string::npos);
 
   Decoded d = Decode(auth, CorruptSignature(body, "x-amz-trailer-signature:", 0));

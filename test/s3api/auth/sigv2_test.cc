@@ -11,6 +11,8 @@
 
 #include "s3api/auth/auth.h"
 #include "s3api/auth/sigv4.h"
+#include "text/time.h"
+#include "text/uri.h"
 
 namespace cubby::s3api::auth {
 namespace {
@@ -59,7 +61,7 @@ HttpRequest Request(const V2Request& v) {
 TimePoint At(std::string_view http_date) {
   std::string gmt(http_date);
   if (gmt.ends_with(" +0000")) gmt = gmt.substr(0, gmt.size() - 6) + " GMT";
-  std::optional<TimePoint> t = sigv4::ParseHttpDate(gmt);
+  std::optional<TimePoint> t = text::ParseImfFixdate(gmt);
   EXPECT_TRUE(t.has_value()) << http_date;
   return t.value_or(TimePoint{});
 }
@@ -271,7 +273,7 @@ TEST(SigV2Test, HeaderErrors) {
 TEST(SigV2Test, QueryErrors) {
   const int64_t expires = 1369353600;
   const std::string sig = sigv2::Signature(kSecret, "GET\n\n\n1369353600\n/b/k");
-  const std::string encoded = sigv4::UriEncode(sig, true);
+  const std::string encoded = text::UriEncode(sig, text::Slash::kEncode);
   const TimePoint now = TimePoint{} + seconds(expires - 10);
   struct Case {
     std::string name;

@@ -7,6 +7,7 @@
 
 #include "s3api/auth/auth.h"
 #include "s3api/auth/crypto.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api::auth {
 namespace {
@@ -63,7 +64,7 @@ AuthResult Sha256Auth(std::string_view body) {
   AuthResult a;
   a.anonymous = false;
   a.payload = PayloadMode::kSha256;
-  a.payload_sha256 = HexEncode(Sha256(body));
+  a.payload_sha256 = text::HexEncode(Sha256(body));
   return a;
 }
 
@@ -94,7 +95,7 @@ TEST(WrapBodyTest, CorrectSha256PassesEveryByteInAnyPieceSize) {
 TEST(WrapBodyTest, WrongSha256FailsOnlyOnTheFinalRead) {
   const std::string body = Body();
   AuthResult auth = Sha256Auth(body);
-  auth.payload_sha256 = HexEncode(Sha256(body + "x"));
+  auth.payload_sha256 = text::HexEncode(Sha256(body + "x"));
   for (size_t piece : {1u, 100u, 100000u}) {
     SCOPED_TRACE(piece);
     auto reader = WrapBody(auth, std::make_unique<PieceReader>(body, piece));

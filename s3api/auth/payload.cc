@@ -1,58 +1,29 @@
-#include "s3api/auth/chunked.h"
+#include "s3api/auth/payload.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <utility>
 
 #include "s3api/auth/crypto.h"
 #include "s3api/auth/sigv4.h"
+#include "text/ascii.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api::auth {
 namespace {
 
-constexpr std::string_view kChunkSignatureKey = "chunk-signature=";
-constexpr std::string_view kTrailerSignature = "x-amz-trailer-signature";
-constexpr std::string_view kTrailerAlgorithm = "AWS4-HMAC-SHA256-TRAILER";
+using sigv4::kChunkSignatureKey;
+using sigv4::kTrailerSignature;
+
 // Framing is read through a small buffer; chunk data bypasses it where it can.
 constexpr size_t kPendingBytes = 4096;
 // A chunk header or trailer line; real ones are < 200 bytes.
 constexpr size_t kMaxLineBytes = 4096;
 constexpr size_t kMaxTrailers = 16;
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-std::string Lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 // 1 to 16 hex digits, no sign, no spaces.
-bool ParseHexSize(std::string_view text, uint64_t* out) {
-  if (text.empty() || text.size() > 16) return false;
-  uint64_t v = 0;
-  for (char c : text) {
-    int d;
-    if (c >= '0' && c <= '9') {
-      d = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      d = c - 'a' + 10;
-    } else if (c >= 'A' && c <= 'F') {
-      d = c - 'A' + 10;
-    } else {
-      return false;
-    }
-    v = (v << 4) | static_cast<uint64_t>(d);
-  }
-  *out = v;
-  return true;
+bool ParseHexSize(std::string_view digits, uint64_t* out) {
+  return digits.size() <= 16 && text::ParseUint64(digits, out, 16);
 }
 
 bool IsLowerHex64(std::string_view s) {
@@ -246,9 +217,8 @@ class ChunkedReader : public PayloadReader {
   }
 
   bool VerifyChunk(std::string_view data) {
-    const std::string expected = sigv4::Signature(
-        signing_key_, sigv4::ChunkStringToSign(amz_date_, scope_, previous_signature_,
-                                               HexEncode(Sha256(data))));
+    const std::string expected =
+        sigv4::ChunkSignature(signing_key_, amz_date_, scope_, previous_signature_, data);
     if (!ConstantTimeEquals(expected, chunk_signature_)) {
       return Fail(ErrorCode::kSignatureDoesNotMatch,
                   "The chunk-signature of an aws-chunked chunk does not match.");
@@ -310,11 +280,11 @@ class ChunkedReader : public PayloadReader {
                   "x-amz-trailer-signature must be the last trailing header.");
     }
     const size_t colon = line.find(':');
-    if (colon == std::string_view::npos || Trim(line.substr(0, colon)).empty()) {
+    if (colon == std::string_view::npos || text::TrimOws(line.substr(0, colon)).empty()) {
       return Fail(ErrorCode::kInvalidRequest, "A trailing header line is malformed.");
     }
-    std::string name = Lowercase(Trim(line.substr(0, colon)));
-    std::string value(Trim(line.substr(colon + 1)));
+    std::string name = text::AsciiLowercase(text::TrimOws(line.substr(0, colon)));
+    std::string value(text::TrimOws(line.substr(colon + 1)));
     if (name == kTrailerSignature) {
       if (!signed_ || value.empty()) {
         return Fail(ErrorCode::kInvalidRequest, "Unexpected x-amz-trailer-signature.");
@@ -353,7 +323,8 @@ class ChunkedReader : public PayloadReader {
                     "The aws-chunked trailer has no x-amz-trailer-signature.");
       }
       const std::string expected = sigv4::Signature(
-          signing_key_, TrailerStringToSign(amz_date_, scope_, previous_signature_, trailers_));
+          signing_key_,
+          sigv4::TrailerStringToSign(amz_date_, scope_, previous_signature_, trailers_));
       if (!ConstantTimeEquals(expected, trailer_signature_)) {
         return Fail(ErrorCode::kSignatureDoesNotMatch,
                     "The x-amz-trailer-signature does not match.");
@@ -400,68 +371,69 @@ class ChunkedReader : public PayloadReader {
   std::string trailer_signature_;
 };
 
+// Hashes the body as it passes and checks it against x-amz-content-sha256 at end of body.
+class Sha256CheckingReader : public BodyReader {
+ public:
+  Sha256CheckingReader(std::unique_ptr<BodyReader> raw, std::string expected_hex)
+      : raw_(std::move(raw)), expected_hex_(std::move(expected_hex)) {}
+
+  ReadResult Read(char* buf, size_t n) override {
+    if (finished_) return {0, final_error_};
+    ReadResult r = raw_->Read(buf, n);
+    if (r.error != ErrorCode::kNone) return r;
+    if (r.n > 0) {
+      hasher_.Update(std::string_view(buf, r.n));
+      return r;
+    }
+    finished_ = true;
+    if (text::HexEncode(hasher_.Finish()) != expected_hex_) {
+      final_error_ = ErrorCode::kXAmzContentSHA256Mismatch;
+    }
+    return {0, final_error_};
+  }
+
+ private:
+  std::unique_ptr<BodyReader> raw_;
+  std::string expected_hex_;  // lowercase
+  Hasher hasher_{HashAlgorithm::kSha256};
+  bool finished_ = false;
+  ErrorCode final_error_ = ErrorCode::kNone;
+};
+
+// A PayloadReader over a non-streaming body: no trailers.
+class PlainPayloadReader : public PayloadReader {
+ public:
+  explicit PlainPayloadReader(std::unique_ptr<BodyReader> inner) : inner_(std::move(inner)) {}
+  ReadResult Read(char* buf, size_t n) override { return inner_->Read(buf, n); }
+  const std::vector<Header>& trailers() const override { return trailers_; }
+  std::string_view error_message() const override { return {}; }
+
+ private:
+  std::unique_ptr<BodyReader> inner_;
+  std::vector<Header> trailers_;
+};
+
+// For a payload mode WrapBody does not know (unreachable: the switch is exhaustive).
+class InternalErrorReader : public BodyReader {
+ public:
+  ReadResult Read(char*, size_t) override { return {0, ErrorCode::kInternalError}; }
+};
+
 }  // namespace
 
-std::string TrailerStringToSign(std::string_view amz_date, std::string_view scope,
-                                std::string_view previous_signature,
-                                const std::vector<Header>& trailers) {
-  std::vector<const Header*> sorted;
-  for (const Header& h : trailers) {
-    if (h.name != kTrailerSignature) sorted.push_back(&h);
+std::unique_ptr<PayloadReader> WrapBody(const AuthResult& auth, std::unique_ptr<BodyReader> raw) {
+  switch (auth.payload) {
+    case PayloadMode::kUnsigned:
+      return std::make_unique<PlainPayloadReader>(std::move(raw));
+    case PayloadMode::kSha256:
+      return std::make_unique<PlainPayloadReader>(
+          std::make_unique<Sha256CheckingReader>(std::move(raw), auth.payload_sha256));
+    case PayloadMode::kStreamingSigned:
+    case PayloadMode::kStreamingUnsignedTrailer:
+    case PayloadMode::kStreamingSignedTrailer:
+      return std::make_unique<ChunkedReader>(auth, std::move(raw));
   }
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Header* a, const Header* b) { return a->name < b->name; });
-  std::string canonical;
-  for (const Header* h : sorted) canonical += h->name + ":" + h->value + "\n";
-  std::string out(kTrailerAlgorithm);
-  out += "\n";
-  out.append(amz_date).append("\n").append(scope).append("\n").append(previous_signature);
-  out += "\n" + HexEncode(Sha256(canonical));
-  return out;
-}
-
-std::unique_ptr<PayloadReader> MakeChunkedReader(const AuthResult& auth,
-                                                 std::unique_ptr<BodyReader> raw) {
-  return std::make_unique<ChunkedReader>(auth, std::move(raw));
-}
-
-std::string EncodeChunkedBody(const ChunkedBodyInput& in) {
-  const bool is_signed = in.mode == PayloadMode::kStreamingSigned ||
-                         in.mode == PayloadMode::kStreamingSignedTrailer;
-  const bool with_trailer = in.mode == PayloadMode::kStreamingSignedTrailer ||
-                            in.mode == PayloadMode::kStreamingUnsignedTrailer;
-  std::string previous = in.seed_signature;
-  std::string out;
-  auto chunk = [&](std::string_view data) {
-    char size[20];
-    std::snprintf(size, sizeof(size), "%zx", data.size());
-    out += size;
-    if (is_signed) {
-      previous = sigv4::ChunkSignature(in.signing_key, in.amz_date, in.scope, previous, data);
-      out += ";" + std::string(kChunkSignatureKey) + previous;
-    }
-    out += "\r\n";
-    if (!data.empty()) {
-      out.append(data);
-      out += "\r\n";
-    }
-  };
-  const size_t step = std::max<size_t>(in.chunk_size, 1);
-  for (size_t pos = 0; pos < in.data.size(); pos += step) {
-    chunk(std::string_view(in.data).substr(pos, step));
-  }
-  chunk({});
-  if (with_trailer) {
-    for (const Header& h : in.trailers) out += h.name + ":" + h.value + "\r\n";
-    if (is_signed) {
-      out += std::string(kTrailerSignature) + ":" +
-             sigv4::Signature(in.signing_key, TrailerStringToSign(in.amz_date, in.scope,
-                                                                  previous, in.trailers)) +
-             "\r\n";
-    }
-  }
-  out += "\r\n";
-  return out;
+  return std::make_unique<PlainPayloadReader>(std::make_unique<InternalErrorReader>());
 }
 
 }  // namespace cubby::s3api::auth
