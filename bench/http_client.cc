@@ -10,31 +10,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
+
+#include "text/ascii.h"
 
 namespace cubby::bench {
 namespace {
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-bool ParseUint(std::string_view s, int base, uint64_t* out) {
-  if (s.empty()) return false;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out, base);
-  return ec == std::errc() && end == s.data() + s.size();
-}
 
 std::string ErrnoText(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
@@ -75,7 +56,7 @@ bool ParseEndpoint(std::string_view url, Endpoint* out, std::string* error) {
     return false;
   }
   uint64_t port_number = 80;
-  if (!port.empty() && (!ParseUint(port, 10, &port_number) || port_number == 0 ||
+  if (!port.empty() && (!text::ParseUint64(port, &port_number, 10) || port_number == 0 ||
                         port_number > 65535)) {
     *error = "endpoint: invalid port";
     return false;
@@ -253,9 +234,9 @@ bool HttpConnection::ReadChunked(const BodySink& sink, Response* out, std::strin
   std::string line;
   for (;;) {
     if (!ReadLine(&line, error)) return false;
-    std::string_view size_text = Trim(std::string_view(line).substr(0, line.find(';')));
+    std::string_view size_text = text::TrimOws(std::string_view(line).substr(0, line.find(';')));
     uint64_t size = 0;
-    if (!ParseUint(size_text, 16, &size)) return Fail("malformed chunk size", error);
+    if (!text::ParseUint64(size_text, &size, 16)) return Fail("malformed chunk size", error);
     if (size == 0) break;
     if (!ReadBody(size, sink, out, error)) return false;
     if (!ReadLine(&line, error)) return false;
@@ -280,7 +261,7 @@ bool HttpConnection::ReadResponse(bool head_request, const BodySink& sink, Respo
   }
   bool http10 = status_line.substr(0, 8) == "HTTP/1.0";
   uint64_t status = 0;
-  if (!ParseUint(status_line.substr(9, 3), 10, &status)) {
+  if (!text::ParseUint64(status_line.substr(9, 3), &status, 10)) {
     return Fail("malformed status code", error);
   }
   out->status = static_cast<int>(status);
@@ -295,16 +276,16 @@ bool HttpConnection::ReadResponse(bool head_request, const BodySink& sink, Respo
     if (header_bytes > kMaxHeaderBytes) return Fail("response header too large", error);
     size_t colon = line.find(':');
     if (colon == std::string::npos) return Fail("malformed header line", error);
-    std::string name = ToLower(Trim(std::string_view(line).substr(0, colon)));
-    std::string value(Trim(std::string_view(line).substr(colon + 1)));
+    std::string name = text::AsciiLowercase(text::TrimOws(std::string_view(line).substr(0, colon)));
+    std::string value(text::TrimOws(std::string_view(line).substr(colon + 1)));
     if (name == "content-length") {
       uint64_t length = 0;
-      if (!ParseUint(value, 10, &length)) return Fail("malformed Content-Length", error);
+      if (!text::ParseUint64(value, &length, 10)) return Fail("malformed Content-Length", error);
       content_length = length;
     } else if (name == "transfer-encoding") {
-      chunked = ToLower(value).find("chunked") != std::string::npos;
+      chunked = text::AsciiLowercase(value).find("chunked") != std::string::npos;
     } else if (name == "connection") {
-      std::string v = ToLower(value);
+      std::string v = text::AsciiLowercase(value);
       if (v.find("close") != std::string::npos) out->keep_alive = false;
       if (v.find("keep-alive") != std::string::npos) out->keep_alive = true;
     }
