@@ -34,5 +34,15 @@ for d in storage s3api cosi proto bench; do check "$d" "server/"; done
 # rocksdb is storage's alone (the benchmark may use it for its baseline).
 for d in s3api cosi server proto; do check "$d" "rocksdb/"; done
 
+# Authentication reads top to bottom: the entry point (auth.cc) hands a request to one scheme's
+# file, and no file of s3api/auth includes the entry point's header back.
+hits=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"s3api/auth/auth\.h"' \
+         s3api/auth/*.h s3api/auth/*.cc 2>/dev/null | grep -v '^s3api/auth/auth\.cc$')
+if [[ -n $hits ]]; then
+  echo "layering violation: within s3api/auth only auth.cc includes auth.h:"
+  echo "$hits"
+  fail=1
+fi
+
 if ((fail)); then echo "0 passed, 1 failed"; exit 1; fi
 echo "layering: module map holds"
