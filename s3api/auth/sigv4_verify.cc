@@ -1,7 +1,6 @@
 #include "s3api/auth/sigv4_verify.h"
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 #include <utility>
 
@@ -82,9 +81,7 @@ AuthResult ReadStreamingHeaders(const std::vector<Header>& headers, AuthResult r
     return Refuse(ErrorCode::kMissingContentLength,
                   "x-amz-decoded-content-length is required for aws-chunked uploads.");
   }
-  const char* end = decoded->data() + decoded->size();
-  const auto [stop, error] = std::from_chars(decoded->data(), end, result.decoded_content_length);
-  if (decoded->empty() || error != std::errc() || stop != end) {
+  if (!text::ParseUint64(*decoded, &result.decoded_content_length)) {
     return Refuse(ErrorCode::kInvalidArgument,
                   "x-amz-decoded-content-length must be a decimal number.");
   }
