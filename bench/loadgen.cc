@@ -31,6 +31,7 @@
 #include "bench/measure.h"
 #include "s3api/auth/crypto.h"
 #include "s3api/auth/sigv4.h"
+#include "text/encoding.h"
 #include "text/time.h"
 #include "text/uri.h"
 
@@ -696,7 +697,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "cubby-loadgen: random body generation failed\n");
     return 1;
   }
-  shared.body_sha256 = o.signed_payload ? auth::HexEncode(auth::Sha256(shared.body))
+  shared.body_sha256 = o.signed_payload ? text::HexEncode(auth::Sha256(shared.body))
                                         : std::string(kUnsignedPayload);
   // A listing reads the bucket as it is: a missing one is an error of the run, not created.
   if (o.mode != Mode::kList && !EnsureBucket(shared, &error)) {

@@ -10,6 +10,7 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
+#include "text/encoding.h"
 #include "text/time.h"
 
 namespace cubby::s3api {
@@ -189,7 +190,7 @@ HttpResponse CopyObject(const Context& ctx) {
       ctx, *reader, from.size, [&](std::string_view piece) { return (*writer)->Append(piece); },
       &md5, nullptr);
   if (failure) return failure.TakeResponse();
-  meta.etag = auth::HexEncode(md5);
+  meta.etag = text::HexEncode(md5);
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(ctx, committed.status(), cond);

@@ -7,6 +7,7 @@
 #include "s3api/auth/crypto.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api {
 
@@ -27,7 +28,7 @@ ErrorCode ReadVerifiedBody(const Context& ctx, std::string* out, std::string* me
   std::string expected_md5;
   const std::string* content_md5 = request.Find("content-md5");
   if (content_md5 != nullptr &&
-      (!auth::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16)) {
+      (!text::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16)) {
     return ErrorCode::kInvalidDigest;
   }
   auth::ChecksumSpecResult parsed = auth::ParseChecksumHeaders(request.headers);

@@ -14,6 +14,7 @@
 #include "s3api/auth/crypto.h"
 #include "s3api/handlers.h"
 #include "text/ascii.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api {
 
@@ -204,7 +205,7 @@ Failure ReceiveBody(const Context& ctx, uint64_t max_size,
 
   std::string expected_md5;
   if (const std::string* content_md5 = request.Find("content-md5")) {
-    if (!auth::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16) {
+    if (!text::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16) {
       return ErrorResponse(ctx, ErrorCode::kInvalidDigest);
     }
   }

@@ -4,10 +4,10 @@
 #include <charconv>
 #include <string>
 
-#include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
+#include "text/encoding.h"
 #include "text/uri.h"
 
 namespace cubby::s3api {
@@ -122,7 +122,7 @@ HttpResponse ListObjectsV2(const Context& ctx) {
   std::string from = start_after;
   if (token != nullptr) {
     // The token is opaque to clients: base64 of the last key or common prefix returned.
-    if (token->empty() || !auth::Base64Decode(*token, &from)) {
+    if (token->empty() || !text::Base64Decode(*token, &from)) {
       return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
                            "The continuation token provided is incorrect");
     }
@@ -145,7 +145,7 @@ HttpResponse ListObjectsV2(const Context& ctx) {
   w.Element("IsTruncated", page->truncated ? "true" : "false");
   if (token != nullptr) w.Element("ContinuationToken", *token);
   if (page->truncated) {
-    w.Element("NextContinuationToken", auth::Base64Encode(page->last));
+    w.Element("NextContinuationToken", text::Base64Encode(page->last));
   }
   if (ctx.route.Has("start-after")) w.Element("StartAfter", Enc(p, start_after));
   for (const storage::ListEntry& e : page->objects) WriteContents(w, p, e, owner);

@@ -15,6 +15,7 @@
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
 #include "text/ascii.h"
+#include "text/encoding.h"
 #include "text/uri.h"
 
 namespace cubby::s3api {
@@ -213,9 +214,9 @@ std::string MultipartEtag(const std::vector<const storage::PartRecord*>& parts) 
   auth::Hasher md5(auth::HashAlgorithm::kMd5);
   for (const storage::PartRecord* p : parts) {
     std::string raw;
-    if (auth::HexDecode(p->etag, &raw)) md5.Update(raw);
+    if (text::HexDecode(p->etag, &raw)) md5.Update(raw);
   }
-  return auth::HexEncode(md5.Finish()) + "-" + std::to_string(parts.size());
+  return text::HexEncode(md5.Finish()) + "-" + std::to_string(parts.size());
 }
 
 }  // namespace
@@ -290,7 +291,7 @@ HttpResponse UploadPart(const Context& ctx) {
       [&](std::string_view chunk) { return (*writer)->Append(chunk); }, &body);
   if (failure) return failure.TakeResponse();
   storage::PartRecord part;
-  part.etag = auth::HexEncode(body.md5);
+  part.etag = text::HexEncode(body.md5);
   part.last_modified_ms = ctx.now_ms();
   if (!body.checksum_name.empty()) part.checksums[body.checksum_name] = body.checksum_b64;
   storage::Result<storage::PartRecord> committed = (*writer)->Commit(part_number, std::move(part));
@@ -354,7 +355,7 @@ HttpResponse UploadPartCopy(const Context& ctx) {
       &md5, checksum ? &*checksum : nullptr);
   if (failure) return failure.TakeResponse();
   storage::PartRecord part;
-  part.etag = auth::HexEncode(md5);
+  part.etag = text::HexEncode(md5);
   part.last_modified_ms = ctx.now_ms();
   if (checksum) part.checksums[std::string(auth::ChecksumName(*algorithm))] = checksum->Finish();
   storage::Result<storage::PartRecord> committed = (*writer)->Commit(part_number, std::move(part));

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "s3api/auth/checksum.h"
-#include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "text/ascii.h"
+#include "text/encoding.h"
 #include "text/time.h"
 
 namespace cubby::s3api {
@@ -268,7 +268,7 @@ HttpResponse PutObject(const Context& ctx) {
       ctx, kMaxObjectBytes, std::nullopt,
       [&](std::string_view chunk) { return (*writer)->Append(chunk); }, &body);
   if (failure) return failure.TakeResponse();
-  meta.etag = auth::HexEncode(body.md5);
+  meta.etag = text::HexEncode(body.md5);
   meta.last_modified_ms = ctx.now_ms();
   if (!body.checksum_name.empty()) meta.checksums[body.checksum_name] = body.checksum_b64;
   storage::Result<storage::ObjectMeta> committed =

@@ -4,10 +4,10 @@
 #include <exception>
 
 #include "s3api/auth/auth.h"
-#include "s3api/auth/crypto.h"
 #include "s3api/handlers.h"
 #include "s3api/router.h"
 #include "s3api/xml.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api {
 
@@ -253,7 +253,7 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
   }
   sum.bytes_in = counted.count();
   response.Set("x-amz-request-id", request.request_id);
-  response.Set("x-amz-id-2", auth::Base64Encode(request.request_id));
+  response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
   // A body left unread (an error before or while reading it) is the server's to drain or to
   // close the connection over; it knows how much is left.
   return response;

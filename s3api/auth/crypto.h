@@ -7,8 +7,6 @@
 #include <string>
 #include <string_view>
 
-#include "text/encoding.h"
-
 namespace cubby::s3api::auth {
 
 enum class HashAlgorithm { kMd5, kSha1, kSha256 };
@@ -35,12 +33,6 @@ std::string Sha256(std::string_view data);                          // raw 32 by
 std::string Md5(std::string_view data);                             // raw 16 bytes
 std::string HmacSha256(std::string_view key, std::string_view data);  // raw 32 bytes
 std::string HmacSha1(std::string_view key, std::string_view data);    // raw 20 bytes (SigV2)
-
-// Until their callers outside s3api/auth call cubby::text directly.
-using text::Base64Decode;
-using text::Base64Encode;
-using text::HexDecode;
-using text::HexEncode;
 
 // Constant-time comparison (CRYPTO_memcmp); different lengths compare unequal.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);

@@ -5,6 +5,7 @@
 #include "s3api/auth/checksum.h"
 #include "s3api/format.h"
 #include "test/s3api/service_fixture.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api {
 namespace {
@@ -174,7 +175,7 @@ class DeleteObjectsTest : public ServiceTest {
     return Send(std::move(r));
   }
   static std::vector<Header> Md5Of(const std::string& body) {
-    return {{"content-md5", auth::Base64Encode(auth::Md5(body))}};
+    return {{"content-md5", text::Base64Encode(auth::Md5(body))}};
   }
   const std::string doc_ =
       "<Delete><Object><Key>a</Key></Object><Object><Key>c&amp;d</Key><VersionId>v1</VersionId>"

@@ -9,6 +9,7 @@
 
 #include "s3api/auth/checksum.h"
 #include "test/s3api/service_fixture.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api {
 namespace {
@@ -56,7 +57,7 @@ TEST_F(IntegrityTest, ChecksumHeaderPerAlgorithm) {
     EXPECT_EQ(bad.Code(), "BadDigest");
     EXPECT_FALSE(ObjectExists("bkt", "k"));
     EXPECT_EQ(Put("/bkt/k", data_, {{header, "not base64!"}}).Code(), "InvalidRequest");
-    EXPECT_EQ(Put("/bkt/k", data_, {{header, auth::Base64Encode("short")}}).Code(),
+    EXPECT_EQ(Put("/bkt/k", data_, {{header, text::Base64Encode("short")}}).Code(),
               "InvalidRequest");
     EXPECT_FALSE(ObjectExists("bkt", "k"));
   }
@@ -193,7 +194,7 @@ TEST_F(IntegrityTest, LargeBodiesThroughTheService) {
     // Signed payload (the fixture signs the body's SHA-256), Content-MD5 and a checksum.
     const std::string crc = auth::ComputeChecksum(auth::ChecksumAlgorithm::kCrc32c, data);
     Reply put = Put("/bkt/big", data,
-                    {{"content-md5", auth::Base64Encode(auth::Md5(data))},
+                    {{"content-md5", text::Base64Encode(auth::Md5(data))},
                      {"x-amz-checksum-crc32c", crc}});
     ASSERT_EQ(put.status(), 200) << put.body;
     EXPECT_EQ(put.Header("ETag"), "\"" + Md5Hex(data) + "\"");
@@ -206,7 +207,7 @@ TEST_F(IntegrityTest, LargeBodiesThroughTheService) {
 
 TEST_F(IntegrityTest, LargeBodyErrorsStoreNothing) {
   const std::string data = Pattern(kOverlap + 2 * kPiece + 7);
-  Reply bad_md5 = Put("/bkt/k", data, {{"content-md5", auth::Base64Encode(auth::Md5("x"))}});
+  Reply bad_md5 = Put("/bkt/k", data, {{"content-md5", text::Base64Encode(auth::Md5("x"))}});
   EXPECT_EQ(bad_md5.Code(), "BadDigest");
   Reply bad_crc = Put("/bkt/k", data,
                       {{"x-amz-checksum-crc32",
@@ -223,7 +224,7 @@ TEST_F(IntegrityTest, LargeBodyErrorsStoreNothing) {
 
   Req wrong_sha = short_body;
   wrong_sha.content_length.reset();
-  wrong_sha.payload_sha256 = auth::HexEncode(auth::Sha256("x"));
+  wrong_sha.payload_sha256 = text::HexEncode(auth::Sha256("x"));
   EXPECT_EQ(Send(wrong_sha).Code(), "XAmzContentSHA256Mismatch");
 
   auth::ChunkedBodyInput in{.data = data, .chunk_size = 300000};

@@ -4,6 +4,7 @@
 
 #include "s3api/auth/checksum.h"
 #include "test/s3api/service_fixture.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api {
 namespace {
@@ -213,7 +214,7 @@ TEST_F(MultipartTest, UploadPartErrorsStoreNothing) {
   }
   EXPECT_EQ(Part("obj", "nosuchid", "1", "data").Code(), "NoSuchUpload");
   EXPECT_EQ(Part("other", id, "1", "data").Code(), "NoSuchUpload");
-  Reply bad_md5 = Part("obj", id, "1", "data", {{"content-md5", auth::Base64Encode(auth::Md5("x"))}});
+  Reply bad_md5 = Part("obj", id, "1", "data", {{"content-md5", text::Base64Encode(auth::Md5("x"))}});
   EXPECT_EQ(bad_md5.Code(), "BadDigest");
   Reply bad_crc = Part("obj", id, "1", "data",
                        {{"x-amz-checksum-crc32", auth::ComputeChecksum(
@@ -224,7 +225,7 @@ TEST_F(MultipartTest, UploadPartErrorsStoreNothing) {
   hash.path = "/bkt/obj";
   hash.query = "partNumber=1&uploadId=" + id;
   hash.body = "data";
-  hash.payload_sha256 = auth::HexEncode(auth::Sha256("other"));
+  hash.payload_sha256 = text::HexEncode(auth::Sha256("other"));
   EXPECT_EQ(Send(hash).Code(), "XAmzContentSHA256Mismatch");
   Req chunked = hash;
   chunked.payload_sha256.reset();

@@ -21,6 +21,7 @@
 #include "s3api/handlers.h"
 #include "s3api/service.h"
 #include "storage/store.h"
+#include "text/encoding.h"
 #include "text/time.h"
 
 namespace cubby::s3api::test_support {
@@ -190,7 +191,7 @@ class ServiceTest : public ::testing::Test {
       in.query = req.query;
       in.extra_headers = req.headers;
       in.payload_sha256 = req.payload_sha256 ? *req.payload_sha256
-                                             : auth::HexEncode(auth::Sha256(req.body));
+                                             : text::HexEncode(auth::Sha256(req.body));
       in.access_key_id = req.key_id;
       in.secret_key = req.key_id == std::string(kRootId) ? kRootSecret : kKeySecret;
       in.region = "us-east-1";
@@ -304,7 +305,7 @@ class ServiceTest : public ::testing::Test {
     return store_->HeadObject(bucket, key).ok();
   }
 
-  static std::string Md5Hex(std::string_view data) { return auth::HexEncode(auth::Md5(data)); }
+  static std::string Md5Hex(std::string_view data) { return text::HexEncode(auth::Md5(data)); }
 
   std::string dir_;
   std::unique_ptr<storage::Store> store_;

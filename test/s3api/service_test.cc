@@ -17,6 +17,7 @@
 #include "s3api/handlers.h"
 #include "storage/store.h"
 #include "test/s3api/service_fixture.h"
+#include "text/encoding.h"
 
 namespace cubby::s3api {
 namespace {
@@ -242,15 +243,15 @@ TEST_F(ServiceTest, LargeObjectStreamsAndRanges) {
 TEST_F(ServiceTest, ContentMd5) {
   MakeBucket("bkt");
   const std::string data = "checked body";
-  Reply good = Put("/bkt/good", data, {{"content-md5", auth::Base64Encode(auth::Md5(data))}});
+  Reply good = Put("/bkt/good", data, {{"content-md5", text::Base64Encode(auth::Md5(data))}});
   EXPECT_EQ(good.status(), 200);
 
-  Reply bad = Put("/bkt/bad", data, {{"content-md5", auth::Base64Encode(auth::Md5("other"))}});
+  Reply bad = Put("/bkt/bad", data, {{"content-md5", text::Base64Encode(auth::Md5("other"))}});
   EXPECT_EQ(bad.status(), 400);
   EXPECT_EQ(bad.Code(), "BadDigest");
   EXPECT_FALSE(ObjectExists("bkt", "bad"));
 
-  for (const std::string& digest : {std::string("not base64!"), auth::Base64Encode("short")}) {
+  for (const std::string& digest : {std::string("not base64!"), text::Base64Encode("short")}) {
     Reply invalid = Put("/bkt/invalid", data, {{"content-md5", digest}});
     EXPECT_EQ(invalid.status(), 400);
     EXPECT_EQ(invalid.Code(), "InvalidDigest");
@@ -264,7 +265,7 @@ TEST_F(ServiceTest, PayloadHashMismatchStoresNothing) {
   r.method = "PUT";
   r.path = "/bkt/tampered";
   r.body = "the real body";
-  r.payload_sha256 = auth::HexEncode(auth::Sha256("the signed body"));
+  r.payload_sha256 = text::HexEncode(auth::Sha256("the signed body"));
   Reply reply = Send(r);
   EXPECT_EQ(reply.status(), 400);
   EXPECT_EQ(reply.Code(), "XAmzContentSHA256Mismatch");
@@ -720,7 +721,7 @@ TEST_F(ServiceTest, AuthenticationErrorsPassThrough) {
   request.request_id = "REQX";
   request.content_length = 0;
   auth::SignInput in{.method = "GET", .host = "localhost", .path = "/bkt/k",
-                     .payload_sha256 = auth::HexEncode(auth::Sha256("")),
+                     .payload_sha256 = text::HexEncode(auth::Sha256("")),
                      .access_key_id = kRootId, .secret_key = kKeySecret,
                      .region = "us-east-1", .now = now_};
   request.headers = auth::SignV4(in);
@@ -757,7 +758,7 @@ TEST_F(ServiceTest, KeyChangesTakeEffectOnTheNextRequest) {
   request.request_id = "REQNEW";
   request.content_length = 0;
   auth::SignInput in{.method = "GET", .host = "localhost", .path = "/shared/k",
-                     .payload_sha256 = auth::HexEncode(auth::Sha256("")),
+                     .payload_sha256 = text::HexEncode(auth::Sha256("")),
                      .access_key_id = kReaderId,
                      .secret_key = "a-new-secret-for-the-reader-key-000000",
                      .region = "us-east-1", .now = now_};
@@ -779,7 +780,7 @@ TEST_F(ServiceTest, VirtualHostedStyle) {
   request.request_id = "R1";
   request.content_length = put.body.size();
   auth::SignInput in{.method = "PUT", .host = "vhost.s3.test:9000", .path = "/obj",
-                     .payload_sha256 = auth::HexEncode(auth::Sha256(put.body)),
+                     .payload_sha256 = text::HexEncode(auth::Sha256(put.body)),
                      .access_key_id = kRootId, .secret_key = kRootSecret,
                      .region = "us-east-1", .now = now_};
   request.headers = auth::SignV4(in);

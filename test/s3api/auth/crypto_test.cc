@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "text/encoding.h"
+
 namespace cubby::s3api::auth {
 namespace {
 
@@ -36,17 +38,17 @@ TEST(HasherTest, KnownVectorsOneShotAndByteByByte) {
     SCOPED_TRACE(c.input);
     Hasher whole(c.algorithm);
     whole.Update(c.input);
-    EXPECT_EQ(HexEncode(whole.Finish()), c.hex);
+    EXPECT_EQ(text::HexEncode(whole.Finish()), c.hex);
 
     Hasher pieces(c.algorithm);
     for (char ch : c.input) pieces.Update(std::string_view(&ch, 1));
-    EXPECT_EQ(HexEncode(pieces.Finish()), c.hex);
+    EXPECT_EQ(text::HexEncode(pieces.Finish()), c.hex);
   }
 }
 
 TEST(HasherTest, OneShotHelpers) {
-  EXPECT_EQ(HexEncode(Md5("")), "d41d8cd98f00b204e9800998ecf8427e");
-  EXPECT_EQ(HexEncode(Sha256("abc")),
+  EXPECT_EQ(text::HexEncode(Md5("")), "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(text::HexEncode(Sha256("abc")),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(Sha256("x").size(), 32u);
   EXPECT_EQ(Md5("x").size(), 16u);
@@ -61,7 +63,7 @@ TEST(HasherTest, MillionAsInUnevenPieces) {
     h.Update(std::string_view(block).substr(0, n));
     left -= n;
   }
-  EXPECT_EQ(HexEncode(h.Finish()),
+  EXPECT_EQ(text::HexEncode(h.Finish()),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
@@ -72,7 +74,7 @@ TEST(HasherTest, MoveKeepsState) {
   b.Update("bc");
   Hasher c(HashAlgorithm::kMd5);
   c = std::move(b);
-  EXPECT_EQ(HexEncode(c.Finish()),
+  EXPECT_EQ(text::HexEncode(c.Finish()),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
@@ -99,9 +101,9 @@ const std::vector<HmacCase> kHmacCases = {
 TEST(HmacTest, RfcVectors) {
   for (const HmacCase& c : kHmacCases) {
     SCOPED_TRACE(c.data);
-    EXPECT_EQ(HexEncode(HmacSha256(c.key, c.data)), c.sha256_hex);
+    EXPECT_EQ(text::HexEncode(HmacSha256(c.key, c.data)), c.sha256_hex);
     if (!c.sha1_hex.empty()) {
-      EXPECT_EQ(HexEncode(HmacSha1(c.key, c.data)), c.sha1_hex);
+      EXPECT_EQ(text::HexEncode(HmacSha1(c.key, c.data)), c.sha1_hex);
     }
   }
 }
@@ -109,9 +111,9 @@ TEST(HmacTest, RfcVectors) {
 TEST(HmacTest, RekeyingBetweenCallsDoesNotLeakState) {
   // The per-thread context is re-keyed per call; alternate keys to catch a stale key.
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(HexEncode(HmacSha256("Jefe", "what do ya want for nothing?")),
+    EXPECT_EQ(text::HexEncode(HmacSha256("Jefe", "what do ya want for nothing?")),
               kHmacCases[1].sha256_hex);
-    EXPECT_EQ(HexEncode(HmacSha256("", "")), kHmacCases[3].sha256_hex);
+    EXPECT_EQ(text::HexEncode(HmacSha256("", "")), kHmacCases[3].sha256_hex);
   }
 }
 
@@ -122,8 +124,8 @@ TEST(HmacTest, ThreadsEachGetTheirOwnContext) {
     threads.emplace_back([&wrong, t] {
       const HmacCase& c = kHmacCases[t % 2];
       for (int i = 0; i < 500; ++i) {
-        if (HexEncode(HmacSha256(c.key, c.data)) != c.sha256_hex) ++wrong;
-        if (HexEncode(Sha256("abc")) !=
+        if (text::HexEncode(HmacSha256(c.key, c.data)) != c.sha256_hex) ++wrong;
+        if (text::HexEncode(Sha256("abc")) !=
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") {
           ++wrong;
         }
