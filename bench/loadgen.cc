@@ -142,6 +142,69 @@ bool ParseSeconds(std::string_view text, double* out) {
   return true;
 }
 
+// Sets the valued option `name` (one ParseOptions knows) to `v`; an error message, empty on
+// success.
+std::string SetValuedOption(std::string_view name, std::string_view v, Options* o,
+                            std::string* endpoint) {
+  uint64_t n = 0;
+  if (name == "--endpoint") {
+    *endpoint = v;
+  } else if (name == "--access-key") {
+    o->access_key = v;
+  } else if (name == "--secret-key") {
+    o->secret_key = v;
+  } else if (name == "--region") {
+    o->region = v;
+  } else if (name == "--bucket") {
+    o->bucket = v;
+  } else if (name == "--prefix") {
+    o->prefix = v;
+  } else if (name == "--op") {
+    if (v == "put") o->mode = Mode::kPut;
+    else if (v == "get") o->mode = Mode::kGet;
+    else if (v == "mixed") o->mode = Mode::kMixed;
+    else if (v == "list") o->mode = Mode::kList;
+    else return "--op must be put, get, mixed or list";
+  } else if (name == "--size") {
+    if (!ParseSize(v, &o->size)) return "--size: expected e.g. 4KiB, 64MiB or a byte count";
+  } else if (name == "--concurrency") {
+    if (!ParseInt(v, 1, 4096, &n)) return "--concurrency must be 1..4096";
+    o->concurrency = static_cast<int>(n);
+  } else if (name == "--duration") {
+    if (!ParseSeconds(v, &o->duration_seconds)) return "--duration must be 0 < s <= 86400";
+  } else if (name == "--requests") {
+    if (!ParseInt(v, 1, UINT64_MAX, &o->requests)) return "--requests must be >= 1";
+  } else if (name == "--keys") {
+    if (!ParseInt(v, 1, UINT64_MAX, &o->keys)) return "--keys must be >= 1";
+  } else if (name == "--get-percent") {
+    if (!ParseInt(v, 0, 100, &n)) return "--get-percent must be 0..100";
+    o->get_percent = static_cast<int>(n);
+  } else if (name == "--max-keys") {
+    if (!ParseInt(v, 1, 1000, &o->max_keys)) return "--max-keys must be 1..1000";
+  } else if (name == "--label") {
+    if (v.empty() || v.find_first_of(" \t") != std::string_view::npos) {
+      return "--label must be one word";
+    }
+    o->label = v;
+  } else if (name == "--server-pid") {
+    if (!ParseInt(v, 1, INT32_MAX, &n)) return "--server-pid must be a process id";
+    o->server_pid = static_cast<pid_t>(n);
+  } else if (name == "--sign-time") {
+    o->sign_time = text::ParseIso8601Basic(v);
+    if (!o->sign_time) return "--sign-time: expected e.g. 20261231T235959Z";
+  } else if (name == "--sign-time-step") {
+    double seconds = 0;
+    if (!ParseSeconds(v, &seconds)) return "--sign-time-step must be 0 < s <= 86400";
+    o->sign_step = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double>(seconds));
+  } else if (name == "--timeout") {
+    double seconds = 0;
+    if (!ParseSeconds(v, &seconds)) return "--timeout must be 0 < s <= 86400";
+    o->io_timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  }
+  return "";
+}
+
 // Parses argv into `options`; returns an error message, empty on success. `print_header` is
 // set for --print-header, `help` for --help.
 std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, bool* help) {
@@ -182,62 +245,8 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
       if (i + 1 >= argc) return std::string(name) + " needs a value";
       value = argv[++i];
     }
-    std::string_view v = *value;
-    uint64_t n = 0;
-    if (name == "--endpoint") {
-      endpoint = v;
-    } else if (name == "--access-key") {
-      o->access_key = v;
-    } else if (name == "--secret-key") {
-      o->secret_key = v;
-    } else if (name == "--region") {
-      o->region = v;
-    } else if (name == "--bucket") {
-      o->bucket = v;
-    } else if (name == "--prefix") {
-      o->prefix = v;
-    } else if (name == "--op") {
-      if (v == "put") o->mode = Mode::kPut;
-      else if (v == "get") o->mode = Mode::kGet;
-      else if (v == "mixed") o->mode = Mode::kMixed;
-      else if (v == "list") o->mode = Mode::kList;
-      else return "--op must be put, get, mixed or list";
-    } else if (name == "--size") {
-      if (!ParseSize(v, &o->size)) return "--size: expected e.g. 4KiB, 64MiB or a byte count";
-    } else if (name == "--concurrency") {
-      if (!ParseInt(v, 1, 4096, &n)) return "--concurrency must be 1..4096";
-      o->concurrency = static_cast<int>(n);
-    } else if (name == "--duration") {
-      if (!ParseSeconds(v, &o->duration_seconds)) return "--duration must be 0 < s <= 86400";
-    } else if (name == "--requests") {
-      if (!ParseInt(v, 1, UINT64_MAX, &o->requests)) return "--requests must be >= 1";
-    } else if (name == "--keys") {
-      if (!ParseInt(v, 1, UINT64_MAX, &o->keys)) return "--keys must be >= 1";
-    } else if (name == "--get-percent") {
-      if (!ParseInt(v, 0, 100, &n)) return "--get-percent must be 0..100";
-      o->get_percent = static_cast<int>(n);
-    } else if (name == "--max-keys") {
-      if (!ParseInt(v, 1, 1000, &o->max_keys)) return "--max-keys must be 1..1000";
-    } else if (name == "--label") {
-      if (v.empty() || v.find_first_of(" \t") != std::string_view::npos) {
-        return "--label must be one word";
-      }
-      o->label = v;
-    } else if (name == "--server-pid") {
-      if (!ParseInt(v, 1, INT32_MAX, &n)) return "--server-pid must be a process id";
-      o->server_pid = static_cast<pid_t>(n);
-    } else if (name == "--sign-time") {
-      o->sign_time = text::ParseIso8601Basic(v);
-      if (!o->sign_time) return "--sign-time: expected e.g. 20261231T235959Z";
-    } else if (name == "--sign-time-step") {
-      double seconds = 0;
-      if (!ParseSeconds(v, &seconds)) return "--sign-time-step must be 0 < s <= 86400";
-      o->sign_step = std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::duration<double>(seconds));
-    } else if (name == "--timeout") {
-      double seconds = 0;
-      if (!ParseSeconds(v, &seconds)) return "--timeout must be 0 < s <= 86400";
-      o->io_timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+    if (std::string error = SetValuedOption(name, *value, o, &endpoint); !error.empty()) {
+      return error;
     }
   }
   if (*print_header) return "";
@@ -669,6 +678,28 @@ void PrintLine(const Options& o, const char* op, const OpStats& merged_in,
               number("%.2f", r.client_cpu_seconds / wall).c_str(), server_cpu, server_rss);
 }
 
+// One line per operation that ran (the threads' figures merged), after the header unless
+// --no-header.
+void PrintResults(const Options& o, const PhaseResult& r) {
+  if (o.header) PrintHeader();
+  for (int op = 0; op < kOpCount; ++op) {
+    OpStats merged;
+    for (const ThreadStats& t : r.threads) {
+      const OpStats& s = t.ops[op];
+      merged.ok += s.ok;
+      merged.errors += s.errors;
+      merged.bytes += s.bytes;
+      merged.latency_ns.insert(merged.latency_ns.end(), s.latency_ns.begin(), s.latency_ns.end());
+      merged.ttfb_ns.insert(merged.ttfb_ns.end(), s.ttfb_ns.begin(), s.ttfb_ns.end());
+    }
+    if (merged.ok + merged.errors == 0) continue;
+    std::string label = o.mode == Mode::kMixed ? std::string("m:") + kOpNames[op]
+                        : !o.label.empty()     ? o.label
+                                               : kOpNames[op];
+    PrintLine(o, label.c_str(), merged, r);
+  }
+}
+
 int Main(int argc, char** argv) {
   Options o;
   bool print_header = false;
@@ -748,23 +779,7 @@ int Main(int argc, char** argv) {
     return {kGet, KeyName(o, i % keys)};  // unreachable: the switch covers every Mode
   });
 
-  if (o.header) PrintHeader();
-  for (int op = 0; op < kOpCount; ++op) {
-    OpStats merged;
-    for (ThreadStats& t : r.threads) {
-      OpStats& s = t.ops[op];
-      merged.ok += s.ok;
-      merged.errors += s.errors;
-      merged.bytes += s.bytes;
-      merged.latency_ns.insert(merged.latency_ns.end(), s.latency_ns.begin(), s.latency_ns.end());
-      merged.ttfb_ns.insert(merged.ttfb_ns.end(), s.ttfb_ns.begin(), s.ttfb_ns.end());
-    }
-    if (merged.ok + merged.errors == 0) continue;
-    std::string label = o.mode == Mode::kMixed ? std::string("m:") + kOpNames[op]
-                        : !o.label.empty()     ? o.label
-                                               : kOpNames[op];
-    PrintLine(o, label.c_str(), merged, r);
-  }
+  PrintResults(o, r);
   std::fflush(stdout);
   uint64_t errors = TotalErrors(r);
   if (errors > 0) {
