@@ -1,0 +1,209 @@
+#include "iam/authorize.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "test/storage/test_util.h"
+
+namespace cubby::iam {
+namespace {
+
+using storage::AccessMode;
+using storage::testing::Bucket;
+using storage::testing::OpenOrDie;
+using storage::testing::SmallOptions;
+using storage::testing::TempDir;
+
+constexpr Action kEveryAction[] = {
+    Action::kListAllMyBuckets,   Action::kCreateBucket,
+    Action::kDeleteBucket,       Action::kListBucket,
+    Action::kGetBucketLocation,  Action::kGetBucketVersioning,
+    Action::kGetBucketAcl,       Action::kPutBucketAcl,
+    Action::kGetObject,          Action::kGetObjectAcl,
+    Action::kPutObject,          Action::kDeleteObject,
+    Action::kAbortMultipartUpload, Action::kListMultipartUploadParts,
+    Action::kListBucketMultipartUploads, Action::kAnyBucketAccess,
+    Action::kUnimplemented,
+};
+
+// Buckets named after their anonymous mode; "missing" does not exist. Keys: "root" (all
+// buckets) and one COSI key per mode, each granted on "shared" only.
+class AuthorizeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = OpenOrDie(SmallOptions(dir_.path()));
+    ASSERT_NE(store_, nullptr);
+    for (auto [name, mode] : {std::pair{"private", AccessMode::kNone},
+                              {"public-read", AccessMode::kReadOnly},
+                              {"public-write", AccessMode::kWriteOnly},
+                              {"public-rw", AccessMode::kReadWrite},
+                              {"shared", AccessMode::kNone}}) {
+      storage::BucketRecord b = Bucket(name);
+      b.anonymous = mode;
+      ASSERT_OK(store_->CreateBucket(b));
+    }
+    root_.access_key_id = "root";
+    root_.all_buckets = true;
+    reader_.grants["shared"] = AccessMode::kReadOnly;
+    writer_.grants["shared"] = AccessMode::kWriteOnly;
+    read_write_.grants["shared"] = AccessMode::kReadWrite;
+    no_mode_.grants["shared"] = AccessMode::kNone;
+  }
+
+  Identity Who(const std::string& name) const {
+    if (name == "root") return Identity::Key(root_);
+    if (name == "reader") return Identity::Key(reader_);
+    if (name == "writer") return Identity::Key(writer_);
+    if (name == "rw") return Identity::Key(read_write_);
+    if (name == "no-mode") return Identity::Key(no_mode_);
+    return Identity::Anonymous();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<storage::Store> store_;
+  storage::AccessKeyRecord root_, reader_, writer_, read_write_, no_mode_;
+};
+
+struct Case {
+  std::string who;  // "root", "reader", "writer", "rw", "no-mode", "anonymous"
+  Action action;
+  std::string bucket;
+  std::string key;
+  RequestFacts facts;
+  Verdict verdict;
+};
+
+constexpr RequestFacts kPlain{};
+constexpr RequestFacts kCopy{.copy_source = true};
+constexpr RequestFacts kMultipart{.multipart = true};
+
+TEST_F(AuthorizeTest, Table) {
+  const Verdict allow = Verdict::kAllow, deny = Verdict::kDeny;
+  const std::vector<Case> cases = {
+      // The root key may do anything, even on a bucket that does not exist.
+      {"root", Action::kListAllMyBuckets, "", "", kPlain, allow},
+      {"root", Action::kCreateBucket, "new", "", kPlain, allow},
+      {"root", Action::kDeleteBucket, "private", "", kPlain, allow},
+      {"root", Action::kPutBucketAcl, "private", "", kPlain, allow},
+      {"root", Action::kPutObject, "missing", "k", kCopy, allow},
+      {"root", Action::kUnimplemented, "", "", kPlain, allow},
+      // COSI keys: confined to their bucket, by mode.
+      {"reader", Action::kListAllMyBuckets, "", "", kPlain, allow},
+      {"reader", Action::kListAllMyBuckets, "shared", "", kPlain, allow},
+      {"reader", Action::kListAllMyBuckets, "private", "", kPlain, deny},
+      {"no-mode", Action::kListAllMyBuckets, "shared", "", kPlain, allow},
+      {"reader", Action::kListBucket, "shared", "", kPlain, allow},
+      {"reader", Action::kGetObject, "shared", "k", kPlain, allow},
+      {"reader", Action::kGetBucketLocation, "shared", "", kPlain, allow},
+      {"reader", Action::kGetBucketVersioning, "shared", "", kPlain, allow},
+      {"reader", Action::kGetBucketAcl, "shared", "", kPlain, allow},
+      {"reader", Action::kGetObjectAcl, "shared", "k", kPlain, allow},
+      {"reader", Action::kListMultipartUploadParts, "shared", "k", kPlain, allow},
+      {"reader", Action::kListBucketMultipartUploads, "shared", "", kPlain, allow},
+      {"reader", Action::kPutObject, "shared", "k", kPlain, deny},
+      {"reader", Action::kDeleteObject, "shared", "k", kPlain, deny},
+      {"reader", Action::kAbortMultipartUpload, "shared", "k", kPlain, deny},
+      {"reader", Action::kAnyBucketAccess, "shared", "", kPlain, allow},
+      {"reader", Action::kUnimplemented, "shared", "", kPlain, allow},
+      {"reader", Action::kGetObject, "private", "k", kPlain, deny},
+      {"reader", Action::kGetObject, "public-read", "k", kPlain, deny},  // keys ignore anon modes
+      {"reader", Action::kAnyBucketAccess, "private", "", kPlain, deny},
+      {"reader", Action::kUnimplemented, "private", "", kPlain, deny},
+      {"reader", Action::kUnimplemented, "", "", kPlain, allow},  // answered NotImplemented
+      {"reader", Action::kCreateBucket, "shared", "", kPlain, deny},
+      {"reader", Action::kDeleteBucket, "shared", "", kPlain, deny},
+      {"rw", Action::kPutBucketAcl, "shared", "", kPlain, deny},
+      {"rw", Action::kCreateBucket, "new", "", kPlain, deny},
+      {"writer", Action::kPutObject, "shared", "k", kCopy, allow},
+      {"writer", Action::kPutObject, "shared", "k", kMultipart, allow},
+      {"writer", Action::kDeleteObject, "shared", "k", kPlain, allow},
+      {"writer", Action::kAbortMultipartUpload, "shared", "k", kPlain, allow},
+      {"writer", Action::kGetObject, "shared", "k", kPlain, deny},
+      {"writer", Action::kListBucket, "shared", "", kPlain, deny},
+      {"writer", Action::kAnyBucketAccess, "shared", "", kPlain, allow},
+      {"rw", Action::kGetObject, "shared", "k", kPlain, allow},
+      {"rw", Action::kDeleteObject, "shared", "k", kPlain, allow},
+      {"no-mode", Action::kGetObject, "shared", "k", kPlain, deny},
+      {"no-mode", Action::kPutObject, "shared", "k", kPlain, deny},
+      {"no-mode", Action::kAnyBucketAccess, "shared", "", kPlain, deny},
+      {"no-mode", Action::kUnimplemented, "shared", "", kPlain, deny},
+      // Anonymous callers: never service-level or admin (no bucket read), else by the bucket's
+      // anonymous mode, and NoSuchBucket for a missing bucket.
+      {"anonymous", Action::kListAllMyBuckets, "", "", kPlain, deny},
+      {"anonymous", Action::kUnimplemented, "", "", kPlain, deny},
+      {"anonymous", Action::kCreateBucket, "missing", "", kPlain, deny},
+      {"anonymous", Action::kDeleteBucket, "public-rw", "", kPlain, deny},
+      {"anonymous", Action::kPutBucketAcl, "missing", "", kPlain, deny},
+      {"anonymous", Action::kGetObject, "missing", "k", kPlain, Verdict::kNoSuchBucket},
+      {"anonymous", Action::kUnimplemented, "missing", "", kPlain, Verdict::kNoSuchBucket},
+      {"anonymous", Action::kGetObject, "private", "k", kPlain, deny},
+      {"anonymous", Action::kListBucket, "private", "", kPlain, deny},
+      {"anonymous", Action::kAnyBucketAccess, "private", "", kPlain, deny},
+      {"anonymous", Action::kGetObject, "public-read", "k", kPlain, allow},
+      {"anonymous", Action::kListBucket, "public-read", "", kPlain, allow},
+      {"anonymous", Action::kAnyBucketAccess, "public-read", "", kPlain, allow},
+      {"anonymous", Action::kPutObject, "public-read", "k", kPlain, deny},
+      {"anonymous", Action::kDeleteObject, "public-read", "k", kPlain, deny},
+      {"anonymous", Action::kGetBucketAcl, "public-read", "", kPlain, deny},
+      {"anonymous", Action::kGetBucketLocation, "public-read", "", kPlain, deny},
+      {"anonymous", Action::kGetObjectAcl, "public-read", "k", kPlain, deny},
+      {"anonymous", Action::kListBucketMultipartUploads, "public-read", "", kPlain, deny},
+      {"anonymous", Action::kListMultipartUploadParts, "public-read", "k", kPlain, deny},
+      {"anonymous", Action::kUnimplemented, "public-read", "", kPlain, deny},
+      {"anonymous", Action::kPutObject, "public-write", "k", kPlain, allow},
+      {"anonymous", Action::kPutObject, "public-write", "k", kCopy, deny},
+      {"anonymous", Action::kPutObject, "public-write", "k", kMultipart, deny},
+      {"anonymous", Action::kDeleteObject, "public-write", "k", kPlain, deny},
+      {"anonymous", Action::kGetObject, "public-write", "k", kPlain, deny},
+      {"anonymous", Action::kAnyBucketAccess, "public-write", "", kPlain, allow},
+      {"anonymous", Action::kAbortMultipartUpload, "public-write", "k", kPlain, deny},
+      {"anonymous", Action::kGetObject, "public-rw", "k", kPlain, allow},
+      {"anonymous", Action::kPutObject, "public-rw", "k", kPlain, allow},
+      {"anonymous", Action::kPutObject, "public-rw", "k", kCopy, deny},
+      {"anonymous", Action::kPutObject, "public-rw", "k", kMultipart, deny},
+      {"anonymous", Action::kDeleteObject, "public-rw", "k", kPlain, allow},
+      {"anonymous", Action::kAbortMultipartUpload, "public-rw", "k", kPlain, deny},
+      {"anonymous", Action::kUnimplemented, "public-rw", "", kPlain, deny},
+  };
+  const Authorizer authorizer(store_.get());
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.who + " " + std::string(ActionName(c.action)) + " " + c.bucket + "/" + c.key);
+    Decision d = authorizer.Authorize(Who(c.who), c.action, {c.bucket, c.key}, c.facts);
+    EXPECT_EQ(d.verdict, c.verdict);
+    EXPECT_EQ(d.allowed(), c.verdict == Verdict::kAllow);
+    EXPECT_TRUE(d.failure.ok());
+  }
+}
+
+// The root key may do every action anywhere; an anonymous caller never gets past a missing
+// bucket except for the actions denied before any read.
+TEST_F(AuthorizeTest, EveryAction) {
+  const Authorizer authorizer(store_.get());
+  for (Action action : kEveryAction) {
+    SCOPED_TRACE(ActionName(action));
+    EXPECT_TRUE(authorizer.Authorize(Who("root"), action, {"missing", "k"}, kPlain).allowed());
+    const Verdict anonymous =
+        authorizer.Authorize(Who("anonymous"), action, {"missing", "k"}, kPlain).verdict;
+    const bool denied_first = action == Action::kListAllMyBuckets ||
+                              action == Action::kCreateBucket ||
+                              action == Action::kDeleteBucket || action == Action::kPutBucketAcl;
+    EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
+  }
+}
+
+TEST(ActionNameTest, IamNames) {
+  EXPECT_EQ(ActionName(Action::kListAllMyBuckets), "s3:ListAllMyBuckets");
+  EXPECT_EQ(ActionName(Action::kGetObject), "s3:GetObject");
+  EXPECT_EQ(ActionName(Action::kListMultipartUploadParts), "s3:ListMultipartUploadParts");
+  for (Action action : kEveryAction) {
+    const std::string_view name = ActionName(action);
+    EXPECT_TRUE(name.starts_with("s3:") || name.starts_with("cubby:")) << name;
+    EXPECT_NE(name, "cubby:Unknown");
+  }
+}
+
+}  // namespace
+}  // namespace cubby::iam
