@@ -12,6 +12,7 @@
 #include "s3api/xml.h"
 #include "text/encoding.h"
 #include "text/time.h"
+#include "text/uri.h"
 
 namespace cubby::s3api {
 
@@ -25,7 +26,9 @@ bool ParseCopySource(std::string_view header, CopySource* out) {
     return false;
   }
   std::string decoded;
-  if (!PercentDecode(header.substr(0, q), false, &decoded)) return false;
+  if (!text::PercentDecodeStrict(header.substr(0, q), text::Plus::kLiteral, &decoded)) {
+    return false;
+  }
   std::string_view path = decoded;
   if (path.starts_with('/')) path.remove_prefix(1);
   size_t slash = path.find('/');

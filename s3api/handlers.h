@@ -114,9 +114,6 @@ ErrorCode AuthorizeRead(const Context& ctx, std::string_view bucket);
 inline constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB: single PUT, copy source, part
 inline constexpr size_t kCopyBufferBytes = 256 << 10;
 
-// text::ParseUint64 in base 10, for the partNumber and part-number-marker parsers that typed
-// routes replace; new code calls text::ParseUint64.
-inline bool ParseUint(std::string_view s, uint64_t* out) { return text::ParseUint64(s, out); }
 // Content headers (Content-Encoding without "aws-chunked") and x-amz-meta-* of the request.
 // kMetadataTooLarge when the user metadata exceeds 2 KiB.
 ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta);

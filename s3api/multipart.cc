@@ -3,7 +3,6 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/mpuoverview.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,42 +21,7 @@ namespace cubby::s3api {
 
 namespace {
 
-constexpr uint64_t kMaxPartNumber = 10000;
 constexpr uint64_t kMinPartBytes = 5ull << 20;  // every part but the last
-constexpr size_t kMaxListed = 1000;             // max-parts / max-uploads cap
-
-const std::string& UploadId(const Context& ctx) {
-  static const std::string kEmpty;
-  const std::string* id = ctx.route.Param("uploadId");
-  return id ? *id : kEmpty;
-}
-
-// partNumber in 1..10000, else the InvalidArgument response.
-std::optional<HttpResponse> ParsePartNumber(const Context& ctx, uint32_t* part) {
-  const std::string* v = ctx.route.Param("partNumber");
-  uint64_t n = 0;
-  if (v == nullptr || !ParseUint(*v, &n) || n < 1 || n > kMaxPartNumber) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
-                         "Part number must be an integer between 1 and 10000, inclusive");
-  }
-  *part = static_cast<uint32_t>(n);
-  return std::nullopt;
-}
-
-// A list size parameter (max-parts, max-uploads): default and cap 1000.
-bool ParseMax(const Route& route, std::string_view name, size_t* out) {
-  *out = kMaxListed;
-  const std::string* v = route.Param(name);
-  if (v == nullptr) return true;
-  uint64_t n = 0;
-  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-  if (v->empty() || ec == std::errc::invalid_argument || end != v->data() + v->size()) {
-    return false;
-  }
-  *out = ec == std::errc::result_out_of_range ? kMaxListed
-                                              : static_cast<size_t>(std::min<uint64_t>(n, kMaxListed));
-  return true;
-}
 
 std::optional<auth::ChecksumAlgorithm> UploadAlgorithm(const storage::UploadRecord& upload) {
   if (upload.checksum_algorithm.empty()) return std::nullopt;
@@ -105,7 +69,7 @@ HttpResponse CompleteResult(const Context& ctx, const storage::ObjectMeta& meta)
 // produced the current object (a client retrying after a lost response), else NoSuchUpload.
 HttpResponse RetriedComplete(const Context& ctx, const storage::Status& gone) {
   storage::Result<storage::ObjectMeta> done =
-      ctx.store->CompletedUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+      ctx.store->CompletedUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (done.ok()) return CompleteResult(ctx, *done);
   return StorageError(ctx, gone);
 }
@@ -150,7 +114,7 @@ storage::Result<std::map<uint32_t, storage::PartRecord>> AllParts(const Context&
   for (;;) {
     bool truncated = false;
     storage::Result<std::vector<storage::PartRecord>> page = ctx.store->ListParts(
-        ctx.route.bucket, ctx.route.key, UploadId(ctx), marker, kMaxListed, &truncated);
+        ctx.route.bucket, ctx.route.key, ctx.route.upload_id, marker, kMaxListEntries, &truncated);
     if (!page.ok()) return page.status();
     for (storage::PartRecord& p : *page) {
       marker = p.part_number;
@@ -275,13 +239,12 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
 }
 
 HttpResponse UploadPart(const Context& ctx) {
-  uint32_t part_number = 0;
-  if (auto error = ParsePartNumber(ctx, &part_number)) return std::move(*error);
+  const uint32_t part_number = *ctx.route.part_number;
   storage::Result<storage::UploadRecord> upload =
-      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!upload.ok()) return StorageError(ctx, upload.status());
   storage::Result<std::unique_ptr<storage::PartWriter>> writer =
-      ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+      ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!writer.ok()) return StorageError(ctx, writer.status());
 
   // As PutObject: nothing is committed before the body is whole and verified.
@@ -303,10 +266,9 @@ HttpResponse UploadPart(const Context& ctx) {
 }
 
 HttpResponse UploadPartCopy(const Context& ctx) {
-  uint32_t part_number = 0;
-  if (auto error = ParsePartNumber(ctx, &part_number)) return std::move(*error);
+  const uint32_t part_number = *ctx.route.part_number;
   storage::Result<storage::UploadRecord> upload =
-      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!upload.ok()) return StorageError(ctx, upload.status());
   CopySource source;
   std::unique_ptr<storage::ObjectReader> reader;
@@ -344,7 +306,7 @@ HttpResponse UploadPartCopy(const Context& ctx) {
     if (!s.ok()) return StorageError(ctx, s);
   }
   storage::Result<std::unique_ptr<storage::PartWriter>> writer =
-      ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+      ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!writer.ok()) return StorageError(ctx, writer.status());
   std::optional<auth::ChecksumAlgorithm> algorithm = UploadAlgorithm(*upload);
   std::optional<auth::Checksummer> checksum;
@@ -371,7 +333,7 @@ HttpResponse UploadPartCopy(const Context& ctx) {
 
 HttpResponse CompleteMultipartUpload(const Context& ctx) {
   storage::Result<storage::UploadRecord> upload =
-      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!upload.ok()) {
     if (upload.status().code() == storage::Code::kNoSuchUpload) {
       return RetriedComplete(ctx, upload.status());
@@ -401,7 +363,7 @@ HttpResponse CompleteMultipartUpload(const Context& ctx) {
   std::vector<uint32_t> numbers;
   for (const storage::PartRecord* p : parts) numbers.push_back(p->part_number);
   storage::Result<storage::ObjectMeta> done = ctx.store->CompleteUpload(
-      ctx.route.bucket, ctx.route.key, UploadId(ctx), numbers, std::move(meta), cond);
+      ctx.route.bucket, ctx.route.key, ctx.route.upload_id, numbers, std::move(meta), cond);
   if (!done.ok()) {
     // A concurrent Complete of the same upload won: answer as a retry would be answered.
     if (done.status().code() == storage::Code::kNoSuchUpload) {
@@ -413,7 +375,7 @@ HttpResponse CompleteMultipartUpload(const Context& ctx) {
 }
 
 HttpResponse AbortMultipartUpload(const Context& ctx) {
-  storage::Status s = ctx.store->AbortUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+  storage::Status s = ctx.store->AbortUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!s.ok()) return StorageError(ctx, s);
   HttpResponse r;
   r.status = 204;
@@ -421,32 +383,22 @@ HttpResponse AbortMultipartUpload(const Context& ctx) {
 }
 
 HttpResponse ListParts(const Context& ctx) {
-  size_t max_parts = 0;
-  if (!ParseMax(ctx.route, "max-parts", &max_parts)) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
-                         "Provided max-parts not an integer or within integer range");
-  }
-  uint64_t marker = 0;
-  if (const std::string* v = ctx.route.Param("part-number-marker")) {
-    if (!ParseUint(*v, &marker) || marker > kMaxPartNumber) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
-                           "Provided part-number-marker not an integer or within integer range");
-    }
-  }
+  const size_t max_parts = ctx.route.list.max_entries;
+  const uint32_t marker = ctx.route.list.part_number_marker;
   storage::Result<storage::UploadRecord> upload =
-      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, UploadId(ctx));
+      ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!upload.ok()) return StorageError(ctx, upload.status());
   bool truncated = false;
   storage::Result<std::vector<storage::PartRecord>> parts =
-      ctx.store->ListParts(ctx.route.bucket, ctx.route.key, UploadId(ctx),
-                           static_cast<uint32_t>(marker), max_parts, &truncated);
+      ctx.store->ListParts(ctx.route.bucket, ctx.route.key, ctx.route.upload_id,
+                           marker, max_parts, &truncated);
   if (!parts.ok()) return StorageError(ctx, parts.status());
 
   XmlWriter w;
   w.Open("ListPartsResult", kS3Namespace);
   w.Element("Bucket", ctx.route.bucket);
   w.Element("Key", ctx.route.key);
-  w.Element("UploadId", UploadId(ctx));
+  w.Element("UploadId", ctx.route.upload_id);
   WriteOwner(w, "Initiator");
   WriteOwner(w, "Owner");
   w.Element("StorageClass", "STANDARD");
@@ -472,29 +424,15 @@ HttpResponse ListParts(const Context& ctx) {
 }
 
 HttpResponse ListMultipartUploads(const Context& ctx) {
+  const ListParams& p = ctx.route.list;
   storage::ListUploadsQuery q;
   q.bucket = ctx.route.bucket;
-  auto param = [&](std::string_view name) {
-    const std::string* v = ctx.route.Param(name);
-    return v ? *v : std::string();
-  };
-  q.prefix = param("prefix");
-  q.delimiter = param("delimiter");
-  q.key_marker = param("key-marker");
-  // Without a key-marker, AWS ignores upload-id-marker.
-  if (!q.key_marker.empty()) q.upload_id_marker = param("upload-id-marker");
-  if (!ParseMax(ctx.route, "max-uploads", &q.max_uploads)) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
-                         "Provided max-uploads not an integer or within integer range");
-  }
-  bool url = false;
-  if (const std::string* v = ctx.route.Param("encoding-type")) {
-    if (*v != "url") {
-      return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
-                           "Invalid Encoding Method specified in Request");
-    }
-    url = true;
-  }
+  q.prefix = p.prefix;
+  q.delimiter = p.delimiter;
+  q.key_marker = p.key_marker;
+  q.upload_id_marker = p.upload_id_marker;
+  q.max_uploads = p.max_entries;
+  const bool url = p.url_encode;
   auto enc = [&](std::string_view s) {
     return url ? text::UriEncode(s, text::Slash::kKeep) : std::string(s);
   };

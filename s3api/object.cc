@@ -20,7 +20,6 @@ namespace {
 
 constexpr size_t kMaxUserMetaBytes = 2 << 10;     // 2 KiB of x-amz-meta-* names + values
 constexpr std::string_view kMetaPrefix = "x-amz-meta-";
-constexpr uint64_t kMaxPartNumber = 10000;
 
 // "aws-chunked" describes the request framing, not the object: AWS does not store it.
 std::string StripAwsChunked(std::string_view encodings) {
@@ -142,34 +141,117 @@ void SetObjectHeaders(const storage::ObjectMeta& meta, HttpResponse* r) {
   r->Set("Last-Modified", HttpDate(meta.last_modified_ms));
 }
 
-// GetObject's response-* query parameters and the headers they replace:
-// https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
-constexpr std::pair<std::string_view, std::string_view> kOverrides[] = {
-    {"response-content-type", "Content-Type"},
-    {"response-content-language", "Content-Language"},
-    {"response-expires", "Expires"},
-    {"response-cache-control", "Cache-Control"},
-    {"response-content-disposition", "Content-Disposition"},
-    {"response-content-encoding", "Content-Encoding"},
+// The stored content headers (or their response-* overrides) and the user metadata.
+void SetContentHeaders(const ResponseOverrides& overrides, const storage::ObjectMeta& meta,
+                       HttpResponse* r) {
+  auto header = [&](std::string name, const std::optional<std::string>& o,
+                    const std::string& stored) {
+    const std::string& value = o ? *o : stored;
+    if (!value.empty()) r->Set(std::move(name), value);
+  };
+  header("Content-Type", overrides.content_type, meta.content_type);
+  header("Content-Encoding", overrides.content_encoding, meta.content_encoding);
+  header("Content-Disposition", overrides.content_disposition, meta.content_disposition);
+  header("Content-Language", overrides.content_language, meta.content_language);
+  header("Cache-Control", overrides.cache_control, meta.cache_control);
+  header("Expires", overrides.expires, meta.expires);
+  for (const auto& [name, value] : meta.user_meta) r->Set(std::string(kMetaPrefix) + name, value);
+}
+
+// ---- GetObject's steps.
+
+// The object GetObject answers from. HEAD needs only the metadata (a hot path: clients probe
+// with it); GET pins the version it streams.
+struct OpenedObject {
+  std::unique_ptr<storage::ObjectReader> reader;  // GET
+  storage::ObjectMeta head_meta;                  // HEAD
+
+  const storage::ObjectMeta& meta() const { return reader ? reader->meta() : head_meta; }
 };
 
-// The stored content headers (or their response-* overrides) and the user metadata.
-void SetContentHeaders(const Route& route, const storage::ObjectMeta& meta, HttpResponse* r) {
-  auto header = [&](std::string_view name, const std::string& stored) {
-    std::string_view value = stored;
-    for (const auto& [param, h] : kOverrides) {
-      const std::string* o = h == name ? route.Param(param) : nullptr;
-      if (o != nullptr) value = *o;
+storage::Status Open(const Context& ctx, OpenedObject* out) {
+  if (ctx.head()) {
+    storage::Result<storage::ObjectMeta> m = ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
+    if (!m.ok()) return m.status();
+    out->head_meta = std::move(m).value();
+    return storage::Status::Ok();
+  }
+  storage::Result<std::unique_ptr<storage::ObjectReader>> r =
+      ctx.store->OpenObject(ctx.route.bucket, ctx.route.key);
+  if (!r.ok()) return r.status();
+  out->reader = std::move(r).value();
+  return storage::Status::Ok();
+}
+
+// The answer to a failed precondition: 304 (with the validators) or the error.
+HttpResponse ConditionFailed(const Context& ctx, ErrorCode e, const storage::ObjectMeta& meta) {
+  if (e != ErrorCode::kNotModified) return ErrorResponse(ctx, e);
+  HttpResponse r;
+  r.status = 304;
+  SetObjectHeaders(meta, &r);
+  return r;
+}
+
+// The bytes GetObject sends: the whole object, one part (partNumber) or a Range.
+struct Selection {
+  ByteRange range;
+  bool partial = false;  // 206 with Content-Range
+};
+
+// Fills *sel. kNone, or the error: kInvalidPartNumber (a part the object does not have) or
+// kInvalidRange (a Range that misses the object).
+ErrorCode SelectBytes(const Context& ctx, const storage::ObjectMeta& meta, Selection* sel) {
+  sel->range = {0, meta.size};
+  if (ctx.route.part_number) {
+    const uint32_t part = *ctx.route.part_number;
+    // A single-part object is its own part 1 (a ranged GET of the whole object).
+    const size_t parts = meta.part_sizes.empty() ? 1 : meta.part_sizes.size();
+    if (part > parts) return ErrorCode::kInvalidPartNumber;
+    if (!meta.part_sizes.empty()) {
+      uint64_t first = 0;
+      for (size_t i = 0; i + 1 < part; ++i) first += meta.part_sizes[i];
+      sel->range = {first, meta.part_sizes[part - 1]};
     }
-    if (!value.empty()) r->Set(std::string(name), std::string(value));
-  };
-  header("Content-Type", meta.content_type);
-  header("Content-Encoding", meta.content_encoding);
-  header("Content-Disposition", meta.content_disposition);
-  header("Content-Language", meta.content_language);
-  header("Cache-Control", meta.cache_control);
-  header("Expires", meta.expires);
-  for (const auto& [name, value] : meta.user_meta) r->Set(std::string(kMetaPrefix) + name, value);
+    sel->partial = sel->range.length > 0;
+  } else if (const std::string* h = ctx.request.Find("range")) {
+    const RangeResult result = ParseRange(*h, meta.size, &sel->range);
+    if (result == RangeResult::kUnsatisfiable) return ErrorCode::kInvalidRange;
+    if (result == RangeResult::kNone) sel->range = {0, meta.size};
+    sel->partial = result == RangeResult::kRange;
+  }
+  return ErrorCode::kNone;
+}
+
+HttpResponse SelectionError(const Context& ctx, ErrorCode e, const storage::ObjectMeta& meta) {
+  HttpResponse r = ErrorResponse(ctx, e);
+  if (e == ErrorCode::kInvalidRange) r.Set("Content-Range", "bytes */" + std::to_string(meta.size));
+  return r;
+}
+
+// Status and headers of a GET / HEAD that succeeds; content_length is the selection's length.
+HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
+                            const Selection& sel) {
+  HttpResponse r;
+  SetContentHeaders(ctx.route.overrides, meta, &r);
+  SetObjectHeaders(meta, &r);
+  r.Set("Accept-Ranges", "bytes");
+  if (sel.partial) {
+    r.status = 206;
+    r.Set("Content-Range", "bytes " + std::to_string(sel.range.first) + "-" +
+                               std::to_string(sel.range.first + sel.range.length - 1) + "/" +
+                               std::to_string(meta.size));
+  }
+  if (ctx.route.part_number && !meta.part_sizes.empty()) {
+    r.Set("x-amz-mp-parts-count", std::to_string(meta.part_sizes.size()));
+  }
+  // Checksums describe the whole object: only on request, and not for a byte range (AWS).
+  const std::string* checksum_mode = ctx.request.Find("x-amz-checksum-mode");
+  if (checksum_mode != nullptr && *checksum_mode == "ENABLED" && !sel.partial) {
+    SetChecksumHeaders(meta.checksums, &r);
+  }
+  // For HEAD the server sends this as the Content-Length of the would-be GET, with no body.
+  r.content_length = sel.range.length;
+  return r;
 }
 
 }  // namespace
@@ -281,106 +363,38 @@ HttpResponse PutObject(const Context& ctx) {
 }
 
 HttpResponse GetObject(const Context& ctx) {
-  const HttpRequest& request = ctx.request;
   // Response header overrides need a signed request ("Anonymous requests can't use these
   // parameters").
-  bool overrides = false;
-  for (const auto& [param, header] : kOverrides) overrides |= ctx.route.Has(param);
-  if (overrides && ctx.auth.anonymous) {
+  if (ctx.route.overrides.any() && ctx.auth.anonymous) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                          "Request specific response headers cannot be used for anonymous GET "
                          "requests.");
   }
-
-  // HEAD needs only the metadata (a hot path: clients probe with it); GET pins the version.
-  std::unique_ptr<storage::ObjectReader> reader;
-  storage::ObjectMeta head_meta;
-  if (ctx.head()) {
-    storage::Result<storage::ObjectMeta> m = ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-    if (!m.ok()) return StorageError(ctx, m.status());
-    head_meta = std::move(m).value();
-  } else {
-    storage::Result<std::unique_ptr<storage::ObjectReader>> r =
-        ctx.store->OpenObject(ctx.route.bucket, ctx.route.key);
-    if (!r.ok()) return StorageError(ctx, r.status());
-    reader = std::move(r).value();
-  }
-  const storage::ObjectMeta& meta = reader ? reader->meta() : head_meta;
-
-  if (ctx.route.Has("partNumber") && request.Find("range") != nullptr) {
+  OpenedObject object;
+  if (storage::Status s = Open(ctx, &object); !s.ok()) return StorageError(ctx, s);
+  const storage::ObjectMeta& meta = object.meta();
+  if (ctx.route.part_number_sent && ctx.request.Find("range") != nullptr) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                          "Cannot specify both Range header and partNumber query parameter");
   }
-  if (ErrorCode e = CheckConditions(request, meta); e != ErrorCode::kNone) {
-    if (e == ErrorCode::kNotModified) {
-      HttpResponse r;
-      r.status = 304;
-      SetObjectHeaders(meta, &r);
-      return r;
-    }
-    return ErrorResponse(ctx, e);
+  if (ErrorCode e = CheckConditions(ctx.request, meta); e != ErrorCode::kNone) {
+    return ConditionFailed(ctx, e, meta);
   }
-
-  ByteRange range{0, meta.size};
-  RangeResult range_result = RangeResult::kNone;
-  const std::string* part_param = ctx.route.Param("partNumber");
-  if (part_param != nullptr) {
-    uint64_t part = 0;
-    if (!ParseUint(*part_param, &part) || part < 1 || part > kMaxPartNumber) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
-                           "Part number must be an integer between 1 and 10000, inclusive");
-    }
-    // A single-part object is its own part 1 (a ranged GET of the whole object).
-    size_t parts = meta.part_sizes.empty() ? 1 : meta.part_sizes.size();
-    if (part > parts) return ErrorResponse(ctx, ErrorCode::kInvalidPartNumber);
-    if (meta.part_sizes.empty()) {
-      range = {0, meta.size};
-    } else {
-      uint64_t first = 0;
-      for (size_t i = 0; i + 1 < part; ++i) first += meta.part_sizes[i];
-      range = {first, meta.part_sizes[part - 1]};
-    }
-    if (range.length > 0) range_result = RangeResult::kRange;
-  } else if (const std::string* h = request.Find("range")) {
-    range_result = ParseRange(*h, meta.size, &range);
-    if (range_result == RangeResult::kUnsatisfiable) {
-      HttpResponse r = ErrorResponse(ctx, ErrorCode::kInvalidRange);
-      r.Set("Content-Range", "bytes */" + std::to_string(meta.size));
-      return r;
-    }
-    if (range_result == RangeResult::kNone) range = {0, meta.size};
+  // A malformed partNumber is refused only now, after the preconditions (see Route).
+  if (const ParamError& bad = ctx.route.param_error; bad.code != ErrorCode::kNone) {
+    return ErrorResponse(ctx, bad.code, bad.message);
   }
-
-  HttpResponse r;
-  SetContentHeaders(ctx.route, meta, &r);
-  SetObjectHeaders(meta, &r);
-  r.Set("Accept-Ranges", "bytes");
-  if (range_result == RangeResult::kRange) {
-    r.status = 206;
-    r.Set("Content-Range", "bytes " + std::to_string(range.first) + "-" +
-                               std::to_string(range.first + range.length - 1) + "/" +
-                               std::to_string(meta.size));
+  Selection selection;
+  if (ErrorCode e = SelectBytes(ctx, meta, &selection); e != ErrorCode::kNone) {
+    return SelectionError(ctx, e, meta);
   }
-  if (part_param != nullptr && !meta.part_sizes.empty()) {
-    r.Set("x-amz-mp-parts-count", std::to_string(meta.part_sizes.size()));
-  }
-  // Checksums describe the whole object: only on request, and not for a byte range (AWS).
-  const std::string* checksum_mode = request.Find("x-amz-checksum-mode");
-  if (checksum_mode != nullptr && *checksum_mode == "ENABLED" &&
-      range_result != RangeResult::kRange) {
-    SetChecksumHeaders(meta.checksums, &r);
-  }
-  if (ctx.head()) {
-    // No body: the server sends this length as Content-Length of the would-be GET.
-    r.content_length = range.length;
-    return r;
-  }
-  if (range.first > 0) {
-    storage::Status s = reader->Seek(range.first);
+  HttpResponse r = ObjectResponse(ctx, meta, selection);
+  if (ctx.head()) return r;
+  if (selection.range.first > 0) {
+    storage::Status s = object.reader->Seek(selection.range.first);
     if (!s.ok()) return StorageError(ctx, s);
   }
-  r.content_length = range.length;
-  r.source = std::make_unique<ObjectSource>(std::move(reader), range.length);
+  r.source = std::make_unique<ObjectSource>(std::move(object.reader), selection.range.length);
   return r;
 }
 

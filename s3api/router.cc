@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <iterator>
+#include <vector>
+
+#include "text/ascii.h"
+#include "text/encoding.h"
+#include "text/uri.h"
 
 namespace cubby::s3api {
 
@@ -36,22 +41,18 @@ std::string_view OperationName(Operation op) {
   return "Unknown";
 }
 
-bool Route::Has(std::string_view name) const { return Param(name) != nullptr; }
-
-const std::string* Route::Param(std::string_view name) const {
-  for (const auto& [k, v] : params) {
-    if (k == name) return &v;
-  }
-  return nullptr;
+bool ResponseOverrides::any() const {
+  return content_type || content_language || expires || cache_control || content_disposition ||
+         content_encoding;
 }
 
 namespace {
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+// The decoded query, in request order.
+using Query = std::vector<text::NameValue>;
+
+bool Has(const Query& query, std::string_view name) {
+  return text::FindValue(query, name) != nullptr;
 }
 
 // Query parameters that name a sub-resource (an API other than the plain object/bucket one).
@@ -71,30 +72,30 @@ bool IsSubResource(std::string_view name) {
 }
 
 // True when every sub-resource parameter present is in `allowed`.
-bool OnlySubResources(const Route& r, std::initializer_list<std::string_view> allowed) {
-  for (const auto& [k, v] : r.params) {
-    if (!IsSubResource(k)) continue;
-    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) return false;
+bool OnlySubResources(const Query& query, std::initializer_list<std::string_view> allowed) {
+  for (const text::NameValue& param : query) {
+    if (!IsSubResource(param.name)) continue;
+    if (std::find(allowed.begin(), allowed.end(), param.name) == allowed.end()) return false;
   }
   return true;
 }
 
-Operation ServiceOp(std::string_view method, const Route& r) {
+Operation ServiceOp(std::string_view method, const Query& r) {
   if (method == "GET" && OnlySubResources(r, {})) return Operation::kListBuckets;
   return Operation::kNotImplemented;
 }
 
-Operation BucketOp(std::string_view method, const Route& r) {
+Operation BucketOp(std::string_view method, const Query& r) {
   auto only = [&](std::initializer_list<std::string_view> allowed) {
     return OnlySubResources(r, allowed);
   };
   if (method == "GET") {
-    if (r.Has("location") && only({"location"})) return Operation::kGetBucketLocation;
-    if (r.Has("versioning") && only({"versioning"})) return Operation::kGetBucketVersioning;
-    if (r.Has("acl") && only({"acl"})) return Operation::kGetBucketAcl;
-    if (r.Has("uploads") && only({"uploads"})) return Operation::kListMultipartUploads;
-    if (r.Has("list-type")) {
-      const std::string* v = r.Param("list-type");
+    if (Has(r, "location") && only({"location"})) return Operation::kGetBucketLocation;
+    if (Has(r, "versioning") && only({"versioning"})) return Operation::kGetBucketVersioning;
+    if (Has(r, "acl") && only({"acl"})) return Operation::kGetBucketAcl;
+    if (Has(r, "uploads") && only({"uploads"})) return Operation::kListMultipartUploads;
+    if (Has(r, "list-type")) {
+      const std::string* v = text::FindValue(r, "list-type");
       if (*v == "2" && only({"list-type"})) return Operation::kListObjectsV2;
       return Operation::kNotImplemented;
     }
@@ -102,37 +103,37 @@ Operation BucketOp(std::string_view method, const Route& r) {
   } else if (method == "HEAD") {
     if (only({})) return Operation::kHeadBucket;
   } else if (method == "PUT") {
-    if (r.Has("acl") && only({"acl"})) return Operation::kPutBucketAcl;
+    if (Has(r, "acl") && only({"acl"})) return Operation::kPutBucketAcl;
     if (only({})) return Operation::kCreateBucket;
   } else if (method == "DELETE") {
     if (only({})) return Operation::kDeleteBucket;
   } else if (method == "POST") {
-    if (r.Has("delete") && only({"delete"})) return Operation::kDeleteObjects;
+    if (Has(r, "delete") && only({"delete"})) return Operation::kDeleteObjects;
   }
   return Operation::kNotImplemented;
 }
 
-Operation ObjectOp(std::string_view method, const Route& r, bool copy_source) {
+Operation ObjectOp(std::string_view method, const Query& r, bool copy_source) {
   auto only = [&](std::initializer_list<std::string_view> allowed) {
     return OnlySubResources(r, allowed);
   };
   if (method == "GET") {
-    if (r.Has("acl") && only({"acl"})) return Operation::kGetObjectAcl;
-    if (r.Has("uploadId") && only({"uploadId"})) return Operation::kListParts;
+    if (Has(r, "acl") && only({"acl"})) return Operation::kGetObjectAcl;
+    if (Has(r, "uploadId") && only({"uploadId"})) return Operation::kListParts;
     if (only({"partNumber"})) return Operation::kGetObject;
   } else if (method == "HEAD") {
     if (only({"partNumber"})) return Operation::kHeadObject;
   } else if (method == "PUT") {
-    if (r.Has("uploadId") && r.Has("partNumber") && only({"uploadId", "partNumber"})) {
+    if (Has(r, "uploadId") && Has(r, "partNumber") && only({"uploadId", "partNumber"})) {
       return copy_source ? Operation::kUploadPartCopy : Operation::kUploadPart;
     }
     if (only({})) return copy_source ? Operation::kCopyObject : Operation::kPutObject;
   } else if (method == "DELETE") {
-    if (r.Has("uploadId") && only({"uploadId"})) return Operation::kAbortMultipartUpload;
+    if (Has(r, "uploadId") && only({"uploadId"})) return Operation::kAbortMultipartUpload;
     if (only({})) return Operation::kDeleteObject;
   } else if (method == "POST") {
-    if (r.Has("uploads") && only({"uploads"})) return Operation::kCreateMultipartUpload;
-    if (r.Has("uploadId") && only({"uploadId"})) return Operation::kCompleteMultipartUpload;
+    if (Has(r, "uploads") && only({"uploads"})) return Operation::kCreateMultipartUpload;
+    if (Has(r, "uploadId") && only({"uploadId"})) return Operation::kCompleteMultipartUpload;
   }
   return Operation::kNotImplemented;
 }
@@ -146,103 +147,215 @@ std::string_view StripPort(std::string_view host) {
   return colon == std::string_view::npos ? host : host.substr(0, colon);
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+// Bucket and key from the decoded path, or from the Host header under `domain`.
+void SetBucketAndKey(std::string_view host, std::string_view domain, const std::string& path,
+                     Route* r) {
+  const std::string host_name = text::AsciiLowercase(StripPort(host));
+  const std::string lower_domain = text::AsciiLowercase(domain);
+  const bool virtual_host = !lower_domain.empty() && host_name.size() > lower_domain.size() + 1 &&
+                            host_name.ends_with(lower_domain) &&
+                            host_name[host_name.size() - lower_domain.size() - 1] == '.';
+  if (virtual_host) {
+    r->virtual_host = true;
+    r->bucket = host_name.substr(0, host_name.size() - lower_domain.size() - 1);
+    r->key = path.substr(1);
+  } else {
+    std::string_view rest = std::string_view(path).substr(1);
+    size_t slash = rest.find('/');
+    r->bucket = std::string(rest.substr(0, slash));
+    if (slash != std::string_view::npos) r->key = std::string(rest.substr(slash + 1));
   }
-  return out;
+}
+
+// ---- Parameters. Each parser takes the first value of its name, as AWS does.
+
+// Records the first malformed parameter; later ones are not reported.
+void Refuse(Route* r, std::string message) {
+  if (r->param_error.code != ErrorCode::kNone) return;
+  r->param_error = {ErrorCode::kInvalidArgument, std::move(message)};
+}
+
+std::string ValueOr(const Query& query, std::string_view name) {
+  const std::string* v = text::FindValue(query, name);
+  return v != nullptr ? *v : std::string();
+}
+
+void ParsePartNumber(const Query& query, Route* r) {
+  const std::string* v = text::FindValue(query, "partNumber");
+  if (v == nullptr) return;
+  r->part_number_sent = true;
+  uint64_t n = 0;
+  if (!text::ParseUint64(*v, &n) || n < 1 || n > kMaxPartNumber) {
+    Refuse(r, "Part number must be an integer between 1 and 10000, inclusive");
+    return;
+  }
+  r->part_number = static_cast<uint32_t>(n);
+}
+
+// max-keys, max-uploads, max-parts: decimal digits; any value above the cap (even one too large
+// for 64 bits) is the cap.
+void ParseMaxEntries(const Query& query, std::string_view name, Route* r) {
+  const std::string* v = text::FindValue(query, name);
+  if (v == nullptr) return;
+  uint64_t n = 0;
+  if (!text::IsDecimalDigits(*v)) {
+    Refuse(r, "Provided " + std::string(name) + " not an integer or within integer range");
+  } else if (text::ParseUint64(*v, &n)) {
+    r->list.max_entries = static_cast<size_t>(std::min<uint64_t>(n, kMaxListEntries));
+  }
+}
+
+void ParseEncodingType(const Query& query, Route* r) {
+  const std::string* v = text::FindValue(query, "encoding-type");
+  if (v == nullptr) return;
+  if (*v != "url") {
+    Refuse(r, "Invalid Encoding Method specified in Request");
+    return;
+  }
+  r->list.url_encode = true;
+}
+
+// ListObjects, ListObjectsV2 and ListMultipartUploads: prefix, delimiter, the size, the encoding.
+void ParseListCommon(const Query& query, std::string_view max_name, Route* r) {
+  r->list.prefix = ValueOr(query, "prefix");
+  r->list.delimiter = ValueOr(query, "delimiter");
+  ParseMaxEntries(query, max_name, r);
+  ParseEncodingType(query, r);
+}
+
+void ParseListObjectsV2(const Query& query, Route* r) {
+  ParseListCommon(query, "max-keys", r);
+  if (const std::string* v = text::FindValue(query, "start-after")) {
+    r->list.start_after = *v;
+    r->list.start_key = *v;
+  }
+  if (const std::string* token = text::FindValue(query, "continuation-token")) {
+    r->list.continuation_token = *token;
+    // The token is opaque to clients: base64 of the last key or common prefix returned.
+    if (token->empty() || !text::Base64Decode(*token, &r->list.start_key)) {
+      Refuse(r, "The continuation token provided is incorrect");
+    }
+  }
+  r->list.fetch_owner = ValueOr(query, "fetch-owner") == "true";
+}
+
+void ParseListMultipartUploads(const Query& query, Route* r) {
+  ParseListCommon(query, "max-uploads", r);
+  r->list.key_marker = ValueOr(query, "key-marker");
+  // Without a key-marker, AWS ignores upload-id-marker.
+  if (!r->list.key_marker.empty()) r->list.upload_id_marker = ValueOr(query, "upload-id-marker");
+}
+
+void ParseListParts(const Query& query, Route* r) {
+  ParseMaxEntries(query, "max-parts", r);
+  if (const std::string* v = text::FindValue(query, "part-number-marker")) {
+    uint64_t marker = 0;
+    if (!text::ParseUint64(*v, &marker) || marker > kMaxPartNumber) {
+      Refuse(r, "Provided part-number-marker not an integer or within integer range");
+    } else {
+      r->list.part_number_marker = static_cast<uint32_t>(marker);
+    }
+  }
+}
+
+void ParseOverrides(const Query& query, ResponseOverrides* o) {
+  auto take = [&](std::string_view name, std::optional<std::string>* field) {
+    if (const std::string* v = text::FindValue(query, name)) *field = *v;
+  };
+  take("response-content-type", &o->content_type);
+  take("response-content-language", &o->content_language);
+  take("response-expires", &o->expires);
+  take("response-cache-control", &o->cache_control);
+  take("response-content-disposition", &o->content_disposition);
+  take("response-content-encoding", &o->content_encoding);
+}
+
+// The parameters of `r->op`, in the order the handlers checked them before routes were typed
+// (so the first malformed one is the one reported).
+void ParseParams(const Query& query, Route* r) {
+  switch (r->op) {
+    case Operation::kListObjects:
+      ParseListCommon(query, "max-keys", r);
+      r->list.marker = ValueOr(query, "marker");
+      break;
+    case Operation::kListObjectsV2:
+      ParseListObjectsV2(query, r);
+      break;
+    case Operation::kListMultipartUploads:
+      ParseListMultipartUploads(query, r);
+      break;
+    case Operation::kListParts:
+      r->upload_id = ValueOr(query, "uploadId");
+      ParseListParts(query, r);
+      break;
+    case Operation::kUploadPart:
+    case Operation::kUploadPartCopy:
+      ParsePartNumber(query, r);
+      r->upload_id = ValueOr(query, "uploadId");
+      break;
+    case Operation::kCompleteMultipartUpload:
+    case Operation::kAbortMultipartUpload:
+      r->upload_id = ValueOr(query, "uploadId");
+      break;
+    case Operation::kGetObject:
+    case Operation::kHeadObject:
+      ParsePartNumber(query, r);
+      ParseOverrides(query, &r->overrides);
+      break;
+    case Operation::kListBuckets:
+    case Operation::kCreateBucket:
+    case Operation::kHeadBucket:
+    case Operation::kDeleteBucket:
+    case Operation::kGetBucketLocation:
+    case Operation::kGetBucketVersioning:
+    case Operation::kGetBucketAcl:
+    case Operation::kPutBucketAcl:
+    case Operation::kGetObjectAcl:
+    case Operation::kPutObject:
+    case Operation::kDeleteObject:
+    case Operation::kCreateMultipartUpload:
+    case Operation::kCopyObject:
+    case Operation::kDeleteObjects:
+    case Operation::kNotImplemented:
+      break;  // no parameters of their own
+  }
 }
 
 }  // namespace
 
-bool PercentDecode(std::string_view in, bool plus_is_space, std::string* out) {
-  out->clear();
-  out->reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '%') {
-      if (i + 2 >= in.size()) return false;
-      int hi = HexValue(in[i + 1]);
-      int lo = HexValue(in[i + 2]);
-      if (hi < 0 || lo < 0) return false;
-      *out += static_cast<char>(hi * 16 + lo);
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      *out += ' ';
-    } else {
-      *out += c;
-    }
-  }
-  return true;
-}
-
 Route RouteRequest(std::string_view method, std::string_view target, std::string_view host,
                    std::string_view domain, bool copy_source) {
   Route r;
-  size_t q = target.find('?');
-  std::string_view raw_path = target.substr(0, q);
-  std::string_view raw_query = q == std::string_view::npos ? "" : target.substr(q + 1);
+  const size_t q = target.find('?');
+  const std::string_view raw_path = target.substr(0, q);
+  const std::string_view raw_query = q == std::string_view::npos ? "" : target.substr(q + 1);
   r.path = std::string(raw_path);
-  if (raw_path.empty() || raw_path.front() != '/') {
-    r.error = ErrorCode::kInvalidURI;
-    return r;
-  }
-
-  // Query: "a=1&b&c=%20" → ordered, decoded pairs.
-  while (!raw_query.empty()) {
-    size_t amp = raw_query.find('&');
-    std::string_view part = raw_query.substr(0, amp);
-    raw_query = amp == std::string_view::npos ? "" : raw_query.substr(amp + 1);
-    if (part.empty()) continue;
-    size_t eq = part.find('=');
-    std::string name, value;
-    if (!PercentDecode(part.substr(0, eq), true, &name) ||
-        (eq != std::string_view::npos && !PercentDecode(part.substr(eq + 1), true, &value))) {
-      r.error = ErrorCode::kInvalidURI;
-      return r;
-    }
-    r.params.emplace_back(std::move(name), std::move(value));
-  }
-
+  Query query;
   std::string path;
-  if (!PercentDecode(raw_path, false, &path)) {
+  if (raw_path.empty() || raw_path.front() != '/' ||
+      !text::SplitUrlEncodedStrict(raw_query, text::Plus::kSpace, &query) ||
+      !text::PercentDecodeStrict(raw_path, text::Plus::kLiteral, &path)) {
     r.error = ErrorCode::kInvalidURI;
     return r;
   }
-
-  std::string host_name = Lower(StripPort(host));
-  std::string lower_domain = Lower(domain);
-  bool virtual_host = !lower_domain.empty() && host_name.size() > lower_domain.size() + 1 &&
-                      host_name.ends_with(lower_domain) &&
-                      host_name[host_name.size() - lower_domain.size() - 1] == '.';
-  if (virtual_host) {
-    r.virtual_host = true;
-    r.bucket = host_name.substr(0, host_name.size() - lower_domain.size() - 1);
-    r.key = path.substr(1);
-  } else {
-    std::string_view rest = std::string_view(path).substr(1);
-    size_t slash = rest.find('/');
-    r.bucket = std::string(rest.substr(0, slash));
-    if (slash != std::string_view::npos) r.key = std::string(rest.substr(slash + 1));
-  }
+  SetBucketAndKey(host, domain, path, &r);
   if (r.key.size() > kMaxKeyBytes) {
     r.error = ErrorCode::kKeyTooLongError;
     return r;
   }
-
   if (method != "GET" && method != "HEAD" && method != "PUT" && method != "POST" &&
       method != "DELETE") {
     r.error = ErrorCode::kMethodNotAllowed;
     return r;
   }
   if (r.bucket.empty()) {
-    r.op = ServiceOp(method, r);
+    r.op = ServiceOp(method, query);
   } else if (r.key.empty()) {
-    r.op = BucketOp(method, r);
+    r.op = BucketOp(method, query);
   } else {
-    r.op = ObjectOp(method, r, copy_source);
+    r.op = ObjectOp(method, query, copy_source);
   }
+  ParseParams(query, &r);
   return r;
 }
 

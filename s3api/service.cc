@@ -132,6 +132,13 @@ ErrorCode Authorize(const Context& ctx) {
   return ErrorCode::kAccessDenied;
 }
 
+// A malformed parameter is answered here, after authorization, where the handlers answered it
+// before routes were typed; GetObject answers its partNumber itself (see Route::param_error).
+bool ParamErrorAnsweredBeforeHandler(const Route& route) {
+  return route.param_error.code != ErrorCode::kNone && route.op != Operation::kGetObject &&
+         route.op != Operation::kHeadObject;
+}
+
 }  // namespace
 
 bool MayWrite(const Context& ctx) {
@@ -236,6 +243,8 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
         response = ErrorResponse(ctx, auth_result.error, auth_result.error_message);
       } else if (ErrorCode denied = Authorize(ctx); denied != ErrorCode::kNone) {
         response = ErrorResponse(ctx, denied);
+      } else if (ParamErrorAnsweredBeforeHandler(route)) {
+        response = ErrorResponse(ctx, route.param_error.code, route.param_error.message);
       } else {
         response = Dispatch(ctx);
       }

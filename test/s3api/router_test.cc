@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -161,32 +163,210 @@ TEST(RouterTest, Errors) {
   EXPECT_EQ(RouteRequest("GET", "/bkt/" + encoded, "h", "", false).error, ErrorCode::kNone);
 }
 
-TEST(RouterTest, QueryParamsDecodedInOrder) {
-  Route r = RouteRequest("GET", "/bkt?list-type=2&prefix=a%2Fb+c&delimiter=%2F&fetch-owner&x=",
-                         "h", "", false);
-  ASSERT_EQ(r.error, ErrorCode::kNone);
-  ASSERT_EQ(r.params.size(), 5u);
-  EXPECT_EQ(r.params[0], (std::pair<std::string, std::string>{"list-type", "2"}));
-  EXPECT_EQ(r.params[1], (std::pair<std::string, std::string>{"prefix", "a/b c"}));
-  EXPECT_EQ(r.params[2], (std::pair<std::string, std::string>{"delimiter", "/"}));
-  EXPECT_EQ(r.params[3], (std::pair<std::string, std::string>{"fetch-owner", ""}));
-  EXPECT_EQ(r.params[4], (std::pair<std::string, std::string>{"x", ""}));
-  EXPECT_TRUE(r.Has("fetch-owner"));
-  EXPECT_FALSE(r.Has("marker"));
-  ASSERT_NE(r.Param("prefix"), nullptr);
-  EXPECT_EQ(*r.Param("prefix"), "a/b c");
-  EXPECT_EQ(r.path, "/bkt");
+// The parameters each operation gets, parsed. A field a case does not name keeps its default.
+TEST(RouterTest, TypedParameters) {
+  struct Case {
+    std::string method, target;
+    Operation op;
+    std::function<void(const Route&)> check;
+  };
+  const std::vector<Case> cases = {
+      {"GET", "/bkt?prefix=a%2Fb+c&delimiter=%2F&marker=m&max-keys=5&encoding-type=url",
+       Operation::kListObjects,
+       [](const Route& r) {
+         EXPECT_EQ(r.list.prefix, "a/b c");
+         EXPECT_EQ(r.list.delimiter, "/");
+         EXPECT_EQ(r.list.marker, "m");
+         EXPECT_EQ(r.list.max_entries, 5u);
+         EXPECT_TRUE(r.list.url_encode);
+       }},
+      {"GET", "/bkt", Operation::kListObjects,
+       [](const Route& r) {
+         EXPECT_EQ(r.list.max_entries, 1000u);
+         EXPECT_FALSE(r.list.url_encode);
+         EXPECT_EQ(r.list.prefix, "");
+       }},
+      {"GET", "/bkt?max-keys=0", Operation::kListObjects,
+       [](const Route& r) { EXPECT_EQ(r.list.max_entries, 0u); }},
+      {"GET", "/bkt?max-keys=007", Operation::kListObjects,
+       [](const Route& r) { EXPECT_EQ(r.list.max_entries, 7u); }},
+      {"GET", "/bkt?max-keys=1000", Operation::kListObjects,
+       [](const Route& r) { EXPECT_EQ(r.list.max_entries, 1000u); }},
+      {"GET", "/bkt?max-keys=1001", Operation::kListObjects,
+       [](const Route& r) { EXPECT_EQ(r.list.max_entries, 1000u); }},
+      {"GET", "/bkt?max-keys=99999999999999999999999", Operation::kListObjects,
+       [](const Route& r) { EXPECT_EQ(r.list.max_entries, 1000u); }},
+      // A repeated parameter counts by its first value.
+      {"GET", "/bkt?prefix=a&prefix=b&max-keys=2&max-keys=x", Operation::kListObjects,
+       [](const Route& r) {
+         EXPECT_EQ(r.list.prefix, "a");
+         EXPECT_EQ(r.list.max_entries, 2u);
+       }},
+      // "azE=" is base64 of "k1": the token decides where listing starts, not start-after.
+      {"GET", "/bkt?list-type=2&continuation-token=azE%3D&start-after=s&fetch-owner=true",
+       Operation::kListObjectsV2,
+       [](const Route& r) {
+         EXPECT_EQ(r.list.continuation_token, std::optional<std::string>("azE="));
+         EXPECT_EQ(r.list.start_after, std::optional<std::string>("s"));
+         EXPECT_EQ(r.list.start_key, "k1");
+         EXPECT_TRUE(r.list.fetch_owner);
+       }},
+      {"GET", "/bkt?list-type=2&start-after=s&fetch-owner", Operation::kListObjectsV2,
+       [](const Route& r) {
+         EXPECT_EQ(r.list.continuation_token, std::nullopt);
+         EXPECT_EQ(r.list.start_key, "s");
+         EXPECT_FALSE(r.list.fetch_owner);
+       }},
+      {"GET", "/bkt?list-type=2&start-after=", Operation::kListObjectsV2,
+       [](const Route& r) { EXPECT_EQ(r.list.start_after, std::optional<std::string>("")); }},
+      {"GET", "/bkt?uploads&key-marker=k&upload-id-marker=u&max-uploads=3&prefix=p&delimiter=/",
+       Operation::kListMultipartUploads,
+       [](const Route& r) {
+         EXPECT_EQ(r.list.key_marker, "k");
+         EXPECT_EQ(r.list.upload_id_marker, "u");
+         EXPECT_EQ(r.list.max_entries, 3u);
+         EXPECT_EQ(r.list.prefix, "p");
+         EXPECT_EQ(r.list.delimiter, "/");
+       }},
+      // Without a key-marker AWS ignores upload-id-marker; max-keys is not this list's size.
+      {"GET", "/bkt?uploads&upload-id-marker=u&max-keys=abc", Operation::kListMultipartUploads,
+       [](const Route& r) {
+         EXPECT_EQ(r.list.upload_id_marker, "");
+         EXPECT_EQ(r.list.max_entries, 1000u);
+       }},
+      {"GET", "/bkt/k?uploadId=u&max-parts=2&part-number-marker=7", Operation::kListParts,
+       [](const Route& r) {
+         EXPECT_EQ(r.upload_id, "u");
+         EXPECT_EQ(r.list.max_entries, 2u);
+         EXPECT_EQ(r.list.part_number_marker, 7u);
+       }},
+      {"GET", "/bkt/k?uploadId=u&part-number-marker=10000&max-parts=5000", Operation::kListParts,
+       [](const Route& r) {
+         EXPECT_EQ(r.list.part_number_marker, 10000u);
+         EXPECT_EQ(r.list.max_entries, 1000u);
+       }},
+      {"PUT", "/bkt/k?partNumber=10000&uploadId=u%2B1", Operation::kUploadPart,
+       [](const Route& r) {
+         EXPECT_EQ(r.part_number, std::optional<uint32_t>(10000));
+         EXPECT_EQ(r.upload_id, "u+1");
+       }},
+      {"PUT", "/bkt/k?partNumber=1&uploadId=u", Operation::kUploadPart,
+       [](const Route& r) { EXPECT_EQ(r.part_number, std::optional<uint32_t>(1)); }},
+      {"POST", "/bkt/k?uploadId=abc", Operation::kCompleteMultipartUpload,
+       [](const Route& r) { EXPECT_EQ(r.upload_id, "abc"); }},
+      {"DELETE", "/bkt/k?uploadId=abc", Operation::kAbortMultipartUpload,
+       [](const Route& r) { EXPECT_EQ(r.upload_id, "abc"); }},
+      {"GET", "/bkt/k?partNumber=3", Operation::kGetObject,
+       [](const Route& r) {
+         EXPECT_EQ(r.part_number, std::optional<uint32_t>(3));
+         EXPECT_TRUE(r.part_number_sent);
+         EXPECT_FALSE(r.overrides.any());
+       }},
+      {"HEAD", "/bkt/k", Operation::kHeadObject,
+       [](const Route& r) {
+         EXPECT_EQ(r.part_number, std::nullopt);
+         EXPECT_FALSE(r.part_number_sent);
+       }},
+      {"GET", "/bkt/k?response-content-type=text%2Fplain&response-expires=", Operation::kGetObject,
+       [](const Route& r) {
+         EXPECT_TRUE(r.overrides.any());
+         EXPECT_EQ(r.overrides.content_type, std::optional<std::string>("text/plain"));
+         EXPECT_EQ(r.overrides.expires, std::optional<std::string>(""));
+         EXPECT_EQ(r.overrides.cache_control, std::nullopt);
+       }},
+      {"GET", "/bkt/k?response-cache-control=no-cache&response-content-disposition=a"
+              "&response-content-encoding=gzip&response-content-language=fr",
+       Operation::kGetObject,
+       [](const Route& r) {
+         EXPECT_EQ(r.overrides.cache_control, std::optional<std::string>("no-cache"));
+         EXPECT_EQ(r.overrides.content_disposition, std::optional<std::string>("a"));
+         EXPECT_EQ(r.overrides.content_encoding, std::optional<std::string>("gzip"));
+         EXPECT_EQ(r.overrides.content_language, std::optional<std::string>("fr"));
+       }},
+      // Only the operation's own parameters are read: response-* on a PUT are ignored.
+      {"PUT", "/bkt/k?response-content-type=x", Operation::kPutObject,
+       [](const Route& r) { EXPECT_FALSE(r.overrides.any()); }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.method + " " + c.target);
+    Route r = RouteRequest(c.method, c.target, "h", "", false);
+    ASSERT_EQ(r.error, ErrorCode::kNone);
+    EXPECT_EQ(OperationName(r.op), OperationName(c.op));
+    EXPECT_EQ(r.param_error.code, ErrorCode::kNone) << r.param_error.message;
+    c.check(r);
+  }
 }
 
-TEST(RouterTest, PercentDecode) {
-  std::string out;
-  EXPECT_TRUE(PercentDecode("a%2Fb%2fc+d", false, &out));
-  EXPECT_EQ(out, "a/b/c+d");
-  EXPECT_TRUE(PercentDecode("a+b", true, &out));
-  EXPECT_EQ(out, "a b");
-  EXPECT_FALSE(PercentDecode("%", false, &out));
-  EXPECT_FALSE(PercentDecode("%1", false, &out));
-  EXPECT_FALSE(PercentDecode("%x1", false, &out));
+// Every malformed value is refused at routing, with AWS's error and message; the first one of
+// an operation wins. The route is still the operation's (the service answers the error after
+// authorization).
+TEST(RouterTest, MalformedParameters) {
+  const std::string part = "Part number must be an integer between 1 and 10000, inclusive";
+  const std::string max_keys = "Provided max-keys not an integer or within integer range";
+  const std::string max_uploads = "Provided max-uploads not an integer or within integer range";
+  const std::string max_parts = "Provided max-parts not an integer or within integer range";
+  const std::string marker = "Provided part-number-marker not an integer or within integer range";
+  const std::string encoding = "Invalid Encoding Method specified in Request";
+  const std::string token = "The continuation token provided is incorrect";
+  struct Case {
+    std::string method, target;
+    Operation op;
+    std::string message;
+  };
+  std::vector<Case> cases;
+  for (std::string bad : {"0", "10001", "abc", "-1", "+1", "", "%201", "1.5", "1e3", "0x10",
+                          "4294967297", "99999999999999999999999"}) {
+    cases.push_back({"PUT", "/bkt/k?uploadId=u&partNumber=" + bad, Operation::kUploadPart, part});
+    cases.push_back({"GET", "/bkt/k?partNumber=" + bad, Operation::kGetObject, part});
+    cases.push_back({"HEAD", "/bkt/k?partNumber=" + bad, Operation::kHeadObject, part});
+  }
+  for (std::string bad : {"abc", "-1", "", "1x", "1.5", "%205", "+5"}) {
+    cases.push_back({"GET", "/bkt?max-keys=" + bad, Operation::kListObjects, max_keys});
+    cases.push_back({"GET", "/bkt?list-type=2&max-keys=" + bad, Operation::kListObjectsV2,
+                     max_keys});
+    cases.push_back({"GET", "/bkt?uploads&max-uploads=" + bad, Operation::kListMultipartUploads,
+                     max_uploads});
+    cases.push_back({"GET", "/bkt/k?uploadId=u&max-parts=" + bad, Operation::kListParts,
+                     max_parts});
+  }
+  for (std::string bad : {"10001", "-1", "abc", "", "99999999999999999999999"}) {
+    cases.push_back({"GET", "/bkt/k?uploadId=u&part-number-marker=" + bad, Operation::kListParts,
+                     marker});
+  }
+  for (std::string bad : {"URL", "base64", "", "url2"}) {
+    cases.push_back({"GET", "/bkt?encoding-type=" + bad, Operation::kListObjects, encoding});
+    cases.push_back({"GET", "/bkt?list-type=2&encoding-type=" + bad, Operation::kListObjectsV2,
+                     encoding});
+    cases.push_back({"GET", "/bkt?uploads&encoding-type=" + bad, Operation::kListMultipartUploads,
+                     encoding});
+  }
+  for (std::string bad : {"", "%25%25", "abc", "a===", "az E="}) {
+    cases.push_back({"GET", "/bkt?list-type=2&continuation-token=" + bad,
+                     Operation::kListObjectsV2, token});
+  }
+  // The first malformed parameter, in the order the handlers checked them.
+  cases.push_back({"GET", "/bkt?encoding-type=x&max-keys=x", Operation::kListObjects, max_keys});
+  cases.push_back({"GET", "/bkt?list-type=2&continuation-token=&encoding-type=x",
+                   Operation::kListObjectsV2, encoding});
+  cases.push_back({"GET", "/bkt?encoding-type=x&uploads&max-uploads=x",
+                   Operation::kListMultipartUploads, max_uploads});
+  cases.push_back({"GET", "/bkt/k?part-number-marker=x&uploadId=u&max-parts=x",
+                   Operation::kListParts, max_parts});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.method + " " + c.target);
+    Route r = RouteRequest(c.method, c.target, "h", "", false);
+    EXPECT_EQ(r.error, ErrorCode::kNone);
+    EXPECT_EQ(OperationName(r.op), OperationName(c.op));
+    EXPECT_EQ(r.param_error.code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(r.param_error.message, c.message);
+    EXPECT_EQ(r.part_number, std::nullopt);
+  }
+  Route copy = RouteRequest("PUT", "/bkt/k?partNumber=0&uploadId=u", "h", "", true);
+  EXPECT_EQ(copy.op, Operation::kUploadPartCopy);
+  EXPECT_EQ(copy.param_error.message, part);
+  // GetObject knows a partNumber was sent even when it is malformed (Range + partNumber is
+  // InvalidRequest before the value is looked at).
+  EXPECT_TRUE(RouteRequest("GET", "/bkt/k?partNumber=x", "h", "", false).part_number_sent);
 }
 
 TEST(RouterTest, EveryOperationHasAName) {

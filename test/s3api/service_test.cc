@@ -546,6 +546,27 @@ TEST_F(ListTest, InvalidArguments) {
   }
 }
 
+// A malformed parameter is refused at routing but answered where the handlers answered it
+// before: after authorization, and for GetObject's partNumber after the object is opened and its
+// preconditions are checked.
+TEST_F(ServiceTest, ParameterErrorsAreAnsweredAfterAuthorization) {
+  MakeBucket("shared");
+  ASSERT_EQ(Put("/shared/k", "data").status(), 200);
+  EXPECT_EQ(Do("GET", "/shared", "max-keys=x", kWriterId).Code(), "AccessDenied");
+  EXPECT_EQ(Do("GET", "/shared", "max-keys=x", kReaderId).Code(), "InvalidArgument");
+  EXPECT_EQ(Do("GET", "/shared", "max-keys=x", kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("GET", "/nosuch", "max-keys=x", kAnonymous).Code(), "NoSuchBucket");
+  EXPECT_EQ(Do("PUT", "/shared/k", "partNumber=0&uploadId=u", kReaderId).Code(), "AccessDenied");
+  EXPECT_EQ(Do("PUT", "/shared/k", "partNumber=0&uploadId=u").Code(), "InvalidArgument");
+  EXPECT_EQ(Do("GET", "/shared/nokey", "partNumber=0").Code(), "NoSuchKey");
+  Req conditional{.path = "/shared/k", .query = "partNumber=0"};
+  conditional.headers = {{"if-match", "\"other\""}};
+  EXPECT_EQ(Send(conditional).Code(), "PreconditionFailed");
+  Reply bad = Do("GET", "/shared/k", "partNumber=0");
+  EXPECT_EQ(bad.Code(), "InvalidArgument");
+  EXPECT_TRUE(Contains(bad.body, "Part number must be an integer between 1 and 10000"));
+}
+
 // ---- ACLs and authorization
 
 TEST_F(ServiceTest, CannedAclsDriveAnonymousAccess) {
