@@ -79,15 +79,16 @@ struct Decision {
 // Today's rules (ahead of users, ACLs and policies):
 //  - the root key (all_buckets) may do anything;
 //  - any other key (issued by COSI) has a mode per bucket in its grants: read actions need a
-//    readable mode, write actions a writable one, the gates any mode; bucket creation, deletion
-//    and PutBucketAcl are denied; kListAllMyBuckets is allowed, and with a bucket it asks whether
-//    that bucket is in the grants (ListBuckets lists only those);
+//    readable mode, write actions a writable one, the gates a mode other than kNone; bucket
+//    creation, deletion and PutBucketAcl are denied; kListAllMyBuckets is allowed, and with a
+//    bucket it asks whether that bucket is in the grants (ListBuckets lists only those); a
+//    request without a bucket (kUnimplemented on the service) is allowed;
 //  - anonymous callers follow the bucket's anonymous mode (COSI's anonymousBucketAccessMode, or
 //    the canned ACLs public-read / public-read-write): readable → kListBucket and kGetObject;
-//    writable → kPutObject of a whole object (no copy, no multipart); read-write → kDeleteObject
-//    too; any mode → kAnyBucketAccess. Nothing else, and nothing without a bucket. The bucket is
-//    read from the store: a missing one is kNoSuchBucket, a failed read kStorageFailure (the
-//    service-level and bucket-admin actions are denied before any read).
+//    writable → kPutObject of a whole object (no copy, no multipart); read-write →
+//    kDeleteObject too; any mode → kAnyBucketAccess. Nothing else, and nothing without a
+//    bucket. The bucket is read from the store: a missing one is kNoSuchBucket, a failed read
+//    kStorageFailure (the service-level and bucket-admin actions are denied before any read).
 // Thread-safe; cheap to construct (it holds the store pointer only).
 class Authorizer {
  public:

@@ -38,7 +38,6 @@ HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_vie
 HttpResponse ListBuckets(const Context& ctx) {
   storage::Result<std::vector<storage::BucketRecord>> buckets = ctx.store->ListBuckets();
   if (!buckets.ok()) return StorageError(ctx, buckets.status());
-  const storage::AccessKeyRecord& key = *ctx.auth.key;
   XmlWriter w;
   w.Open("ListAllMyBucketsResult", kS3Namespace);
   w.Open("Owner");
@@ -47,7 +46,10 @@ HttpResponse ListBuckets(const Context& ctx) {
   w.Close();
   w.Open("Buckets");
   for (const storage::BucketRecord& b : *buckets) {
-    if (!key.all_buckets && !key.grants.contains(b.name)) continue;
+    // A key issued by COSI sees only the buckets of its grants.
+    if (Authorize(ctx, iam::Action::kListAllMyBuckets, {b.name, ""}) != ErrorCode::kNone) {
+      continue;
+    }
     w.Open("Bucket");
     w.Element("Name", b.name);
     w.Element("CreationDate", Iso8601(b.created_ms));

@@ -105,7 +105,8 @@ Failure OpenCopySource(const Context& ctx, CopySource* source,
                          "Copy Source must mention the source bucket and key: "
                          "sourcebucket/sourcekey");
   }
-  if (ErrorCode e = AuthorizeRead(ctx, source->bucket); e != ErrorCode::kNone) {
+  if (ErrorCode e = Authorize(ctx, iam::Action::kGetObject, {source->bucket, source->key});
+      e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
   }
   storage::Result<std::unique_ptr<storage::ObjectReader>> opened =

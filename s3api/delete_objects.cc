@@ -124,13 +124,12 @@ HttpResponse DeleteObjects(const Context& ctx) {
   bool quiet = false;
   if (!ParseDelete(doc, &targets, &quiet)) return ErrorResponse(ctx, ErrorCode::kMalformedXML);
 
-  // The request is answered for any caller with access to the bucket; a caller who may not
-  // delete gets an AccessDenied entry per key.
-  const bool may_write = MayWrite(ctx);
+  // The request is answered for any caller with access to the bucket; each key is authorized
+  // as its own s3:DeleteObject, and a denied one gets an AccessDenied entry.
   XmlWriter w;
   w.Open("DeleteResult", kS3Namespace);
   for (const DeleteTarget& t : targets) {
-    if (!may_write) {
+    if (Authorize(ctx, iam::Action::kDeleteObject, {ctx.route.bucket, t.key}) != ErrorCode::kNone) {
       WriteError(w, t, ErrorCode::kAccessDenied);
       continue;
     }

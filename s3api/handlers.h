@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "iam/authorize.h"
 #include "s3api/auth/auth.h"
 #include "s3api/auth/checksum.h"
 #include "s3api/http.h"
@@ -106,9 +107,13 @@ ErrorCode CannedBucketAcl(std::string_view acl, storage::AccessMode* mode);
 // The error response for a CannedBucketAcl failure.
 HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_view acl);
 
-// kNone when the caller may read objects of `bucket` (the source of a copy): anonymous callers
-// by the bucket's anonymous mode (NoSuchBucket if it does not exist), keys by their grants.
-ErrorCode AuthorizeRead(const Context& ctx, std::string_view bucket);
+// The one authorization question (iam::Authorizer::Authorize) asked for the caller of `ctx`:
+// kNone when allowed, else the error to answer (AccessDenied; NoSuchBucket for an anonymous
+// caller on a missing bucket; the storage error when the bucket could not be read). The service
+// asks it once per request before the handler; handlers ask it again only for what the request
+// names besides its own bucket and key (the source of a copy, each key of DeleteObjects).
+ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource,
+                    const iam::RequestFacts& facts = {});
 
 // ---- Shared by the object handlers (object.cc).
 inline constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB: single PUT, copy source, part
@@ -124,8 +129,6 @@ Failure PutCondition(const Context& ctx, storage::WriteCondition* cond);
 // because the key is gone is NoSuchKey.
 HttpResponse WriteError(const Context& ctx, const storage::Status& status,
                         const storage::WriteCondition& cond);
-// True when the caller may write objects of the request's bucket (anonymous: public-read-write).
-bool MayWrite(const Context& ctx);
 // The stored x-amz-checksum-<alg> and x-amz-checksum-type of an object or part.
 void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r);
 

@@ -1,4 +1,4 @@
-// S3Service::Handle: route → authenticate → authorize → one exhaustive dispatch.
+// S3Service::Handle: route → authenticate → authorize (iam) → one exhaustive dispatch.
 #include "s3api/service.h"
 
 #include <exception>
@@ -33,103 +33,52 @@ class BodyRef : public BodyReader {
   BodyReader& inner_;
 };
 
-// What an operation needs from the caller's rights on the bucket.
-enum class Need { kService, kRead, kWrite, kAdmin, kAnyGrant };
-
-Need Classify(Operation op) {
+// Each operation's IAM action, as AWS's service authorization reference pairs them
+// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazons3.html); the
+// multipart calls that write an upload need s3:PutObject
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/mpuoverview.html#mpuAndPermissions).
+iam::Action ActionOf(Operation op) {
   switch (op) {
-    case Operation::kListBuckets:
-      return Need::kService;
-    case Operation::kCreateBucket:
-    case Operation::kDeleteBucket:
-    case Operation::kPutBucketAcl:
-      return Need::kAdmin;
-    case Operation::kHeadBucket:
-    case Operation::kGetBucketLocation:
-    case Operation::kGetBucketVersioning:
-    case Operation::kGetBucketAcl:
-    case Operation::kGetObjectAcl:
-    case Operation::kListObjects:
-    case Operation::kListObjectsV2:
-    case Operation::kGetObject:
-    case Operation::kHeadObject:
-    case Operation::kListParts:
-    case Operation::kListMultipartUploads:
-      return Need::kRead;
-    case Operation::kPutObject:
-    case Operation::kDeleteObject:
-    case Operation::kCreateMultipartUpload:
-    case Operation::kUploadPart:
-    case Operation::kUploadPartCopy:
-    case Operation::kCompleteMultipartUpload:
-    case Operation::kAbortMultipartUpload:
-    case Operation::kCopyObject:
-      return Need::kWrite;
-    case Operation::kDeleteObjects:  // rights are checked per key (AccessDenied entries)
-    case Operation::kNotImplemented:
-      return Need::kAnyGrant;
+    case Operation::kListBuckets: return iam::Action::kListAllMyBuckets;
+    case Operation::kCreateBucket: return iam::Action::kCreateBucket;
+    case Operation::kHeadBucket: return iam::Action::kListBucket;
+    case Operation::kDeleteBucket: return iam::Action::kDeleteBucket;
+    case Operation::kGetBucketLocation: return iam::Action::kGetBucketLocation;
+    case Operation::kGetBucketVersioning: return iam::Action::kGetBucketVersioning;
+    case Operation::kGetBucketAcl: return iam::Action::kGetBucketAcl;
+    case Operation::kPutBucketAcl: return iam::Action::kPutBucketAcl;
+    case Operation::kGetObjectAcl: return iam::Action::kGetObjectAcl;
+    case Operation::kListObjects: return iam::Action::kListBucket;
+    case Operation::kListObjectsV2: return iam::Action::kListBucket;
+    case Operation::kPutObject: return iam::Action::kPutObject;
+    case Operation::kGetObject: return iam::Action::kGetObject;
+    case Operation::kHeadObject: return iam::Action::kGetObject;
+    case Operation::kDeleteObject: return iam::Action::kDeleteObject;
+    case Operation::kCreateMultipartUpload: return iam::Action::kPutObject;
+    case Operation::kUploadPart: return iam::Action::kPutObject;
+    case Operation::kUploadPartCopy: return iam::Action::kPutObject;
+    case Operation::kCompleteMultipartUpload: return iam::Action::kPutObject;
+    case Operation::kAbortMultipartUpload: return iam::Action::kAbortMultipartUpload;
+    case Operation::kListParts: return iam::Action::kListMultipartUploadParts;
+    case Operation::kListMultipartUploads: return iam::Action::kListBucketMultipartUploads;
+    case Operation::kCopyObject: return iam::Action::kPutObject;
+    case Operation::kDeleteObjects: return iam::Action::kAnyBucketAccess;  // then per key
+    case Operation::kNotImplemented: return iam::Action::kUnimplemented;
   }
-  return Need::kAdmin;
+  return iam::Action::kUnimplemented;
 }
 
-// Anonymous access follows the bucket's COSI anonymousBucketAccessMode: ReadOnly allows
-// listing and reading objects, WriteOnly allows PutObject only, ReadWrite both. ReadWrite is
-// also the canned ACL public-read-write, whose bucket WRITE permission lets anyone "create,
-// overwrite, and delete any object in the bucket"
-// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#permissions), so
-// DeleteObject is allowed there too. Nothing else is.
-bool AnonymousAllowed(Operation op, storage::AccessMode mode) {
-  switch (op) {
-    case Operation::kHeadBucket:
-    case Operation::kListObjects:
-    case Operation::kListObjectsV2:
-    case Operation::kGetObject:
-    case Operation::kHeadObject:
-      return storage::CanRead(mode);
-    case Operation::kPutObject:
-      return storage::CanWrite(mode);
-    case Operation::kDeleteObject:
-      return mode == storage::AccessMode::kReadWrite;
-    case Operation::kDeleteObjects:  // answered per key: AccessDenied unless public-read-write
-      return mode != storage::AccessMode::kNone;
-    default:
-      return false;
-  }
-}
-
-// kNone when the caller may run the operation; else the error to answer.
-ErrorCode Authorize(const Context& ctx) {
+iam::RequestFacts FactsOf(const Context& ctx) {
   const Operation op = ctx.route.op;
-  const Need need = Classify(op);
-  if (ctx.auth.anonymous) {
-    if (need == Need::kService || need == Need::kAdmin || ctx.route.bucket.empty()) {
-      return ErrorCode::kAccessDenied;
-    }
-    // AWS answers NoSuchBucket to anonymous requests on a missing bucket.
-    storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-    if (!bucket.ok()) return FromStorage(bucket.status().code());
-    return AnonymousAllowed(op, bucket->anonymous) ? ErrorCode::kNone : ErrorCode::kAccessDenied;
-  }
-  const storage::AccessKeyRecord& key = *ctx.auth.key;
-  if (key.all_buckets) return ErrorCode::kNone;
-  if (need == Need::kService) return ErrorCode::kNone;  // ListBuckets filters by grants
-  if (need == Need::kAdmin) return ErrorCode::kAccessDenied;
-  if (ctx.route.bucket.empty()) return ErrorCode::kNone;  // service-level NotImplemented
-  auto grant = key.grants.find(ctx.route.bucket);
-  if (grant == key.grants.end()) return ErrorCode::kAccessDenied;
-  switch (need) {
-    case Need::kRead:
-      return storage::CanRead(grant->second) ? ErrorCode::kNone : ErrorCode::kAccessDenied;
-    case Need::kWrite:
-      return storage::CanWrite(grant->second) ? ErrorCode::kNone : ErrorCode::kAccessDenied;
-    case Need::kAnyGrant:
-      return grant->second != storage::AccessMode::kNone ? ErrorCode::kNone
-                                                         : ErrorCode::kAccessDenied;
-    case Need::kService:
-    case Need::kAdmin:
-      break;
-  }
-  return ErrorCode::kAccessDenied;
+  return {.copy_source = ctx.request.Find("x-amz-copy-source") != nullptr,
+          .multipart = op == Operation::kCreateMultipartUpload ||
+                       op == Operation::kUploadPart || op == Operation::kUploadPartCopy ||
+                       op == Operation::kCompleteMultipartUpload};
+}
+
+// The request's own question: its action on its bucket and key.
+ErrorCode AuthorizeRequest(const Context& ctx) {
+  return Authorize(ctx, ActionOf(ctx.route.op), {ctx.route.bucket, ctx.route.key}, FactsOf(ctx));
 }
 
 // A malformed parameter is answered here, after authorization, where the handlers answered it
@@ -141,30 +90,19 @@ bool ParamErrorAnsweredBeforeHandler(const Route& route) {
 
 }  // namespace
 
-bool MayWrite(const Context& ctx) {
-  if (ctx.auth.anonymous) {
-    storage::Result<storage::BucketRecord> record = ctx.store->GetBucket(ctx.route.bucket);
-    return record.ok() && record->anonymous == storage::AccessMode::kReadWrite;
+ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource,
+                    const iam::RequestFacts& facts) {
+  const iam::Identity who =
+      ctx.auth.anonymous ? iam::Identity::Anonymous() : iam::Identity::Key(*ctx.auth.key);
+  const iam::Decision decision =
+      iam::Authorizer(ctx.store).Authorize(who, action, resource, facts);
+  switch (decision.verdict) {
+    case iam::Verdict::kAllow: return ErrorCode::kNone;
+    case iam::Verdict::kDeny: return ErrorCode::kAccessDenied;
+    case iam::Verdict::kNoSuchBucket: return ErrorCode::kNoSuchBucket;
+    case iam::Verdict::kStorageFailure: return FromStorage(decision.failure.code());
   }
-  const storage::AccessKeyRecord& key = *ctx.auth.key;
-  if (key.all_buckets) return true;
-  auto grant = key.grants.find(ctx.route.bucket);
-  return grant != key.grants.end() && storage::CanWrite(grant->second);
-}
-
-ErrorCode AuthorizeRead(const Context& ctx, std::string_view bucket) {
-  if (ctx.auth.anonymous) {
-    storage::Result<storage::BucketRecord> record = ctx.store->GetBucket(bucket);
-    if (!record.ok()) return FromStorage(record.status().code());
-    return storage::CanRead(record->anonymous) ? ErrorCode::kNone : ErrorCode::kAccessDenied;
-  }
-  const storage::AccessKeyRecord& key = *ctx.auth.key;
-  if (key.all_buckets) return ErrorCode::kNone;
-  auto grant = key.grants.find(std::string(bucket));
-  if (grant == key.grants.end() || !storage::CanRead(grant->second)) {
-    return ErrorCode::kAccessDenied;
-  }
-  return ErrorCode::kNone;
+  return ErrorCode::kAccessDenied;
 }
 
 namespace {
@@ -241,7 +179,7 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
       if (auth_result.key) sum.access_key_id = auth_result.key->access_key_id;
       if (auth_result.error != ErrorCode::kNone) {
         response = ErrorResponse(ctx, auth_result.error, auth_result.error_message);
-      } else if (ErrorCode denied = Authorize(ctx); denied != ErrorCode::kNone) {
+      } else if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
         response = ErrorResponse(ctx, denied);
       } else if (ParamErrorAnsweredBeforeHandler(route)) {
         response = ErrorResponse(ctx, route.param_error.code, route.param_error.message);
