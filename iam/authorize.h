@@ -25,7 +25,7 @@ enum class Action {
   kPutBucketAcl,
   kGetObject,  // GetObject, HeadObject, and the source of a copy
   kGetObjectAcl,
-  kPutObject,  // PutObject, CopyObject, and the multipart calls that write an upload
+  kPutObject,     // PutObject, CopyObject, and the multipart calls that write an upload
   kDeleteObject,  // DeleteObject, and each key of DeleteObjects
   kAbortMultipartUpload,
   kListMultipartUploadParts,    // ListParts

@@ -389,9 +389,8 @@ HttpResponse ListParts(const Context& ctx) {
       ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!upload.ok()) return StorageError(ctx, upload.status());
   bool truncated = false;
-  storage::Result<std::vector<storage::PartRecord>> parts =
-      ctx.store->ListParts(ctx.route.bucket, ctx.route.key, ctx.route.upload_id,
-                           marker, max_parts, &truncated);
+  storage::Result<std::vector<storage::PartRecord>> parts = ctx.store->ListParts(
+      ctx.route.bucket, ctx.route.key, ctx.route.upload_id, marker, max_parts, &truncated);
   if (!parts.ok()) return StorageError(ctx, parts.status());
 
   XmlWriter w;

@@ -62,16 +62,16 @@ struct ParamError {
 struct ListParams {
   std::string prefix;
   std::string delimiter;
-  bool url_encode = false;               // encoding-type=url
-  size_t max_entries = kMaxListEntries;  // max-keys, max-uploads or max-parts, capped
-  std::string marker;                    // ListObjects
+  bool url_encode = false;                        // encoding-type=url
+  size_t max_entries = kMaxListEntries;           // max-keys, max-uploads or max-parts, capped
+  std::string marker;                             // ListObjects
   std::optional<std::string> continuation_token;  // ListObjectsV2, as sent (echoed back)
   std::optional<std::string> start_after;         // ListObjectsV2
-  std::string start_key;  // ListObjectsV2: the token's key when one is sent, else start-after
-  bool fetch_owner = false;              // ListObjectsV2: fetch-owner=true
-  std::string key_marker;                // ListMultipartUploads
-  std::string upload_id_marker;          // ListMultipartUploads; "" without a key-marker
-  uint32_t part_number_marker = 0;       // ListParts
+  std::string start_key;     // ListObjectsV2: the token's key when one is sent, else start-after
+  bool fetch_owner = false;  // ListObjectsV2: fetch-owner=true
+  std::string key_marker;    // ListMultipartUploads
+  std::string upload_id_marker;     // ListMultipartUploads; "" without a key-marker
+  uint32_t part_number_marker = 0;  // ListParts
 };
 
 // GetObject's response-* parameters, each replacing a stored header when present.

@@ -71,8 +71,8 @@ iam::Action ActionOf(Operation op) {
 iam::RequestFacts FactsOf(const Context& ctx) {
   const Operation op = ctx.route.op;
   return {.copy_source = ctx.request.Find("x-amz-copy-source") != nullptr,
-          .multipart = op == Operation::kCreateMultipartUpload ||
-                       op == Operation::kUploadPart || op == Operation::kUploadPartCopy ||
+          .multipart = op == Operation::kCreateMultipartUpload || op == Operation::kUploadPart ||
+                       op == Operation::kUploadPartCopy ||
                        op == Operation::kCompleteMultipartUpload};
 }
 
@@ -94,8 +94,7 @@ ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource&
                     const iam::RequestFacts& facts) {
   const iam::Identity who =
       ctx.auth.anonymous ? iam::Identity::Anonymous() : iam::Identity::Key(*ctx.auth.key);
-  const iam::Decision decision =
-      iam::Authorizer(ctx.store).Authorize(who, action, resource, facts);
+  const iam::Decision decision = iam::Authorizer(ctx.store).Authorize(who, action, resource, facts);
   switch (decision.verdict) {
     case iam::Verdict::kAllow: return ErrorCode::kNone;
     case iam::Verdict::kDeny: return ErrorCode::kAccessDenied;

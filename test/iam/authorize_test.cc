@@ -18,14 +18,22 @@ using storage::testing::SmallOptions;
 using storage::testing::TempDir;
 
 constexpr Action kEveryAction[] = {
-    Action::kListAllMyBuckets,   Action::kCreateBucket,
-    Action::kDeleteBucket,       Action::kListBucket,
-    Action::kGetBucketLocation,  Action::kGetBucketVersioning,
-    Action::kGetBucketAcl,       Action::kPutBucketAcl,
-    Action::kGetObject,          Action::kGetObjectAcl,
-    Action::kPutObject,          Action::kDeleteObject,
-    Action::kAbortMultipartUpload, Action::kListMultipartUploadParts,
-    Action::kListBucketMultipartUploads, Action::kAnyBucketAccess,
+    Action::kListAllMyBuckets,
+    Action::kCreateBucket,
+    Action::kDeleteBucket,
+    Action::kListBucket,
+    Action::kGetBucketLocation,
+    Action::kGetBucketVersioning,
+    Action::kGetBucketAcl,
+    Action::kPutBucketAcl,
+    Action::kGetObject,
+    Action::kGetObjectAcl,
+    Action::kPutObject,
+    Action::kDeleteObject,
+    Action::kAbortMultipartUpload,
+    Action::kListMultipartUploadParts,
+    Action::kListBucketMultipartUploads,
+    Action::kAnyBucketAccess,
     Action::kUnimplemented,
 };
 
@@ -188,8 +196,8 @@ TEST_F(AuthorizeTest, EveryAction) {
     const Verdict anonymous =
         authorizer.Authorize(Who("anonymous"), action, {"missing", "k"}, kPlain).verdict;
     const bool denied_first = action == Action::kListAllMyBuckets ||
-                              action == Action::kCreateBucket ||
-                              action == Action::kDeleteBucket || action == Action::kPutBucketAcl;
+                              action == Action::kCreateBucket || action == Action::kDeleteBucket ||
+                              action == Action::kPutBucketAcl;
     EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
   }
 }

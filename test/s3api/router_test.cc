@@ -274,8 +274,9 @@ TEST(RouterTest, TypedParameters) {
          EXPECT_EQ(r.overrides.expires, std::optional<std::string>(""));
          EXPECT_EQ(r.overrides.cache_control, std::nullopt);
        }},
-      {"GET", "/bkt/k?response-cache-control=no-cache&response-content-disposition=a"
-              "&response-content-encoding=gzip&response-content-language=fr",
+      {"GET",
+       "/bkt/k?response-cache-control=no-cache&response-content-disposition=a"
+       "&response-content-encoding=gzip&response-content-language=fr",
        Operation::kGetObject,
        [](const Route& r) {
          EXPECT_EQ(r.overrides.cache_control, std::optional<std::string>("no-cache"));
@@ -322,27 +323,27 @@ TEST(RouterTest, MalformedParameters) {
   }
   for (std::string bad : {"abc", "-1", "", "1x", "1.5", "%205", "+5"}) {
     cases.push_back({"GET", "/bkt?max-keys=" + bad, Operation::kListObjects, max_keys});
-    cases.push_back({"GET", "/bkt?list-type=2&max-keys=" + bad, Operation::kListObjectsV2,
-                     max_keys});
-    cases.push_back({"GET", "/bkt?uploads&max-uploads=" + bad, Operation::kListMultipartUploads,
-                     max_uploads});
-    cases.push_back({"GET", "/bkt/k?uploadId=u&max-parts=" + bad, Operation::kListParts,
-                     max_parts});
+    cases.push_back(
+        {"GET", "/bkt?list-type=2&max-keys=" + bad, Operation::kListObjectsV2, max_keys});
+    cases.push_back(
+        {"GET", "/bkt?uploads&max-uploads=" + bad, Operation::kListMultipartUploads, max_uploads});
+    cases.push_back(
+        {"GET", "/bkt/k?uploadId=u&max-parts=" + bad, Operation::kListParts, max_parts});
   }
   for (std::string bad : {"10001", "-1", "abc", "", "99999999999999999999999"}) {
-    cases.push_back({"GET", "/bkt/k?uploadId=u&part-number-marker=" + bad, Operation::kListParts,
-                     marker});
+    cases.push_back(
+        {"GET", "/bkt/k?uploadId=u&part-number-marker=" + bad, Operation::kListParts, marker});
   }
   for (std::string bad : {"URL", "base64", "", "url2"}) {
     cases.push_back({"GET", "/bkt?encoding-type=" + bad, Operation::kListObjects, encoding});
-    cases.push_back({"GET", "/bkt?list-type=2&encoding-type=" + bad, Operation::kListObjectsV2,
-                     encoding});
-    cases.push_back({"GET", "/bkt?uploads&encoding-type=" + bad, Operation::kListMultipartUploads,
-                     encoding});
+    cases.push_back(
+        {"GET", "/bkt?list-type=2&encoding-type=" + bad, Operation::kListObjectsV2, encoding});
+    cases.push_back(
+        {"GET", "/bkt?uploads&encoding-type=" + bad, Operation::kListMultipartUploads, encoding});
   }
   for (std::string bad : {"", "%25%25", "abc", "a===", "az E="}) {
-    cases.push_back({"GET", "/bkt?list-type=2&continuation-token=" + bad,
-                     Operation::kListObjectsV2, token});
+    cases.push_back(
+        {"GET", "/bkt?list-type=2&continuation-token=" + bad, Operation::kListObjectsV2, token});
   }
   // The first malformed parameter, in the order the handlers checked them.
   cases.push_back({"GET", "/bkt?encoding-type=x&max-keys=x", Operation::kListObjects, max_keys});
