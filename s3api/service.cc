@@ -147,6 +147,50 @@ std::unique_ptr<auth::PayloadReader> Context::Body() const {
 S3Service::S3Service(storage::Store* store, ServiceOptions options)
     : store_(store), options_(std::move(options)) {}
 
+namespace {
+
+// The pipeline of one request once routed: authenticate, authorize, answer the parameter errors
+// that come before the handler, dispatch. Each step answers an error or hands on; *auth is
+// what ctx.auth refers to, filled in by the authentication step.
+HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::AuthResult* auth) {
+  const Route& route = ctx.route;
+  if (route.error != ErrorCode::kNone) return ErrorResponse(ctx, route.error);
+  ctx.summary->operation = std::string(OperationName(route.op));
+  ctx.summary->bucket = route.bucket;
+  ctx.summary->key = route.key;
+
+  *auth = auth::Authenticate(ctx.request, ctx.options.region, lookup, ctx.now,
+                             route.virtual_host ? route.bucket : std::string_view{});
+  if (auth->key) ctx.summary->access_key_id = auth->key->access_key_id;
+  if (auth->error != ErrorCode::kNone) return ErrorResponse(ctx, auth->error, auth->error_message);
+
+  if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
+    return ErrorResponse(ctx, denied);
+  }
+  if (ParamErrorAnsweredBeforeHandler(route)) {
+    return ErrorResponse(ctx, route.param_error.code, route.param_error.message);
+  }
+  return Dispatch(ctx);
+}
+
+// A handler threw, which it must not: the client still gets an answer, and the connection
+// closes.
+HttpResponse InternalError(const HttpRequest& request, const std::exception& e,
+                           RequestSummary* summary) {
+  summary->error = "InternalError";
+  summary->error_detail = e.what();
+  HttpResponse response;
+  response.status = 500;
+  response.Set("Content-Type", "application/xml");
+  if (request.method != "HEAD") {
+    response.body = ErrorXml(ErrorCode::kInternalError, "", request.request_id);
+  }
+  response.close_connection = true;
+  return response;
+}
+
+}  // namespace
+
 HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
                                RequestSummary* summary) {
   RequestSummary local_summary;
@@ -154,48 +198,24 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
   sum = RequestSummary{};
   sum.operation = "Unknown";
   CountingBodyReader counted(body);
+  const auth::KeyLookup lookup =
+      [this](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
+    storage::Result<storage::AccessKeyRecord> key = store_->GetAccessKey(id);
+    if (!key.ok()) return std::nullopt;
+    return std::move(key).value();
+  };
   HttpResponse response;
   try {
     const std::string* host = request.Find("host");
-    Route route = RouteRequest(request.method, request.target, host ? *host : std::string_view{},
-                               options_.domain, request.Find("x-amz-copy-source") != nullptr);
+    const Route route =
+        RouteRequest(request.method, request.target, host ? *host : std::string_view{},
+                     options_.domain, request.Find("x-amz-copy-source") != nullptr);
     auth::AuthResult auth_result;
-    Context ctx{request, counted, route, auth_result, store_, options_, options_.clock(), &sum};
-    if (route.error != ErrorCode::kNone) {
-      response = ErrorResponse(ctx, route.error);
-    } else {
-      sum.operation = std::string(OperationName(route.op));
-      sum.bucket = route.bucket;
-      sum.key = route.key;
-      auth::KeyLookup lookup =
-          [this](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
-        storage::Result<storage::AccessKeyRecord> key = store_->GetAccessKey(id);
-        if (!key.ok()) return std::nullopt;
-        return std::move(key).value();
-      };
-      auth_result = auth::Authenticate(request, options_.region, lookup, ctx.now,
-                                       route.virtual_host ? route.bucket : std::string_view{});
-      if (auth_result.key) sum.access_key_id = auth_result.key->access_key_id;
-      if (auth_result.error != ErrorCode::kNone) {
-        response = ErrorResponse(ctx, auth_result.error, auth_result.error_message);
-      } else if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
-        response = ErrorResponse(ctx, denied);
-      } else if (ParamErrorAnsweredBeforeHandler(route)) {
-        response = ErrorResponse(ctx, route.param_error.code, route.param_error.message);
-      } else {
-        response = Dispatch(ctx);
-      }
-    }
+    const Context ctx{request, counted, route, auth_result, store_,
+                      options_, options_.clock(), &sum};
+    response = Pipeline(ctx, lookup, &auth_result);
   } catch (const std::exception& e) {
-    sum.error = "InternalError";
-    sum.error_detail = e.what();
-    response = HttpResponse{};
-    response.status = 500;
-    response.Set("Content-Type", "application/xml");
-    if (request.method != "HEAD") {
-      response.body = ErrorXml(ErrorCode::kInternalError, "", request.request_id);
-    }
-    response.close_connection = true;
+    response = InternalError(request, e, &sum);
   }
   sum.bytes_in = counted.count();
   response.Set("x-amz-request-id", request.request_id);
