@@ -102,14 +102,17 @@ def test_sync_tree(aws, server, tmp_path):
     assert filetree.bucket_digests(s3, bucket, "tree/") == want
 
     # Change some (content and size; one same size with a newer mtime), add some, remove some.
-    # The same-size file gets an mtime one second after its upload: newer than that upload (so
-    # sync sends it) and older than the next one (so a third sync has nothing to do).
-    uploaded = s3.head_object(Bucket=bucket, Key="tree/d/f004.txt")["LastModified"].timestamp()
+    # The same-size file gets an mtime 1 ms after its upload, as the listing (millisecond
+    # precision, what sync compares) reports it: newer than that upload (so sync sends it) and
+    # older than the next one (so a third sync has nothing to do). A whole second after it was
+    # a race: the second upload can come within that second on a fast machine.
+    listed = s3.list_objects_v2(Bucket=bucket, Prefix="tree/d/f004.txt")["Contents"]
+    uploaded = listed[0]["LastModified"].timestamp()
     filetree.write_file(tree, "a/f001.txt", b"changed and longer " * 300)
     filetree.write_file(tree, "a/b/f002.txt", b"")
     old = (tree / "d/f004.txt").read_bytes()
     filetree.write_file(tree, "d/f004.txt", bytes(b ^ 0xFF for b in old))
-    os.utime(tree / "d/f004.txt", (uploaded + 1, uploaded + 1))
+    os.utime(tree / "d/f004.txt", (uploaded + 0.001, uploaded + 0.001))
     filetree.write_big_file(tree / "big/big0.bin", 10 * filetree.MIB + 3, seed=9)
     for rel in ("f000.txt", "a/b/c/f003.txt", "x/y/z/w/f006.txt", "big/big1.bin"):
         (tree / rel).unlink()
