@@ -6,6 +6,7 @@
 #include "s3api/auth/auth.h"
 #include "s3api/handlers.h"
 #include "s3api/router.h"
+#include "s3api/unimplemented.h"
 #include "s3api/xml.h"
 #include "text/encoding.h"
 
@@ -150,8 +151,9 @@ S3Service::S3Service(storage::Store* store, ServiceOptions options)
 namespace {
 
 // The pipeline of one request once routed: authenticate, authorize, answer the parameter errors
-// that come before the handler, dispatch. Each step answers an error or hands on; *auth is
-// what ctx.auth refers to, filled in by the authentication step.
+// that come before the handler, refuse a header asking for an unimplemented feature, dispatch.
+// Each step answers an error or hands on; *auth is what ctx.auth refers to, filled in by the
+// authentication step.
 HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::AuthResult* auth) {
   const Route& route = ctx.route;
   if (route.error != ErrorCode::kNone) return ErrorResponse(ctx, route.error);
@@ -169,6 +171,11 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
   }
   if (ParamErrorAnsweredBeforeHandler(route)) {
     return ErrorResponse(ctx, route.param_error.code, route.param_error.message);
+  }
+  // Before the handler reads the body, so a refused request stores nothing.
+  if (Refusal refusal = RefuseUnimplemented(route.op, ctx.request);
+      refusal.code != ErrorCode::kNone) {
+    return ErrorResponse(ctx, refusal.code, refusal.message);
   }
   return Dispatch(ctx);
 }

@@ -1,0 +1,152 @@
+"""Server-side encryption and object lock, which cubby does not implement yet: a request that asks
+for either is refused with 501 NotImplemented before anything is read or stored, so a client that
+asked for protection is told it got none."""
+
+import base64
+import datetime
+import hashlib
+import os
+
+import pytest
+from botocore.exceptions import ClientError
+
+from cubby_e2e import new_bucket_name, raw_request
+
+SSE_MESSAGE = "Server-side encryption is not implemented by cubby"
+LOCK_MESSAGE = "Object lock is not implemented by cubby"
+
+SSE_C_KEY = os.urandom(32)
+SSE_C = {"SSECustomerAlgorithm": "AES256", "SSECustomerKey": SSE_C_KEY}
+COPY_SSE_C = {"CopySourceSSECustomerAlgorithm": "AES256", "CopySourceSSECustomerKey": SSE_C_KEY}
+RETAIN_UNTIL = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)
+
+# Each way boto3 asks a write for encryption or a lock: (name, extra call parameters, message).
+WRITE_ASKS = [
+    ("sse-c", SSE_C, SSE_MESSAGE),
+    ("sse-s3", {"ServerSideEncryption": "AES256"}, SSE_MESSAGE),
+    ("sse-kms", {"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": "alias/cubby"}, SSE_MESSAGE),
+    ("sse-kms-context", {"ServerSideEncryption": "aws:kms",
+                         "SSEKMSEncryptionContext": base64.b64encode(b'{"a":"b"}').decode()},
+     SSE_MESSAGE),
+    ("sse-dsse", {"ServerSideEncryption": "aws:kms:dsse"}, SSE_MESSAGE),
+    ("bucket-key", {"ServerSideEncryption": "aws:kms", "BucketKeyEnabled": True}, SSE_MESSAGE),
+    ("lock-mode", {"ObjectLockMode": "GOVERNANCE", "ObjectLockRetainUntilDate": RETAIN_UNTIL},
+     LOCK_MESSAGE),
+    ("legal-hold", {"ObjectLockLegalHoldStatus": "ON"}, LOCK_MESSAGE),
+]
+WRITE_IDS = [w[0] for w in WRITE_ASKS]
+
+
+def refused(excinfo, message):
+    err = excinfo.value.response["Error"]
+    assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
+    assert err["Code"] == "NotImplemented"
+    assert err["Message"].startswith(message + " ("), err["Message"]  # then the header's name
+
+
+def missing(s3, bucket, key):
+    with pytest.raises(ClientError) as excinfo:
+        s3.head_object(Bucket=bucket, Key=key)
+    return excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
+
+
+@pytest.mark.parametrize("name,extra,message", WRITE_ASKS, ids=WRITE_IDS)
+def test_put_object_refused_and_not_stored(s3, bucket, name, extra, message):
+    with pytest.raises(ClientError) as excinfo:
+        s3.put_object(Bucket=bucket, Key="k", Body=b"secret bytes", **extra)
+    refused(excinfo, message)
+    assert missing(s3, bucket, "k")
+
+
+@pytest.mark.parametrize("name,extra,message", WRITE_ASKS, ids=WRITE_IDS)
+def test_copy_object_refused_and_not_stored(s3, bucket, name, extra, message):
+    s3.put_object(Bucket=bucket, Key="src", Body=b"plain")
+    with pytest.raises(ClientError) as excinfo:
+        s3.copy_object(Bucket=bucket, Key="dst", CopySource={"Bucket": bucket, "Key": "src"},
+                       **extra)
+    refused(excinfo, message)
+    assert missing(s3, bucket, "dst")
+
+
+@pytest.mark.parametrize("name,extra,message", WRITE_ASKS, ids=WRITE_IDS)
+def test_create_multipart_upload_refused(s3, bucket, name, extra, message):
+    with pytest.raises(ClientError) as excinfo:
+        s3.create_multipart_upload(Bucket=bucket, Key="mp", **extra)
+    refused(excinfo, message)
+    assert s3.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+
+
+def test_copy_from_encrypted_source_refused(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="src", Body=b"plain")
+    with pytest.raises(ClientError) as excinfo:
+        s3.copy_object(Bucket=bucket, Key="dst", CopySource={"Bucket": bucket, "Key": "src"},
+                       **COPY_SSE_C)
+    refused(excinfo, SSE_MESSAGE)
+    assert missing(s3, bucket, "dst")
+
+
+def test_upload_part_and_part_copy_with_sse_c_refused(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="src", Body=b"plain")
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
+    with pytest.raises(ClientError) as excinfo:
+        s3.upload_part(Bucket=bucket, Key="mp", UploadId=upload, PartNumber=1, Body=b"x" * 100,
+                       **SSE_C)
+    refused(excinfo, SSE_MESSAGE)
+    for extra in (SSE_C, COPY_SSE_C):
+        with pytest.raises(ClientError) as excinfo:
+            s3.upload_part_copy(Bucket=bucket, Key="mp", UploadId=upload, PartNumber=2,
+                                CopySource={"Bucket": bucket, "Key": "src"}, **extra)
+        refused(excinfo, SSE_MESSAGE)
+    assert s3.list_parts(Bucket=bucket, Key="mp", UploadId=upload).get("Parts", []) == []
+    s3.abort_multipart_upload(Bucket=bucket, Key="mp", UploadId=upload)
+
+
+def test_get_and_head_with_sse_c_refused(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="k", Body=b"plain")
+    with pytest.raises(ClientError) as excinfo:
+        s3.get_object(Bucket=bucket, Key="k", **SSE_C)
+    refused(excinfo, SSE_MESSAGE)
+    with pytest.raises(ClientError) as excinfo:
+        s3.head_object(Bucket=bucket, Key="k", **SSE_C)
+    assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
+    assert s3.get_object(Bucket=bucket, Key="k")["Body"].read() == b"plain"
+
+
+def test_create_bucket_with_object_lock_refused(s3):
+    name = new_bucket_name()
+    with pytest.raises(ClientError) as excinfo:
+        s3.create_bucket(Bucket=name, ObjectLockEnabledForBucket=True)
+    refused(excinfo, LOCK_MESSAGE)
+    with pytest.raises(ClientError) as excinfo:
+        s3.head_bucket(Bucket=name)
+    assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
+
+
+def test_create_bucket_with_object_lock_false_works(s3):
+    name = new_bucket_name()
+    s3.create_bucket(Bucket=name, ObjectLockEnabledForBucket=False)
+    s3.head_bucket(Bucket=name)
+
+
+def test_unknown_sse_method_is_invalid_argument(server, bucket):
+    # AWS names the methods it knows; another one is InvalidArgument "The encryption method
+    # specified is not supported" (a client error, not a missing feature).
+    r = raw_request(server, "PUT", f"/{bucket}/k", headers={"x-amz-server-side-encryption": "DES"},
+                    body=b"data")
+    assert r.status == 400, r
+    assert r.code == "InvalidArgument"
+    assert r.error()["Message"] == "The encryption method specified is not supported"
+    assert raw_request(server, "HEAD", f"/{bucket}/k").status == 404
+
+
+def test_large_sse_c_put_refused_and_not_stored(server, bucket):
+    # A body larger than the server's first read: refused before it is read, nothing stored.
+    body = os.urandom(3 << 20)
+    md5 = base64.b64encode(hashlib.md5(SSE_C_KEY).digest()).decode()
+    r = raw_request(server, "PUT", f"/{bucket}/big", body=body, headers={
+        "x-amz-server-side-encryption-customer-algorithm": "AES256",
+        "x-amz-server-side-encryption-customer-key": base64.b64encode(SSE_C_KEY).decode(),
+        "x-amz-server-side-encryption-customer-key-MD5": md5})
+    assert r.status == 501, r
+    assert r.code == "NotImplemented"
+    assert raw_request(server, "HEAD", f"/{bucket}/big").status == 404
