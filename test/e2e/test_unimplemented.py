@@ -5,12 +5,13 @@ asked for protection is told it got none."""
 import base64
 import datetime
 import hashlib
+import io
 import os
 
 import pytest
 from botocore.exceptions import ClientError
 
-from cubby_e2e import new_bucket_name, raw_request
+from cubby_e2e import make_client, new_bucket_name, raw_request
 
 SSE_MESSAGE = "Server-side encryption is not implemented by cubby"
 LOCK_MESSAGE = "Object lock is not implemented by cubby"
@@ -150,3 +151,17 @@ def test_large_sse_c_put_refused_and_not_stored(server, bucket):
     assert r.status == 501, r
     assert r.code == "NotImplemented"
     assert raw_request(server, "HEAD", f"/{bucket}/big").status == 404
+
+
+def test_refused_file_upload_then_more_requests_on_the_same_connection(server, bucket):
+    # botocore sends a file-like body with "Expect: 100-continue"; the refusal comes before the
+    # body is read, and the pooled connection must still carry the next requests.
+    s3 = make_client(server, max_pool_connections=1, read_timeout=5)
+    for size in (0, 1000, 1 << 20):
+        with pytest.raises(ClientError) as excinfo:
+            s3.put_object(Bucket=bucket, Key="k", Body=io.BytesIO(b"x" * size),
+                          ServerSideEncryption="AES256")
+        refused(excinfo, SSE_MESSAGE)
+        s3.put_object(Bucket=bucket, Key="after", Body=io.BytesIO(b"after"))
+        assert s3.get_object(Bucket=bucket, Key="after")["Body"].read() == b"after"
+    assert missing(s3, bucket, "k")
