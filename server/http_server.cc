@@ -10,18 +10,21 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <vector>
 
 #include <openssl/ssl.h>
 
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
 
+#include "s3api/errors.h"
 #include "server/poll_stream.h"
+#include "text/encoding.h"
 #include "text/time.h"
 
 namespace cubby::server {
@@ -46,13 +49,38 @@ constexpr size_t kReadBufferBytes = 64 << 10;
 
 bool IsTimeout(const boost::system::error_code& ec) { return ec == asio::error::timed_out; }
 
+// One read from the socket into `buffer`, at most 64 KiB. At the peer's close: the parser's
+// verdict on the message so far (partial_message unless it is complete), or end_of_stream if
+// nothing of it arrived, as Beast's own read does.
+boost::system::error_code ReadMore(PollStream& stream, beast::flat_buffer& buffer,
+                                   Parser& parser) {
+  boost::system::error_code ec;
+  const size_t size = beast::read_size(buffer, 64 << 10);
+  if (size == 0) return http::error::buffer_overflow;
+  buffer.commit(stream.read_some(buffer.prepare(size), ec));
+  if (ec != asio::error::eof) return ec;
+  if (!parser.got_some()) return http::error::end_of_stream;
+  ec = {};
+  parser.put_eof(ec);
+  if (!ec && !parser.is_done()) ec = http::error::partial_message;
+  return ec;
+}
+
 // The request body, pulled through the parser. Reports kIncompleteBody when the client
-// disconnects or sends a malformed body, kRequestTimeout when it stalls; any error is sticky.
+// disconnects or sends a malformed body, kRequestTimeout when it stalls, kInvalidRequest when
+// chunked framing breaks `limits` (framing() says how); any error is sticky.
 class ParserBodyReader final : public s3api::BodyReader {
  public:
   ParserBodyReader(PollStream& stream, beast::flat_buffer& buffer, Parser& parser,
-                   bool expect_continue)
-      : stream_(stream), buffer_(buffer), parser_(parser), expect_continue_(expect_continue) {}
+                   bool expect_continue, ChunkLimits limits)
+      : stream_(stream),
+        buffer_(buffer),
+        parser_(parser),
+        expect_continue_(expect_continue),
+        limits_(limits),
+        at_line_(parser.chunked()) {
+    parser_.on_chunk_header(on_chunk_header_);
+  }
 
   s3api::ReadResult Read(char* buf, size_t n) override {
     if (error_ != ErrorCode::kNone) return {0, error_};
@@ -66,26 +94,24 @@ class ParserBodyReader final : public s3api::BodyReader {
       if (ec) return Fail(IsTimeout(ec) ? ErrorCode::kRequestTimeout : ErrorCode::kIncompleteBody);
     }
     if (parser_.is_done() || n == 0) return {0, ErrorCode::kNone};
-    while (true) {
-      auto& body = parser_.get().body();
-      body.data = buf;
-      body.size = n;
-      body.more = true;
-      boost::system::error_code ec;
-      http::read_some(stream_, buffer_, parser_, ec);
-      if (ec == http::error::need_buffer) ec = {};
-      size_t got = n - body.size;
-      body.data = nullptr;
-      body.size = 0;
-      consumed_ += got;
-      if (ec) {
-        Fail(IsTimeout(ec) ? ErrorCode::kRequestTimeout : ErrorCode::kIncompleteBody);
-        // Bytes that did arrive are delivered; the error follows on the next Read.
-        if (got > 0) return {got, ErrorCode::kNone};
-        return {0, error_};
-      }
-      if (got > 0 || parser_.is_done()) return {got, ErrorCode::kNone};
+    auto& body = parser_.get().body();
+    body.data = buf;
+    body.size = n;
+    body.more = true;
+    boost::system::error_code ec = Pull(n);
+    const size_t got = n - body.size;
+    body.data = nullptr;
+    body.size = 0;
+    consumed_ += got;
+    if (ec) {
+      ErrorCode code = IsTimeout(ec) ? ErrorCode::kRequestTimeout : ErrorCode::kIncompleteBody;
+      if (framing_ != ChunkFraming::kOk) code = ErrorCode::kInvalidRequest;
+      Fail(code);
+      // Bytes that did arrive are delivered; the error follows on the next Read.
+      if (got > 0) return {got, ErrorCode::kNone};
+      return {0, error_};
     }
+    return {got, ErrorCode::kNone};
   }
 
   // Reads and drops the rest of the body, up to `limit` bytes. True if the body ended.
@@ -101,20 +127,83 @@ class ParserBodyReader final : public s3api::BodyReader {
   bool failed() const { return error_ != ErrorCode::kNone; }
   bool continue_pending() const { return expect_continue_ && !sent_continue_; }
   uint64_t consumed() const { return consumed_; }
+  // kOk unless the body failed because its chunked framing broke the limits.
+  ChunkFraming framing() const { return framing_; }
 
  private:
+  // Feeds the parser until it delivered body bytes into the body buffer (sized `n`), the body
+  // ended, or an error. The parser is not eager: each put handles one chunk line or one piece
+  // of data, so every chunk line is checked before the parser sees it. Beast would buffer a
+  // chunk line or a trailer section whole, however long (bug: a 256 MiB extension was read
+  // into memory), so the bytes it has not consumed at a chunk line are judged first.
+  boost::system::error_code Pull(size_t n) {
+    auto& body = parser_.get().body();
+    while (!parser_.is_done()) {
+      boost::system::error_code ec = http::error::need_more;
+      if (buffer_.size() > 0) {
+        if (at_line_) {
+          const auto* data = static_cast<const char*>(buffer_.data().data());
+          framing_ = CheckChunkFraming({data, buffer_.size()}, after_data_, limits_);
+          if (framing_ != ChunkFraming::kOk) return http::error::bad_chunk;
+        }
+        const size_t room = body.size;
+        ec = {};
+        try {
+          buffer_.consume(parser_.put(buffer_.data(), ec));
+        } catch (const std::length_error&) {
+          // Beast's fields hold at most 65533 bytes per name or value; only a trailer field
+          // can reach that here (with a header limit above 64 KiB).
+          framing_ = ChunkFraming::kTrailerTooLarge;
+          return http::error::bad_chunk;
+        }
+        Delivered(room - body.size);
+        if (ec == http::error::need_buffer) return {};
+        if (!ec && (body.size < n || parser_.is_done())) return {};
+      }
+      if (ec && ec != http::error::need_more) return ec;
+      if (ec) {
+        ec = ReadMore(stream_, buffer_, parser_);
+        if (ec) return ec;
+      }
+    }
+    return {};
+  }
+
+  // `n` bytes of chunk data reached the body buffer: at the end of the chunk, a line follows.
+  void Delivered(uint64_t n) {
+    if (chunk_left_ == 0) return;
+    chunk_left_ -= n;
+    if (chunk_left_ == 0) at_line_ = after_data_ = true;
+  }
+
   s3api::ReadResult Fail(ErrorCode code) {
     error_ = code;
     return {0, code};
   }
 
+  struct OnChunkHeader {
+    ParserBodyReader* reader;
+    void operator()(uint64_t size, std::string_view, boost::system::error_code&) {
+      reader->chunk_left_ = size;
+      reader->at_line_ = false;
+    }
+  };
+
   PollStream& stream_;
   beast::flat_buffer& buffer_;
   Parser& parser_;
   const bool expect_continue_;
+  const ChunkLimits limits_;
   bool sent_continue_ = false;
   ErrorCode error_ = ErrorCode::kNone;
   uint64_t consumed_ = 0;
+  // Chunked framing: whether the parser stands at a chunk line, whether chunk data preceded it
+  // (its CRLF comes first), and the data left in the current chunk.
+  bool at_line_;
+  bool after_data_ = false;
+  uint64_t chunk_left_ = 0;
+  ChunkFraming framing_ = ChunkFraming::kOk;
+  OnChunkHeader on_chunk_header_{this};
 };
 
 bool HeaderEquals(const http::request_header<>& header, http::field field,
@@ -331,16 +420,38 @@ class Session {
     return !stream_.WaitReadable();
   }
 
-  // Reads a request head into `parser`: the whole head within the header timeout and the header
-  // limit. The body is left to the handler.
+  // Reads a request head into `parser`: the whole head within the header timeout, and at most
+  // header_limit bytes from the request line to the empty line's CRLF, exactly. (Beast's own
+  // header_limit applies to each put, and a head is consumed field by field, so alone it let
+  // through heads about twice the limit.) The body is left to the handler.
   boost::system::error_code ReadHead(Parser& parser) {
     stream_.set_stall_timeout(env_.options.header_timeout);
     stream_.set_deadline(PollStream::Clock::now() + env_.options.header_timeout);
-    parser.header_limit(env_.options.header_limit);
+    const size_t limit = env_.options.header_limit;
+    parser.header_limit(static_cast<uint32_t>(limit));
     parser.body_limit(boost::none);  // bodies stream; S3Service enforces S3's size limits
-    boost::system::error_code ec;
-    http::read_header(stream_, buffer_, parser, ec);
-    return ec;
+    parser.eager(false);             // the head only; ParserBodyReader relies on it for the body
+    size_t consumed = 0;
+    while (true) {
+      boost::system::error_code ec = http::error::need_more;
+      if (buffer_.size() > 0) {
+        ec = {};
+        try {
+          const size_t used = parser.put(buffer_.data(), ec);
+          buffer_.consume(used);
+          consumed += used;
+        } catch (const std::length_error&) {
+          // A field name or value over Beast's 65533 bytes (a header limit above 64 KiB).
+          return http::error::header_limit;
+        }
+        if (parser.is_header_done()) return consumed > limit ? http::error::header_limit : ec;
+      }
+      if (ec != http::error::need_more) return ec;
+      // The head is not complete in what arrived, so it is at least one byte longer.
+      if (consumed + buffer_.size() >= limit) return http::error::header_limit;
+      ec = ReadMore(stream_, buffer_, parser);
+      if (ec) return ec;
+    }
   }
 
   // A malformed request head: 400, and the connection closes.
@@ -378,9 +489,15 @@ class Session {
         ToHttpRequest(header, content_length, remote_, env_.request_ids.Next());
     const bool is_head = header.method() == http::verb::head;
     ParserBodyReader body(stream_, buffer_, parser,
-                          HeaderEquals(header, http::field::expect, "100-continue"));
+                          HeaderEquals(header, http::field::expect, "100-continue"),
+                          {.max_trailer = env_.options.header_limit});
     s3api::RequestSummary summary;
     s3api::HttpResponse response = CallHandler(request, body, &summary);
+    // Broken framing is the HTTP layer's to explain, whatever the handler made of the failed
+    // read (it sees only kInvalidRequest).
+    if (body.framing() != ChunkFraming::kOk) {
+      response = FramingError(request, body.framing(), is_head, &summary);
+    }
     Ending ending = DecideEnding(response, parser, body);
 
     Outgoing out = PrepareResponse(response, is_head, ending.close);
@@ -423,6 +540,39 @@ class Session {
       response.close_connection = true;
       return response;
     }
+  }
+
+  // 400 InvalidRequest for a chunked body whose framing broke the limits; the connection closes
+  // (the rest of the body cannot be found).
+  s3api::HttpResponse FramingError(const s3api::HttpRequest& request, ChunkFraming framing,
+                                   bool is_head, s3api::RequestSummary* summary) const {
+    std::string message;
+    switch (framing) {
+      case ChunkFraming::kOk:
+      case ChunkFraming::kLineTooLong:
+        message = "A chunk line of the chunked request body (size and extensions) is longer "
+                  "than " + std::to_string(ChunkLimits{}.max_line) + " bytes.";
+        break;
+      case ChunkFraming::kTrailerTooLarge:
+        message = "The trailer section of the chunked request body is longer than " +
+                  std::to_string(env_.options.header_limit) + " bytes.";
+        break;
+    }
+    s3api::HttpResponse response;
+    response.status = s3api::Info(ErrorCode::kInvalidRequest).http_status;
+    response.Set("Content-Type", "application/xml");
+    response.Set("x-amz-request-id", request.request_id);
+    response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
+    const std::string_view path = std::string_view(request.target).substr(
+        0, std::min(request.target.find('?'), request.target.size()));
+    if (!is_head) {
+      response.body = s3api::ErrorXml(ErrorCode::kInvalidRequest, path, request.request_id,
+                                      message);
+    }
+    response.close_connection = true;
+    summary->error = std::string(s3api::Info(ErrorCode::kInvalidRequest).code);
+    summary->error_detail = message;
+    return response;
   }
 
   // Keep the connection only if the next request can be found on it.

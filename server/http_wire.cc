@@ -1,11 +1,13 @@
 #include "server/http_wire.h"
 
+#include <algorithm>
 #include <random>
 
 #include <boost/beast/http/status.hpp>
 
 #include "s3api/format.h"
 #include "text/ascii.h"
+#include "text/encoding.h"
 
 namespace cubby::server {
 namespace http = boost::beast::http;
@@ -29,7 +31,41 @@ bool HasHeader(const s3api::HttpResponse& response, std::string_view name) {
   return false;
 }
 
+// "0", "000", "0;ext": a chunk line of size zero (the last chunk).
+bool IsLastChunkLine(std::string_view line) {
+  const size_t end = line.find_first_not_of('0');
+  if (end == 0) return false;
+  return end == std::string_view::npos || text::HexDigitValue(line[end]) < 0;
+}
+
 }  // namespace
+
+ChunkFraming CheckChunkFraming(std::string_view pending, bool after_data,
+                               const ChunkLimits& limits) {
+  if (after_data) {
+    if (pending.size() < 2) return ChunkFraming::kOk;
+    pending.remove_prefix(2);  // the previous chunk's CRLF; the parser checks it
+  }
+  if (pending.empty()) return ChunkFraming::kOk;
+  const size_t eol = pending.substr(0, limits.max_line + 2).find("\r\n");
+  if (eol == std::string_view::npos) {
+    // No CRLF yet: a trailing CR may be the first half of it.
+    size_t seen = std::min(pending.size(), limits.max_line + 2);
+    if (pending[seen - 1] == '\r') --seen;
+    return seen > limits.max_line ? ChunkFraming::kLineTooLong : ChunkFraming::kOk;
+  }
+  if (eol > limits.max_line) return ChunkFraming::kLineTooLong;
+  if (!IsLastChunkLine(pending.substr(0, eol))) return ChunkFraming::kOk;
+  // The trailer section runs from after the line's CRLF to the first empty line; the search
+  // starts at the line's CRLF, which ends the section at once when there are no trailers.
+  const std::string_view from_line_end = pending.substr(eol, limits.max_trailer + 2);
+  if (from_line_end.find("\r\n\r\n") != std::string_view::npos) return ChunkFraming::kOk;
+  // Not complete within the limit: too large once max_trailer bytes of it are here (what
+  // is missing makes it longer still).
+  const size_t trailer_so_far = pending.size() - eol - 2;
+  return trailer_so_far >= limits.max_trailer ? ChunkFraming::kTrailerTooLarge
+                                              : ChunkFraming::kOk;
+}
 
 s3api::HttpRequest ToHttpRequest(const http::request_header<>& header,
                                  std::optional<uint64_t> content_length,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <boost/beast/http/message.hpp>
 
@@ -45,6 +46,29 @@ uint64_t ResponseBodySize(const s3api::HttpResponse& response, bool head_request
 // CR, LF and NUL inside a handler's header are replaced by spaces (no response splitting).
 std::string SerializeResponseHead(const s3api::HttpResponse& response,
                                   const ResponseFraming& framing);
+
+// Limits on the framing of a `Transfer-Encoding: chunked` request body (RFC 9112 section 7.1)
+// that a parser must buffer whole before it can act on it.
+struct ChunkLimits {
+  // A chunk line: the size and its extensions, without the CRLF. Real clients send a few hex
+  // digits and at most a short extension; the aws-chunked decoder allows the same 4 KiB.
+  size_t max_line = 4096;
+  // The trailer section: every trailer field with its CRLF, and the final CRLF. The server
+  // passes its request header limit.
+  size_t max_trailer = 64 << 10;
+};
+
+enum class ChunkFraming { kOk, kLineTooLong, kTrailerTooLarge };
+
+// Judges the bytes of a chunked body that the parser holds unconsumed while it stands at a
+// chunk line: `pending` starts with the CRLF that ends the previous chunk's data when
+// `after_data`, then the chunk line, and for the last chunk (size 0) the trailer section.
+// kLineTooLong once the line is known to exceed limits.max_line (complete or not: a line still
+// without its CRLF is judged by the bytes so far), kTrailerTooLarge once the trailer section is
+// known to exceed limits.max_trailer; kOk while what arrived is within the limits. Malformed
+// framing is left to the parser. Reads at most max_line + max_trailer + 8 bytes of `pending`.
+ChunkFraming CheckChunkFraming(std::string_view pending, bool after_data,
+                               const ChunkLimits& limits);
 
 // Request ids: 16 uppercase hex digits, unique within the process (a bijective mix of a random
 // per-process seed plus a counter), unpredictable across processes. Thread-safe.
