@@ -542,6 +542,139 @@ TEST_F(HttpServerTest, HeaderLimit) {
   }
 }
 
+// "GET /ignore HTTP/1.1\r\n" plus short fields ("X-Fnnnnn: v\r\n") and a filler field, then the
+// empty line: exactly `size` bytes.
+std::string HeadOfSize(size_t size) {
+  std::string head = "GET /ignore HTTP/1.1\r\n";
+  for (int i = 0; head.size() + 13 + 20 + 2 <= size; ++i) {
+    char field[16];
+    std::snprintf(field, sizeof field, "X-F%05d: v\r\n", i);
+    head += field;
+  }
+  const size_t filler = size - head.size() - 2 - 7 - 2;  // "X-Pad: " + value + CRLF, then CRLF
+  head += "X-Pad: " + std::string(filler, 'p') + "\r\n\r\n";
+  EXPECT_EQ(head.size(), size);
+  return head;
+}
+
+TEST_F(HttpServerTest, HeaderLimitCountsTheWholeHeadExactly) {
+  HttpServerOptions options;
+  options.header_limit = 64 << 10;
+  Start(options);
+  for (size_t size : {size_t{64 << 10}, size_t{(64 << 10) + 1}, size_t{127238}}) {
+    SCOPED_TRACE(size);
+    Client client(server_->port());
+    client.Send(HeadOfSize(size));
+    Response r = client.ReadResponse();
+    if (size <= options.header_limit) {
+      EXPECT_EQ(r.status, 200);
+    } else {
+      EXPECT_EQ(r.status, 400);
+      EXPECT_EQ(r.headers["connection"], "close");
+      EXPECT_TRUE(client.ClosedByServer());
+    }
+  }
+  std::lock_guard<std::mutex> lock(seen_.mutex);
+  EXPECT_EQ(seen_.requests.size(), 1u);
+}
+
+TEST_F(HttpServerTest, FieldLongerThanTheParserHoldsIsRefused) {
+  HttpServerOptions options;
+  options.header_limit = 1 << 20;
+  Start(options);
+  {
+    Client client(server_->port());
+    client.Send("GET /ignore HTTP/1.1\r\nX-Big: " + std::string(70000, 'a') + "\r\n\r\n");
+    EXPECT_EQ(client.ReadResponse().status, 400);
+  }
+  Client client(server_->port());  // the server is still there
+  client.Send("GET /ignore HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(client.ReadResponse().status, 200);
+}
+
+// A chunked PUT /echo whose body is `framing`, sent from a thread (the server may answer and
+// close before it has all of it).
+Response SendChunked(Client& client, const std::string& framing) {
+  std::thread sender([&] {
+    client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+    client.Send(framing);
+  });
+  Response r = client.ReadResponse();
+  sender.join();
+  return r;
+}
+
+TEST_F(HttpServerTest, ChunkLineIsLimited) {
+  Start();
+  const std::string at_limit = "5;e=" + std::string(4096 - 4, 'x');  // 4096 bytes
+  struct Case {
+    std::string framing;
+    int status;
+  };
+  const Case cases[] = {
+      {at_limit + "\r\nhello\r\n0\r\n\r\n", 200},
+      {at_limit + "x\r\nhello\r\n0\r\n\r\n", 400},
+      {"5\r\nhello\r\n" + at_limit + "x\r\nhello\r\n0\r\n\r\n", 400},
+      {"5;e=" + std::string(8 << 20, 'x'), 400},  // never ends: answered without waiting
+      {"0;e=" + std::string(8 << 20, 'x'), 400},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.framing.substr(0, 40));
+    Client client(server_->port());
+    Response r = SendChunked(client, c.framing);
+    EXPECT_EQ(r.status, c.status);
+    if (c.status == 400) {
+      EXPECT_NE(r.body.find("<Code>InvalidRequest</Code>"), std::string::npos) << r.body;
+      EXPECT_NE(r.body.find("longer than 4096 bytes"), std::string::npos) << r.body;
+      EXPECT_EQ(r.headers["connection"], "close");
+    } else {
+      EXPECT_EQ(r.body, "hello");
+    }
+  }
+  EXPECT_EQ(BodyErrors(), (std::vector<ErrorCode>{ErrorCode::kNone, ErrorCode::kInvalidRequest,
+                                                  ErrorCode::kInvalidRequest,
+                                                  ErrorCode::kInvalidRequest,
+                                                  ErrorCode::kInvalidRequest}));
+}
+
+TEST_F(HttpServerTest, TrailerSectionIsLimitedByTheHeaderLimit) {
+  HttpServerOptions options;
+  options.header_limit = 8192;
+  Start(options);
+  // "X-T: " + value + CRLF, then the empty line's CRLF.
+  auto trailer = [](size_t section) { return "X-T: " + std::string(section - 9, 't') + "\r\n\r\n"; };
+  struct Case {
+    std::string framing;
+    int status;
+  };
+  const Case cases[] = {
+      {"5\r\nhello\r\n0\r\n" + trailer(8192), 200},
+      {"5\r\nhello\r\n0\r\n" + trailer(8193), 400},
+      {"5\r\nhello\r\n0\r\nX-T: " + std::string(8 << 20, 't'), 400},  // never ends
+  };
+  for (const Case& c : cases) {
+    Client client(server_->port());
+    Response r = SendChunked(client, c.framing);
+    EXPECT_EQ(r.status, c.status);
+    if (c.status == 400) {
+      EXPECT_NE(r.body.find("trailer section of the chunked request body is longer than 8192"),
+                std::string::npos)
+          << r.body;
+      EXPECT_TRUE(client.ClosedByServer());
+    }
+  }
+}
+
+TEST_F(HttpServerTest, TrailerFieldLongerThanTheParserHoldsIsRefused) {
+  HttpServerOptions options;
+  options.header_limit = 1 << 20;
+  Start(options);
+  Client client(server_->port());
+  Response r = SendChunked(client, "0\r\nX-T: " + std::string(70000, 't') + "\r\n\r\n");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("<Code>InvalidRequest</Code>"), std::string::npos) << r.body;
+}
+
 TEST_F(HttpServerTest, UnreadSmallBodyIsDrainedAndConnectionKept) {
   Start();
   Client client(server_->port());

@@ -159,6 +159,44 @@ TEST(HttpWireTest, ResponseBodySize) {
   EXPECT_EQ(ResponseBodySize(r, false), uint64_t{1} << 20);
 }
 
+TEST(HttpWireTest, CheckChunkFraming) {
+  const ChunkLimits limits{.max_line = 8, .max_trailer = 16};
+  const std::string line8 = "5;abcdef";  // exactly max_line
+  struct Case {
+    std::string pending;
+    bool after_data;
+    ChunkFraming want;
+  };
+  const Case cases[] = {
+      {"", false, ChunkFraming::kOk},
+      {"\r", true, ChunkFraming::kOk},
+      {"5", false, ChunkFraming::kOk},
+      {line8, false, ChunkFraming::kOk},                // no CRLF yet, within the limit
+      {line8 + "\r", false, ChunkFraming::kOk},         // the CR may start the CRLF
+      {line8 + "x", false, ChunkFraming::kLineTooLong}, // 9 bytes without a CRLF
+      {line8 + "\r\nhello", false, ChunkFraming::kOk},
+      {"5;abcdefg\r\nhello", false, ChunkFraming::kLineTooLong},
+      {"\r\n" + line8 + "\r\n", true, ChunkFraming::kOk},
+      {"\r\n5;abcdefg\r\n", true, ChunkFraming::kLineTooLong},
+      {"\r\n" + std::string(100, 'a'), true, ChunkFraming::kLineTooLong},
+      // The last chunk: its trailer section (fields, CRLFs and the empty line) is judged.
+      {"0\r\n\r\n", false, ChunkFraming::kOk},
+      {"\r\n000;e=1\r\n\r\n", true, ChunkFraming::kOk},
+      {"0\r\nx-a: 0123456\r\n\r\n", false, ChunkFraming::kOk},  // 16 bytes: the limit
+      {"0\r\nx-a: 01234567\r\n\r\n", false, ChunkFraming::kTrailerTooLarge},
+      {"0\r\nx-a: 0123456\r\n\r", false, ChunkFraming::kOk},    // 15 so far
+      {"0\r\nx-a: 0123456\r\nxx", false, ChunkFraming::kTrailerTooLarge},
+      {"0\r\n" + std::string(1000, 'x'), false, ChunkFraming::kTrailerTooLarge},
+      // Not the last chunk: what follows the line is data.
+      {"10\r\n" + std::string(1000, 'x'), false, ChunkFraming::kOk},
+      {"0a\r\n" + std::string(1000, 'x'), false, ChunkFraming::kOk},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.pending);
+    EXPECT_EQ(CheckChunkFraming(c.pending, c.after_data, limits), c.want);
+  }
+}
+
 TEST(HttpWireTest, RequestIdsAreUniqueUppercaseHex) {
   RequestIdGenerator ids(42);
   std::set<std::string> seen;
