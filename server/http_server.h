@@ -51,6 +51,8 @@ struct HttpServerOptions {
   std::chrono::milliseconds write_stall_timeout{60'000}; // client reads no response byte
 
   // S3 allows 8 KiB of user metadata, and SigV4 headers are long; 64 KiB leaves ample room.
+  // Bounds the whole request head (request line to the empty line's CRLF) exactly, and a chunked
+  // body's trailer section; a chunk line is bounded by ChunkLimits::max_line.
   uint32_t header_limit = 64 << 10;
   // A body the handler left unread is drained (to keep the connection) up to this size.
   uint64_t drain_limit = 1 << 20;
