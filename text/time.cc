@@ -10,7 +10,10 @@ using std::chrono::floor;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr int kLastYear = 2261;  // TimePoint's nanoseconds end in April 2262
+// TimePoint's 64-bit nanoseconds span September 1677 to April 2262; dates before the epoch
+// are refused (no HTTP or SigV4 date of a live request is that old).
+constexpr int kFirstYear = 1970;
+constexpr int kLastYear = 2261;
 constexpr std::string_view kWeekdays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
@@ -57,7 +60,7 @@ void AppendPadded(std::string* out, int64_t value, int width) {
 
 std::optional<TimePoint> MakeTime(int year, int month, int day, int hour, int minute,
                                   int second) {
-  if (year > kLastYear) return std::nullopt;
+  if (year < kFirstYear || year > kLastYear) return std::nullopt;
   const std::chrono::year_month_day ymd{std::chrono::year{year},
                                         std::chrono::month{static_cast<unsigned>(month)},
                                         std::chrono::day{static_cast<unsigned>(day)}};
@@ -147,7 +150,6 @@ bool ReadAsctime(Cursor c, Fields* f) {
 }
 
 std::optional<TimePoint> FromFields(const Fields& f) {
-  if (f.year < 1970) return std::nullopt;
   return MakeTime(f.year, f.month, f.day, f.hour, f.minute, f.second);
 }
 

@@ -38,8 +38,8 @@ std::optional<TimePoint> ParseImfFixdate(std::string_view text);
 
 // ISO 8601 basic format in UTC, as SigV4 uses it: "20130524T000000Z".
 std::string FormatIso8601Basic(TimePoint t);
-// Exactly 16 characters "YYYYMMDDTHHMMSSZ" naming a valid date and time up to 2261; nullopt
-// otherwise.
+// Exactly 16 characters "YYYYMMDDTHHMMSSZ" naming a valid date and time from 1970 up to 2261;
+// nullopt otherwise.
 std::optional<TimePoint> ParseIso8601Basic(std::string_view text);
 
 // ISO 8601 extended format with milliseconds, as S3's XML uses it: "2009-10-12T17:50:30.000Z".

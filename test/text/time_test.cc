@@ -154,5 +154,15 @@ TEST(TimeTest, Iso8601BasicRoundTripAndRejects) {
   }
 }
 
+// Found by fuzz/auth_fuzz: an x-amz-date years before 1970 overflowed TimePoint's 64-bit
+// nanoseconds (undefined behaviour) instead of being refused as HTTP dates before 1970 are.
+TEST(TimeTest, Iso8601BasicRefusesYearsBefore1970) {
+  for (std::string_view early : {"19691231T235959Z", "16770921T000000Z", "12030524T000000Z",
+                                 "00000101T000000Z"}) {
+    EXPECT_EQ(ParseIso8601Basic(early), std::nullopt) << early;
+  }
+  EXPECT_EQ(Seconds(ParseIso8601Basic("19700101T000000Z")), 0);
+}
+
 }  // namespace
 }  // namespace cubby::text
