@@ -211,6 +211,8 @@ class Parser {
     std::string qname;
     if (!Name(&qname)) return false;
     node->name = LocalName(qname);
+    // "<a:>" and "<:a>" are not namespace-well-formed: both parts of a QName are non-empty.
+    if (node->name.empty() || qname.front() == ':') return false;
     // Attributes are parsed for well-formedness and dropped.
     for (;;) {
       bool had_space = pos_ < s_.size() && IsSpace(s_[pos_]);

@@ -83,6 +83,22 @@ TEST(XmlTest, RejectsMalformed) {
   }
 }
 
+// Found by fuzz/xml_fuzz: "<a:/>" parsed to an element with an empty name, which no writer can
+// give back. Namespaces in XML (https://www.w3.org/TR/xml-names/#ns-qualnames): a prefix and a
+// local part are both non-empty.
+TEST(XmlTest, RejectsEmptyPrefixOrLocalName) {
+  for (std::string doc : {"<a:/>", "<a:></a:>", "<x><b:>t</b:></x>", "<:a/>", "<\x9b:/>"}) {
+    SCOPED_TRACE(doc);
+    XmlNode root;
+    EXPECT_FALSE(ParseXml(doc, &root));
+  }
+  XmlNode root;
+  ASSERT_TRUE(ParseXml("<s3:Delete><s3:Quiet>true</s3:Quiet></s3:Delete>", &root));
+  EXPECT_EQ(root.name, "Delete");
+  ASSERT_EQ(root.children.size(), 1u);
+  EXPECT_EQ(root.children[0].name, "Quiet");
+}
+
 TEST(XmlTest, CapsDepthAndSize) {
   std::string deep;
   for (int i = 0; i < 100; ++i) deep += "<a>";
