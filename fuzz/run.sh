@@ -36,7 +36,11 @@ fi
 cmake --build build-fuzz --target cubby_fuzz -j"$(nproc)"
 
 # Last value of `key` (e.g. "cov:") on libFuzzer's status lines, or "?".
-last_stat() { grep -oE "$1 [0-9]+" "$2" | tail -1 | awk '{print $2}' || true; }
+last_stat() {
+  local v
+  v=$(grep -oE "$1 [0-9]+" "$2" | tail -1 | awk '{print $2}' || true)
+  echo "${v:-?}"
+}
 
 mkdir -p build-fuzz/logs
 failed=()
@@ -50,9 +54,9 @@ for t in "${targets[@]}"; do
     "build-fuzz/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=16384 -print_final_stats=1 -artifact_prefix="$crashes/" \
       "$corpus" "fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
-  execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | awk '{print $2}' || true)
+  execs=$(last_stat stat::number_of_executed_units: "$log")
   printf 'fuzz: %-8s %s  executions %s  cov %s  ft %s  corpus %s files\n' "$t" \
-    "$( ((rc == 0)) && echo ok || echo FAILED)" "${execs:-?}" "$(last_stat cov: "$log")" \
+    "$( ((rc == 0)) && echo ok || echo FAILED)" "$execs" "$(last_stat cov: "$log")" \
     "$(last_stat ft: "$log")" "$(find "$corpus" -type f | wc -l)"
   if ((rc != 0)); then
     failed+=("$t")

@@ -4,7 +4,10 @@
 #     real clients against the real binary, the benchmark smoke run;
 #  2. AddressSanitizer + UBSan in build-asan/: the unit tests again (the end-to-end tests are
 #     left out there: they drive the optimised binary and would take too long instrumented).
-# Exits non-zero if any test fails. Set CUBBY_SKIP_ASAN=1 to run only the first part.
+#  3. the libFuzzer targets (fuzz/run.sh: clang, ASan + UBSan, in build-fuzz/), 30 s each.
+# Exits non-zero if any test fails or a fuzz target crashes. Set CUBBY_SKIP_ASAN=1 or
+# CUBBY_SKIP_FUZZ=1 to leave out the second or the third part; CUBBY_FUZZ_SECONDS sets the time
+# each fuzz target runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -19,4 +22,8 @@ if [[ "${CUBBY_SKIP_ASAN:-0}" != 1 ]]; then
   cmake --build build-asan -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -E '(^e2e$|_e2e$|^bench_|^layering$|^server\.cli$)'
+fi
+
+if [[ "${CUBBY_SKIP_FUZZ:-0}" != 1 ]]; then
+  bash fuzz/run.sh --seconds "${CUBBY_FUZZ_SECONDS:-30}"
 fi
