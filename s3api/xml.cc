@@ -3,21 +3,61 @@
 #include <cstdint>
 
 #include "text/ascii.h"
+#include "text/utf8.h"
 
 namespace cubby::s3api {
+
+namespace {
+
+// XML 1.0's Char production: the characters a document may hold, raw or as a reference.
+//   https://www.w3.org/TR/xml/#charsets
+bool IsXmlChar(char32_t cp) {
+  return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
+         (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+void AppendHexReference(char32_t cp, std::string* out) {
+  constexpr char kHex[] = "0123456789ABCDEF";
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), kHex[cp & 0xF]);
+    cp >>= 4;
+  } while (cp != 0);
+  *out += "&#x" + digits + ';';
+}
+
+}  // namespace
 
 std::string XmlEscape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
+  while (!text.empty()) {
+    char32_t cp = 0;
+    const size_t n = text::DecodeUtf8(text, &cp);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
+      text.remove_prefix(1);
+      continue;
+    }
+    switch (cp) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      default: out += c;
+      // A raw CR reaches the reader as LF (XML's end-of-line handling); a reference survives.
+      case '\r': AppendHexReference(cp, &out); break;
+      default:
+        // What XML 1.0 cannot carry at all, AWS writes as a reference anyway ("a&#x1;b"): strict
+        // parsers refuse it, so such keys are for encoding-type=url, as AWS's docs say
+        // (EncodingType in https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html).
+        if (!IsXmlChar(cp)) {
+          AppendHexReference(cp, &out);
+        } else {
+          out.append(text.substr(0, n));
+        }
     }
+    text.remove_prefix(n);
   }
   return out;
 }
@@ -92,24 +132,6 @@ bool IsNameChar(char c) {
   auto u = static_cast<unsigned char>(c);
   return u >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
          (c >= '0' && c <= '9') || c == '_' || c == ':' || c == '-' || c == '.';
-}
-
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    *out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    *out += static_cast<char>(0xC0 | (cp >> 6));
-    *out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    *out += static_cast<char>(0xE0 | (cp >> 12));
-    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    *out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    *out += static_cast<char>(0xF0 | (cp >> 18));
-    *out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    *out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 class Parser {
@@ -194,8 +216,10 @@ class Parser {
     const bool hex = ent[1] == 'x';
     uint64_t cp = 0;
     if (!text::ParseUint64(ent.substr(hex ? 2 : 1), &cp, hex ? 16 : 10)) return false;
-    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    AppendUtf8(static_cast<uint32_t>(cp), out);
+    // A reference must name a character the document could hold (well-formedness constraint
+    // "Legal Character"): AWS answers MalformedXML to a DeleteObjects key "&#x1;".
+    if (cp > 0x10FFFF || !IsXmlChar(static_cast<char32_t>(cp))) return false;
+    text::AppendUtf8(static_cast<char32_t>(cp), out);
     return true;
   }
 
@@ -278,12 +302,44 @@ class Parser {
   size_t pos_ = 0;
 };
 
+// A document is UTF-8 and holds only XML 1.0 characters; anything else is not well-formed.
+bool IsXmlText(std::string_view doc) {
+  while (!doc.empty()) {
+    char32_t cp = 0;
+    const size_t n = text::DecodeUtf8(doc, &cp);
+    if (n == 0 || !IsXmlChar(cp)) return false;
+    doc.remove_prefix(n);
+  }
+  return true;
+}
+
+// XML's end-of-line handling: a CR LF pair and a lone CR reach the parser as one LF, so a key
+// sent with a raw CR means LF (AWS's guide asks for "&#13;" instead).
+//   https://www.w3.org/TR/xml/#sec-line-ends
+//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-keys.html (XML related
+//   object key constraints)
+std::string NormalizeLineEnds(std::string_view doc) {
+  std::string out;
+  out.reserve(doc.size());
+  for (size_t i = 0; i < doc.size(); ++i) {
+    if (doc[i] != '\r') {
+      out += doc[i];
+      continue;
+    }
+    out += '\n';
+    if (i + 1 < doc.size() && doc[i + 1] == '\n') ++i;
+  }
+  return out;
+}
+
 }  // namespace
 
 bool ParseXml(std::string_view doc, XmlNode* root) {
-  if (doc.size() > kMaxRequestXmlBytes) return false;
+  if (doc.size() > kMaxRequestXmlBytes || !IsXmlText(doc)) return false;
   *root = XmlNode{};
-  return Parser(doc).Document(root);
+  if (doc.find('\r') == std::string_view::npos) return Parser(doc).Document(root);
+  const std::string normalized = NormalizeLineEnds(doc);
+  return Parser(normalized).Document(root);
 }
 
 }  // namespace cubby::s3api

@@ -17,7 +17,11 @@ inline constexpr std::string_view kS3Namespace = "http://s3.amazonaws.com/doc/20
 // DeleteObjects of 1000 keys of 1024 bytes.
 inline constexpr size_t kMaxRequestXmlBytes = 4 << 20;
 
-// Escapes & < > " ' for text and attribute values.
+// `text` as XML character data or an attribute value: & < > " ' become entities; CR becomes
+// "&#xD;" (a raw one would reach the reader as LF); a character XML 1.0 cannot carry (C0 controls
+// but TAB and LF, U+FFFE, U+FFFF) becomes a reference such as "&#x1;", as AWS writes it, which
+// strict parsers refuse (clients ask for encoding-type=url for such keys); a byte that is not
+// UTF-8 becomes U+FFFD. So no raw byte of `text` can make the document ill-formed.
 std::string XmlEscape(std::string_view text);
 
 // Builds a document that starts with <?xml version="1.0" encoding="UTF-8"?>\n.
@@ -50,8 +54,10 @@ struct XmlNode {
 };
 
 // Parses a whole document into its root element. Returns false (the caller answers
-// MalformedXML) on anything not well-formed: mismatched tags, bad entities, a DOCTYPE,
-// trailing content, more than 64 levels or more than kMaxRequestXmlBytes of input.
+// MalformedXML) on anything not well-formed: bytes that are not UTF-8, a character XML 1.0
+// forbids (raw or as a reference such as "&#x1;"), mismatched tags, bad entities, a DOCTYPE,
+// trailing content, more than 64 levels or more than kMaxRequestXmlBytes of input. Line ends are
+// normalized as XML says (CR LF and CR are LF; "&#13;" stays CR).
 bool ParseXml(std::string_view doc, XmlNode* root);
 
 }  // namespace cubby::s3api

@@ -13,6 +13,50 @@ TEST(XmlTest, EscapesAllFiveCharacters) {
   EXPECT_EQ(XmlEscape("plain é"), "plain é");
 }
 
+// What each character of a key becomes in a response: nothing raw can make it ill-formed.
+TEST(XmlTest, EscapesWhatXmlCannotCarry) {
+  struct Case {
+    std::string_view in, out;
+  };
+  const std::vector<Case> cases = {
+      {"tab\tnl\n", "tab\tnl\n"},                  // XML characters, kept raw
+      {"a\rb", "a&#xD;b"},                           // raw CR would be read as LF
+      {"a\r\nb", "a&#xD;\nb"},
+      {"a\x01" "b\x1F" "c", "a&#x1;b&#x1F;c"},         // no XML 1.0 character: AWS's reference
+      {std::string_view("\0", 1), "&#x0;"},
+      {"\x7F\xC2\x80", "\x7F\xC2\x80"},             // DEL and C1 controls are XML characters
+      {"\xEF\xBF\xBE\xEF\xBF\xBF", "&#xFFFE;&#xFFFF;"},  // UTF-8, but not XML characters
+      {"\xEF\xBF\xBD\xF4\x8F\xBF\xBF", "\xEF\xBF\xBD\xF4\x8F\xBF\xBF"},
+      {"\xFF\xFE", "\xEF\xBF\xBD\xEF\xBF\xBD"},    // not UTF-8: U+FFFD per byte
+      {"a\xC0\xAF", "a\xEF\xBF\xBD\xEF\xBF\xBD"},    // overlong
+      {"\xED\xA0\x80<", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD&lt;"},  // surrogate
+      {"caf\xC3", "caf\xEF\xBF\xBD"},                 // truncated
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(XmlEscape(c.in), c.out) << testing::PrintToString(c.in);
+  }
+}
+
+// What the writer writes for an XML character, the reader reads back exactly.
+TEST(XmlTest, WrittenKeysParseBackExactly) {
+  for (std::string_view key : {"g\rh", "m\r\nn", "i\tj\n", "\x7F<&>\"'", "\xF0\x9F\x98\x80"}) {
+    XmlWriter w;
+    w.Element("Key", key);
+    XmlNode root;
+    ASSERT_TRUE(ParseXml(std::move(w).Finish(), &root)) << testing::PrintToString(key);
+    EXPECT_EQ(root.text, key);
+  }
+}
+
+// XML's end-of-line handling: raw CR LF and CR are LF; a reference is a CR.
+TEST(XmlTest, NormalizesLineEnds) {
+  XmlNode root;
+  ASSERT_TRUE(ParseXml("<?xml version=\"1.0\"?>\r\n<Key>a\r\nb\rc&#13;d&#xD;\r</Key>", &root));
+  EXPECT_EQ(root.text, "a\nb\nc\rd\r\n");
+  ASSERT_TRUE(ParseXml("<K><![CDATA[x\ry]]></K>", &root));
+  EXPECT_EQ(root.text, "x\ny");
+}
+
 TEST(XmlTest, WriterNestsAndEscapes) {
   XmlWriter w;
   w.Open("Root", kS3Namespace);
@@ -75,6 +119,24 @@ TEST(XmlTest, RejectsMalformed) {
       "<a><![CDATA[ unterminated</a>",
       "<>",
       "<a></a><?xml version=\"1.0\"?>",
+      // Characters XML 1.0 forbids, raw or as references (AWS: MalformedXML for "&#x1;").
+      "<a>&#x1;</a>",
+      "<a>&#31;</a>",
+      "<a>&#xFFFE;</a>",
+      "<a>&#xFFFF;</a>",
+      std::string("<a>\x01</a>"),
+      std::string("<a>\x1F</a>"),
+      std::string("<a>\0</a>", 8),
+      "<a>\xEF\xBF\xBE</a>",
+      "<a x=\"\x01\"></a>",
+      // Bytes that are not UTF-8, in text, CDATA, names and comments.
+      "<a>\xFF\xFE</a>",
+      "<a>\xC0\xAF</a>",
+      "<a>\xED\xA0\x80</a>",
+      "<a>\xF4\x90\x80\x80</a>",
+      "<a><![CDATA[\xFF]]></a>",
+      "<a\xFF></a\xFF>",
+      "<a><!-- \xC3 --></a>",
   };
   for (const std::string& doc : bad) {
     SCOPED_TRACE(doc);
