@@ -7,6 +7,7 @@
 #include "text/ascii.h"
 #include "text/encoding.h"
 #include "text/uri.h"
+#include "text/utf8.h"
 
 namespace cubby::s3api {
 
@@ -354,6 +355,13 @@ Route RouteRequest(std::string_view method, std::string_view target, std::string
     r.op = BucketOp(method, query);
   } else {
     r.op = ObjectOp(method, query, copy_source);
+  }
+  // S3 keys are UTF-8; AWS refuses any other bytes as an unparsable URI. DeleteObject is spared
+  // so that an object an older cubby stored under such a key can still be removed (otherwise
+  // its bucket could never be deleted); it is the one route that cannot create or read one.
+  if (!text::IsValidUtf8(r.key) && r.op != Operation::kDeleteObject) {
+    r.error = ErrorCode::kInvalidURI;
+    return r;
   }
   ParseParams(query, &r);
   return r;

@@ -116,8 +116,10 @@ struct Route {
 // `domain` the configured virtual-host domain ("" disables virtual-hosted-style).
 // `copy_source` tells whether x-amz-copy-source is present (CopyObject / UploadPartCopy).
 // The path and query are percent-decoded strictly (a bad escape is InvalidURI); '+' is a space
-// in the query only. A repeated parameter counts once, by its first value. Malformed values and
-// their errors (all InvalidArgument, with AWS's messages):
+// in the query only. A key that is not UTF-8 (text/utf8.h) is InvalidURI too, except for
+// DeleteObject, so that such a key stored before this rule can be removed. A repeated parameter
+// counts once, by its first value. Malformed values and their errors (all InvalidArgument, with
+// AWS's messages):
 //  - partNumber not a decimal integer in 1..10000;
 //  - max-keys, max-uploads, max-parts not a decimal integer (a value above 1000, or too large
 //    for 64 bits, means 1000);

@@ -150,11 +150,29 @@ TEST(RouterTest, Errors) {
       {"GET", "/bkt/" + std::string(1025, 'k'), ErrorCode::kKeyTooLongError},
       {"PATCH", "/bkt/k", ErrorCode::kMethodNotAllowed},
       {"OPTIONS", "/bkt", ErrorCode::kMethodNotAllowed},
+      // Keys that are not UTF-8, escaped or raw, on every route that can create or read one.
+      {"PUT", "/bkt/%FF%FE", ErrorCode::kInvalidURI},
+      {"PUT", "/bkt/a/%C0%AF", ErrorCode::kInvalidURI},  // overlong '/'
+      {"GET", "/bkt/%ED%A0%80", ErrorCode::kInvalidURI},  // a UTF-16 surrogate
+      {"HEAD", "/bkt/%F4%90%80%80", ErrorCode::kInvalidURI},
+      {"POST", "/bkt/caf%C3?uploads", ErrorCode::kInvalidURI},  // truncated
+      {"PUT", "/bkt/k\xFF?uploadId=u&partNumber=1", ErrorCode::kInvalidURI},
+      {"GET", "/bkt/%FF?uploadId=u", ErrorCode::kInvalidURI},
+      {"DELETE", "/bkt/%FF?uploadId=u", ErrorCode::kInvalidURI},
+      // Control characters are UTF-8 and allowed, as AWS allows them.
+      {"PUT", "/bkt/a%01b%1Fc%7Fd%0De", ErrorCode::kNone},
+      {"PUT", "/bkt/caf%C3%A9%F0%9F%98%80", ErrorCode::kNone},
+      // DeleteObject stays open so a key stored before the rule can be removed.
+      {"DELETE", "/bkt/%FF%FE", ErrorCode::kNone},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.method + " " + c.target.substr(0, 40));
     EXPECT_EQ(RouteRequest(c.method, c.target, "h", "", false).error, c.error);
   }
+  // A copy's destination is the path's key: CopyObject and UploadPartCopy are refused too.
+  EXPECT_EQ(RouteRequest("PUT", "/bkt/%FF", "h", "", true).error, ErrorCode::kInvalidURI);
+  EXPECT_EQ(RouteRequest("PUT", "/%FF", "bkt.example.com", "example.com", false).error,
+            ErrorCode::kInvalidURI);
   // Exactly 1024 bytes is allowed; the limit counts decoded bytes.
   EXPECT_EQ(RouteRequest("GET", "/bkt/" + std::string(1024, 'k'), "h", "", false).error,
             ErrorCode::kNone);
