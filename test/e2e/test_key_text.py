@@ -158,3 +158,18 @@ def test_boto3_delete_objects_of_a_control_character_key_is_malformed_xml(s3, bu
     assert e.value.response["Error"]["Code"] == "MalformedXML"
     s3.delete_object(Bucket=bucket, Key="a\x01b")
     assert "Contents" not in s3.list_objects_v2(Bucket=bucket)
+
+
+@pytest.mark.parametrize("query", [
+    "prefix=%FF&delimiter=%C0%AF&marker=%ED%A0%80",
+    "list-type=2&prefix=%FF&delimiter=%C0%AF&start-after=%ED%A0%80",
+    "uploads&prefix=%FF&delimiter=%C0%AF&key-marker=%ED%A0%80",
+])
+def test_listing_parameters_that_are_not_utf8_stay_well_formed(server, bucket, query):
+    # They match no key; echoed, they are U+FFFD by default and exact with encoding-type=url.
+    root = ET.fromstring(raw_request(server, "GET", f"/{bucket}", query=query).body)
+    assert root.find("s3:Prefix", NS).text == "\ufffd"
+    root = ET.fromstring(raw_request(server, "GET", f"/{bucket}",
+                                     query=query + "&encoding-type=url").body)
+    assert urllib.parse.unquote_to_bytes(root.find("s3:Prefix", NS).text) == b"\xff"
+    assert urllib.parse.unquote_to_bytes(root.find("s3:Delimiter", NS).text) == b"\xc0\xaf"
