@@ -547,9 +547,8 @@ TEST_F(HttpServerTest, HeaderLimit) {
 std::string HeadOfSize(size_t size) {
   std::string head = "GET /ignore HTTP/1.1\r\n";
   for (int i = 0; head.size() + 13 + 20 + 2 <= size; ++i) {
-    char field[16];
-    std::snprintf(field, sizeof field, "X-F%05d: v\r\n", i);
-    head += field;
+    const std::string n = std::to_string(i);
+    head += "X-F" + std::string(n.size() < 5 ? 5 - n.size() : 0, '0') + n + ": v\r\n";
   }
   const size_t filler = size - head.size() - 2 - 7 - 2;  // "X-Pad: " + value + CRLF, then CRLF
   head += "X-Pad: " + std::string(filler, 'p') + "\r\n\r\n";
