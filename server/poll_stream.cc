@@ -59,10 +59,21 @@ boost::system::error_code PollStream::TlsWaitOrError(int ret) {
     case SSL_ERROR_SYSCALL: {
       int saved = errno;
       ERR_clear_error();
-      // OpenSSL 3 reports a peer that closed without close_notify as SSL_ERROR_SSL with
-      // "unexpected eof"; an EOF seen here is the same thing.
+      // A peer that closed without close_notify, as OpenSSL before 3 reported it.
       if (saved == 0 || saved == EAGAIN) return boost::asio::error::eof;
       return Errno(saved);
+    }
+    case SSL_ERROR_SSL: {
+      // OpenSSL 3 reports a TCP FIN without close_notify as SSL_ERROR_SSL with "unexpected eof
+      // while reading". Python's ssl (so boto3) and pgbackrest close idle keep-alive
+      // connections that way: the client leaving, the same EOF a plain socket gives (the HTTP
+      // framing, not TLS, catches a request cut short). Any other failure is a TLS error.
+      const bool unexpected_eof =
+          ERR_GET_LIB(ERR_peek_error()) == ERR_LIB_SSL &&
+          ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+      ERR_clear_error();
+      if (unexpected_eof) return boost::asio::error::eof;
+      return boost::asio::error::no_protocol_option;
     }
     default:
       ERR_clear_error();

@@ -6,7 +6,8 @@
 // Errors reported through the error_code overloads:
 //   boost::asio::error::timed_out          the wait ran out (stall timeout or deadline)
 //   boost::asio::error::operation_aborted  the stop fd became readable while watch_stop is set
-//   boost::asio::error::eof                the peer closed its sending side (read_some)
+//   boost::asio::error::eof                the peer closed its sending side (read_some); with
+//                                          TLS, with or without a close_notify
 //   a system error                         from recv/send/poll
 // The throwing overloads exist only because Beast's stream concepts require them; the server
 // calls the error_code ones.

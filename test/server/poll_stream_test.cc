@@ -7,8 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
+
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <boost/asio/error.hpp>
 
@@ -180,6 +186,89 @@ TEST_F(SendFileTest, StallTimeoutWhenPeerDoesNotRead) {
   size_t sent = 0;
   EXPECT_EQ(stream.SendFile(file_, 0, data_.size(), &sent), boost::asio::error::timed_out);
   EXPECT_LT(sent, data_.size());
+}
+
+// TLS over the socket pair: sockets_[0] the server, sockets_[1] the client, both PollStreams,
+// with an in-memory self-signed P-256 certificate.
+class TlsPollStreamTest : public PollStreamTest {
+ protected:
+  void SetUp() override {
+    PollStreamTest::SetUp();
+    EVP_PKEY* key = EVP_EC_gen("P-256");
+    X509* cert = X509_new();
+    ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+    X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+    X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+    X509_set_pubkey(cert, key);
+    X509_set_issuer_name(cert, X509_get_subject_name(cert));
+    X509_sign(cert, key, EVP_sha256());
+    server_ctx_ = SSL_CTX_new(TLS_server_method());
+    client_ctx_ = SSL_CTX_new(TLS_client_method());
+    ASSERT_EQ(SSL_CTX_use_certificate(server_ctx_, cert), 1);
+    ASSERT_EQ(SSL_CTX_use_PrivateKey(server_ctx_, key), 1);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    server_ssl_ = SSL_new(server_ctx_);
+    client_ssl_ = SSL_new(client_ctx_);
+    SSL_set_fd(server_ssl_, sockets_[0]);
+    SSL_set_fd(client_ssl_, sockets_[1]);
+    SSL_set_accept_state(server_ssl_);
+    SSL_set_connect_state(client_ssl_);
+    server_stream_.emplace(sockets_[0], stop_[0]);
+    client_stream_.emplace(sockets_[1], -1);
+    for (PollStream* stream : {&*server_stream_, &*client_stream_}) stream->set_stall_timeout(5s);
+    server_stream_->set_ssl(server_ssl_);
+    client_stream_->set_ssl(client_ssl_);
+    boost::system::error_code server_ec;
+    std::thread accept([&] { server_ec = server_stream_->Handshake(); });
+    ASSERT_FALSE(client_stream_->Handshake());
+    accept.join();
+    ASSERT_FALSE(server_ec) << server_ec.message();
+  }
+  void TearDown() override {
+    SSL_free(server_ssl_);
+    SSL_free(client_ssl_);
+    SSL_CTX_free(server_ctx_);
+    SSL_CTX_free(client_ctx_);
+    PollStreamTest::TearDown();
+  }
+  // What the server's read gets after the client sent "request" and then `finish` ran.
+  boost::system::error_code ReadAfter(const std::function<void()>& finish) {
+    EXPECT_FALSE(client_stream_->WriteAll("request", 7));
+    char buf[16];
+    boost::system::error_code ec;
+    EXPECT_EQ(server_stream_->read_some(boost::asio::buffer(buf), ec), 7u);
+    finish();
+    server_stream_->read_some(boost::asio::buffer(buf), ec);
+    return ec;
+  }
+
+  SSL_CTX* server_ctx_ = nullptr;
+  SSL_CTX* client_ctx_ = nullptr;
+  SSL* server_ssl_ = nullptr;
+  SSL* client_ssl_ = nullptr;
+  // Made in SetUp, once the sockets exist.
+  std::optional<PollStream> server_stream_;
+  std::optional<PollStream> client_stream_;
+};
+
+// Issue 12, bug 7: a client that closes without close_notify (Python's ssl, pgbackrest) is a
+// peer leaving, as on a plain socket, not a TLS failure (the server answered 400).
+TEST_F(TlsPollStreamTest, CloseWithoutCloseNotifyIsEof) {
+  // A FIN: shutdown rather than close, which with the server's unread session tickets in the
+  // client's buffer would be a reset.
+  EXPECT_EQ(ReadAfter([&] { ::shutdown(sockets_[1], SHUT_WR); }), boost::asio::error::eof);
+}
+
+TEST_F(TlsPollStreamTest, CloseNotifyIsEof) {
+  EXPECT_EQ(ReadAfter([&] { client_stream_->ShutdownTls(); }), boost::asio::error::eof);
+}
+
+TEST_F(TlsPollStreamTest, BytesThatAreNotTlsAreAnError) {
+  EXPECT_EQ(ReadAfter([&] {
+              ASSERT_EQ(::write(sockets_[1], "GET / HTTP/1.1\r\n\r\n", 18), 18);
+            }),
+            boost::asio::error::no_protocol_option);
 }
 
 }  // namespace
