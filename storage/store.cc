@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -1627,6 +1628,24 @@ Result<PartRecord> PartWriterImpl::Commit(uint32_t part_number, PartRecord meta)
   return meta;
 }
 
+// RocksDB.Open's failure as Open reports it. A folder whose LOCK file another process holds
+// reads "IO error: While lock file: <path>/LOCK: Resource temporarily unavailable" (fcntl's
+// EAGAIN, or EACCES on some systems), which does not tell a person what to do; a second open in
+// this process reads "lock hold by current process". Both are said in words.
+Status OpenFailure(const rocksdb::Status& s, const std::string& path) {
+  const std::string text = s.ToString();
+  auto has = [&text](const std::string& part) { return text.find(part) != std::string::npos; };
+  if (s.IsIOError() && has("While lock file: ") &&
+      (has(std::strerror(EAGAIN)) || has(std::strerror(EACCES)))) {
+    return Status(Code::kIOError, "another cubby process is using this data folder (it holds " +
+                                      path + "/LOCK); stop it, or use another folder");
+  }
+  if (s.IsIOError() && has("lock hold by current process")) {
+    return Status(Code::kIOError, "the store in " + path + " is already open in this process");
+  }
+  return Status(Code::kIOError, text);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
@@ -1643,7 +1662,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   rocksdb::DB* db = nullptr;
   rocksdb::Status s =
       rocksdb::DB::Open(config.db, options.path, config.column_families, &handles, &db);
-  if (!s.ok()) return Status(Code::kIOError, s.ToString());
+  if (!s.ok()) return OpenFailure(s, options.path);
   auto store = std::make_unique<StoreImpl>(options, db, std::move(handles), std::move(*files));
   Status recovered = store->Recover();
   if (!recovered.ok()) return recovered;

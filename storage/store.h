@@ -183,8 +183,9 @@ struct ListPage {
 class Store {
  public:
   // Opens (creating if needed) the store at options.path and removes leftovers of writes that
-  // never committed. kIOError with RocksDB's message on failure (e.g. folder locked by another
-  // process).
+  // never committed. kIOError on failure: "another cubby process is using this data folder ..."
+  // when another process holds the folder's lock, "... already open in this process" for a
+  // second open here, RocksDB's message otherwise.
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
   virtual ~Store() = default;
 

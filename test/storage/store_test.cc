@@ -1,5 +1,6 @@
 #include "storage/store.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <sys/wait.h>
@@ -59,6 +60,51 @@ TEST(StoreOpen, SecondOpenOfTheSameFolderIsIOError) {
   Result<std::unique_ptr<Store>> second = Store::Open(SmallOptions(dir.path()));
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), Code::kIOError);
+  EXPECT_EQ(second.status().message(),
+            "the store in " + dir.path() + " is already open in this process");
+}
+
+// Another process holding the folder's lock (as a running cubby does, with fcntl like RocksDB):
+// the message says so in words, not "While lock file: ...: Resource temporarily unavailable".
+TEST(StoreOpen, FolderLockedByAnotherProcessSaysSo) {
+  TempDir dir;
+  OpenOrDie(SmallOptions(dir.path())).reset();  // the folder and its LOCK file exist
+  int locked[2], release[2];
+  ASSERT_EQ(::pipe(locked), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  const std::string lock_file = dir.path() + "/LOCK";
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // only async-signal-safe calls: the parent may have threads
+    ::close(release[1]);
+    ::close(locked[0]);
+    int fd = ::open(lock_file.c_str(), O_RDWR);
+    struct flock lock{};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    char ok = (fd >= 0 && ::fcntl(fd, F_SETLK, &lock) == 0) ? 1 : 0;
+    (void)!::write(locked[1], &ok, 1);
+    char byte;
+    (void)!::read(release[0], &byte, 1);  // until the parent closes its end
+    ::_exit(0);
+  }
+  ::close(locked[1]);
+  ::close(release[0]);
+  char ok = 0;
+  ASSERT_EQ(::read(locked[0], &ok, 1), 1);
+  ASSERT_EQ(ok, 1) << "the child could not take the lock";
+  Result<std::unique_ptr<Store>> opened = Store::Open(SmallOptions(dir.path()));
+  ::close(release[1]);
+  ::close(locked[0]);
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.status().code(), Code::kIOError);
+  EXPECT_EQ(opened.status().message(),
+            "another cubby process is using this data folder (it holds " + dir.path() +
+                "/LOCK); stop it, or use another folder");
+  // Once the other process is gone, the folder opens.
+  EXPECT_NE(OpenOrDie(SmallOptions(dir.path())), nullptr);
 }
 
 TEST(StoreOpen, InvalidOptions) {
