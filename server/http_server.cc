@@ -24,6 +24,7 @@
 
 #include "s3api/errors.h"
 #include "server/poll_stream.h"
+#include "server/tls.h"
 #include "text/encoding.h"
 #include "text/time.h"
 
@@ -366,7 +367,7 @@ class Session {
     if (env_.options.tls == nullptr) return true;
     // TLS: the SSL object lives as long as the connection; the handshake must finish within the
     // header timeout, like a request header.
-    ssl_.reset(SSL_new(env_.options.tls));
+    ssl_.reset(env_.options.tls->NewSsl());
     if (!ssl_ || SSL_set_fd(ssl_.get(), stream_.fd()) != 1) return false;
     SSL_set_accept_state(ssl_.get());
     stream_.set_ssl(ssl_.get());

@@ -35,9 +35,9 @@
 #include "server/metrics.h"
 #include "storage/status.h"
 
-typedef struct ssl_ctx_st SSL_CTX;
-
 namespace cubby::server {
+
+class ServerTls;
 
 struct HttpServerOptions {
   std::string host = "0.0.0.0";  // IP literal
@@ -65,10 +65,11 @@ struct HttpServerOptions {
 
   // Every answered request is counted here when set (must outlive the server).
   Metrics* metrics = nullptr;
-  // When set, connections speak TLS (handshake within header_timeout) and EndpointUrl says
-  // https. Over max_connections a TLS connection is closed without an answer (a 503 would need
-  // a handshake on the acceptor thread). Must outlive the server.
-  SSL_CTX* tls = nullptr;
+  // When set, connections speak TLS (handshake within header_timeout) on the context current
+  // when each starts, and EndpointUrl says https. Over max_connections a TLS connection is
+  // closed without an answer (a 503 would need a handshake on the acceptor thread). Must
+  // outlive the server.
+  const ServerTls* tls = nullptr;
 };
 
 // The request handler: S3Service::Handle's shape. Must not throw.

@@ -1,7 +1,8 @@
 // cubby: configuration, the store, the root key, the S3 listener (with its /_cubby/ endpoints),
 // the COSI listener, and an orderly shutdown on SIGINT/SIGTERM: stop accepting, let requests in
 // flight finish within the grace period, close the COSI socket, flush RocksDB, exit 0. A second
-// signal during that shutdown exits at once with 128+signal.
+// signal during that shutdown exits at once with 128+signal. With TLS, the certificate and key
+// are loaded again when their files change and on SIGHUP.
 #include <malloc.h>
 #include <sched.h>
 #include <signal.h>
@@ -216,6 +217,19 @@ sigset_t BlockShutdownSignals() {
   return shutdown_signals;
 }
 
+// With TLS on, also SIGHUP (reload the certificate; see Instance::WaitForShutdownSignal):
+// blocked like the shutdown signals and added to the set waited for. Without TLS, SIGHUP keeps
+// its default action (the process ends, as a hang-up of its terminal should end it).
+sigset_t WithReloadSignal(sigset_t signals, bool tls) {
+  if (!tls) return signals;
+  sigset_t hup;
+  sigemptyset(&hup);
+  sigaddset(&hup, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &hup, nullptr);
+  sigaddset(&signals, SIGHUP);
+  return signals;
+}
+
 const char* SignalName(int signal_number) {
   return signal_number == SIGINT ? "SIGINT" : "SIGTERM";
 }
@@ -268,16 +282,24 @@ class Instance {
     return storage::Status::Ok();
   }
 
-  // Waits for SIGINT/SIGTERM and returns it. Meanwhile, once no request has finished for a
-  // whole tick after some did, releases idle memory.
+  // Waits for SIGINT/SIGTERM (of `signals`) and returns it. Meanwhile, once no request has
+  // finished for a whole tick after some did, releases idle memory; with TLS, loads the
+  // certificate and key again on SIGHUP and, each tick, when their files changed.
   int WaitForShutdownSignal(const sigset_t& signals) {
+    // The tick bounds how long a renewed certificate waits to be served: cert-manager renews
+    // weeks ahead, so 2 s is plenty, and a tick costs two stat(2) calls.
     constexpr timespec kTick{2, 0};
     uint64_t seen = metrics_.FinishedRequests();
     bool released = true;
     for (;;) {
       int signal_number = sigtimedwait(&signals, nullptr, &kTick);
+      if (signal_number == SIGHUP) {
+        if (tls_) ReportReload(tls_->Reload(), "SIGHUP");
+        continue;
+      }
       if (signal_number > 0) return signal_number;
       if (errno != EAGAIN) continue;  // EINTR
+      if (tls_) ReportReload(tls_->ReloadIfChanged(), "file_changed");
       uint64_t now = metrics_.FinishedRequests();
       if (now != seen) {
         seen = now;
@@ -324,10 +346,35 @@ class Instance {
 
   storage::Status LoadTls() {
     if (!config_.tls_cert) return storage::Status::Ok();
-    auto made = MakeServerTlsContext(*config_.tls_cert, *config_.tls_key);
-    if (!made.ok()) return made.status();
-    tls_ = std::move(*made);
+    auto loaded = ServerTls::Load(*config_.tls_cert, *config_.tls_key);
+    if (!loaded.ok()) return loaded.status();
+    tls_ = std::move(*loaded);
+    CertificateInfo cert = tls_->current();
+    logger_.Info("tls certificate loaded", {{"subject", cert.subject},
+                                            {"serial", cert.serial},
+                                            {"not_after", cert.not_after}});
     return storage::Status::Ok();
+  }
+
+  // Logs a reload's outcome: the new certificate, or why the files did not load and that the
+  // certificate in use stays.
+  void ReportReload(const ServerTls::ReloadResult& result, std::string_view trigger) {
+    switch (result.outcome) {
+      case ServerTls::Outcome::kUnchanged:
+        return;
+      case ServerTls::Outcome::kReloaded:
+        logger_.Info("tls certificate reloaded", {{"trigger", trigger},
+                                                  {"subject", result.certificate.subject},
+                                                  {"serial", result.certificate.serial},
+                                                  {"not_after", result.certificate.not_after}});
+        return;
+      case ServerTls::Outcome::kFailed:
+        logger_.Warn("tls certificate reload failed",
+                     {{"trigger", trigger},
+                      {"error", result.error},
+                      {"serving_serial", tls_->current().serial}});
+        return;
+    }
   }
 
   // Creates the data folder if needed and opens the store in it.
@@ -470,7 +517,7 @@ class Instance {
   Logger& logger_;
   std::string data_dir_;
   std::optional<TempDir> temp_dir_;
-  SslCtxPtr tls_;
+  std::unique_ptr<ServerTls> tls_;
   std::unique_ptr<storage::Store> store_;
   RootCredentials root_;
   std::unique_ptr<s3api::S3Service> service_;
@@ -491,6 +538,7 @@ int Run(int argc, char** argv) {
   }
   if (std::optional<int> exit_code = RunCommand(*parsed)) return *exit_code;
   const sigset_t shutdown_signals = BlockShutdownSignals();
+  const sigset_t waited_signals = WithReloadSignal(shutdown_signals, parsed->tls_cert.has_value());
   // Ephemeral: stdout carries the ready line only, so every log line goes to stderr.
   Logger logger(parsed->log_level, parsed->ephemeral ? 2 : 1, parsed->log_format);
   Instance cubby(std::move(*parsed), &logger);
@@ -498,7 +546,7 @@ int Run(int argc, char** argv) {
     Fatal(status.message());
     return 1;
   }
-  int signal_number = cubby.WaitForShutdownSignal(shutdown_signals);
+  int signal_number = cubby.WaitForShutdownSignal(waited_signals);
   cubby.Shutdown(signal_number, shutdown_signals);
   return 0;
 }

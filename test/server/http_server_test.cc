@@ -1,6 +1,7 @@
 // HttpServer over real sockets on 127.0.0.1 with a stub handler: framing, keep-alive,
 // 100-continue, chunked bodies, timeouts, malformed requests, streamed responses, shutdown.
 #include "server/http_server.h"
+#include "server/tls.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -890,7 +891,6 @@ class FileBodyTest : public HttpServerTest {
 
   ~FileBodyTest() override {
     if (fd_ >= 0) ::close(fd_);
-    if (tls_ != nullptr) SSL_CTX_free(tls_);
   }
 
   // GET /file answers Pattern(size) from an unlinked temp file holding its first `file_bytes`
@@ -924,7 +924,7 @@ class FileBodyTest : public HttpServerTest {
 
   int fd_ = -1;
   SourceStats stats_;
-  SSL_CTX* tls_ = nullptr;
+  std::unique_ptr<ServerTls> tls_;  // outlives the server: TearDown stops it first
 };
 
 TEST_F(FileBodyTest, SpansAndReadPiecesGiveTheBody) {
@@ -1044,12 +1044,13 @@ TEST_F(FileBodyTest, StopAbortsAStalledSpan) {
 }
 
 TEST_F(FileBodyTest, TlsGetsTheBytesThroughRead) {
-  tls_ = MakeTestTlsContext();
-  ASSERT_NE(tls_, nullptr);
+  SslCtxPtr ctx(MakeTestTlsContext());
+  ASSERT_NE(ctx, nullptr);
+  tls_ = std::make_unique<ServerTls>(std::move(ctx));
   const uint64_t size = (2 << 20) + 3;
   ServeFile(size, {{0, 1 << 20}, {(1 << 20) + 5, 1 << 20}}, 65537);
   HttpServerOptions options;
-  options.tls = tls_;
+  options.tls = tls_.get();
   Start(options);
   Client client(server_->port());
   ASSERT_TRUE(client.StartTls());
