@@ -12,7 +12,7 @@
 FROM debian:bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential cmake pkg-config libboost1.81-dev libgrpc++-dev libprotobuf-dev \
+      build-essential cmake pkg-config libboost1.81-dev libexpat1-dev libgrpc++-dev libprotobuf-dev \
       protobuf-compiler protobuf-compiler-grpc librocksdb-dev libssl-dev libgtest-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -27,7 +27,7 @@ FROM debian:bookworm-slim
 # shared. ca-certificates is not needed: cubby makes no outgoing TLS connections.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libabsl20220623 libbz2-1.0 libc-ares2 libgrpc++1.51 libgrpc29 liblz4-1 libprotobuf32 \
+      libabsl20220623 libbz2-1.0 libc-ares2 libexpat1 libgrpc++1.51 libgrpc29 liblz4-1 libprotobuf32 \
       libre2-9 libsnappy1v5 libssl3 libzstd1 zlib1g \
  && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 cubby \

@@ -1,7 +1,7 @@
-// XML for S3 bodies: a writer for responses and a small, safe reader for request bodies
-// (CreateBucketConfiguration, Delete, CompleteMultipartUpload, AccessControlPolicy).
-// The reader has no DTD support at all (a DOCTYPE is rejected), so there is no entity
-// expansion; depth and size are capped.
+// XML for S3 bodies: a writer for responses and a safe reader for request bodies
+// (CreateBucketConfiguration, Delete, CompleteMultipartUpload, AccessControlPolicy) on libexpat.
+// The reader takes no DTD at all (a DOCTYPE is rejected), so there is no entity expansion;
+// depth and size are capped.
 #pragma once
 
 #include <memory>
@@ -54,10 +54,12 @@ struct XmlNode {
 };
 
 // Parses a whole document into its root element. Returns false (the caller answers
-// MalformedXML) on anything not well-formed: bytes that are not UTF-8, a character XML 1.0
-// forbids (raw or as a reference such as "&#x1;"), mismatched tags, bad entities, a DOCTYPE,
-// trailing content, more than 64 levels or more than kMaxRequestXmlBytes of input. Line ends are
-// normalized as XML says (CR LF and CR are LF; "&#13;" stays CR).
+// MalformedXML) on anything that is not well-formed XML 1.0 with namespaces (bytes that are not
+// UTF-8 whatever the declaration says, a character XML 1.0 forbids, raw or as a reference such as
+// "&#x1;", bad names, mismatched tags, unknown entities, an unbound namespace prefix, trailing
+// content), on a DOCTYPE, more than 64 levels or more than kMaxRequestXmlBytes of input. Line
+// ends are normalized as XML says (CR LF and CR are LF; "&#13;" stays CR). A UTF-8 byte order
+// mark is allowed. Attributes are checked and dropped.
 bool ParseXml(std::string_view doc, XmlNode* root);
 
 }  // namespace cubby::s3api

@@ -3,8 +3,8 @@
 # it only calls apt-get when something is missing.
 set -euo pipefail
 
-build_pkgs=(build-essential cmake pkg-config libboost1.81-dev libgrpc++-dev libprotobuf-dev
-  protobuf-compiler protobuf-compiler-grpc librocksdb-dev libssl-dev libgtest-dev)
+build_pkgs=(build-essential cmake pkg-config libboost1.81-dev libexpat1-dev libgrpc++-dev
+  libprotobuf-dev protobuf-compiler protobuf-compiler-grpc librocksdb-dev libssl-dev libgtest-dev)
 test_pkgs=(python3-boto3 awscli python3-grpcio python3-pytest rclone s3cmd openssl
   # fuzz/run.sh: clang 14 and its runtimes (libclang_rt.fuzzer, .asan, .ubsan).
   clang libclang-rt-14-dev)
