@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "text/time.h"
+#include "text/utf8.h"
 
 namespace cubby::server {
 
@@ -17,36 +18,38 @@ std::string LogField::FormatDouble(double v) {
 
 namespace {
 
-// `value` in double quotes with '"', '\\', newline, return and tab escaped, and other control
-// bytes as \xHH (logfmt) or \u00HH (JSON).
+// `value` in double quotes with '"', '\\', newline, return and tab escaped, other control
+// bytes as \xHH (logfmt) or \u00HH (JSON), and each byte that is not part of valid UTF-8 (an
+// object key can be any bytes) as \xHH (logfmt) or U+FFFD (JSON, which only carries Unicode),
+// so every line stays valid UTF-8 and every JSON line parses.
 std::string Quoted(std::string_view value, bool json) {
   std::string out = "\"";
-  for (unsigned char c : value) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
+  while (!value.empty()) {
+    char32_t cp = 0;
+    size_t n = text::DecodeUtf8(value, &cp);
+    if (n == 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(value[0]));
+      out += json ? "\\ufffd" : buf;
+      value.remove_prefix(1);
+      continue;
+    }
+    switch (cp) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20 || c == 0x7f) {
+        if (cp < 0x20 || cp == 0x7f) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, json ? "\\u%04x" : "\\x%02x", c);
+          std::snprintf(buf, sizeof buf, json ? "\\u%04x" : "\\x%02x", static_cast<unsigned>(cp));
           out += buf;
         } else {
-          out += static_cast<char>(c);
+          out.append(value.substr(0, n));
         }
     }
+    value.remove_prefix(n);
   }
   out += '"';
   return out;
@@ -55,7 +58,7 @@ std::string Quoted(std::string_view value, bool json) {
 }  // namespace
 
 std::string LogfmtValue(std::string_view value) {
-  bool needs_quotes = value.empty();
+  bool needs_quotes = value.empty() || !text::IsValidUtf8(value);
   for (unsigned char c : value) {
     if (c <= ' ' || c == '"' || c == '=' || c == '\\' || c == 0x7f) {
       needs_quotes = true;

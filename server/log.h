@@ -37,11 +37,13 @@ struct LogField {
 };
 
 // A value as logfmt writes it: bare when it is non-empty and has no space, quote, '=' or
-// control character; otherwise double-quoted with \" \\ \n \r \t and \xNN escapes.
+// control character and is valid UTF-8; otherwise double-quoted with \" \\ \n \r \t and \xNN
+// escapes (for control characters and for bytes that are not valid UTF-8).
 std::string LogfmtValue(std::string_view value);
 
 // `value` as a JSON string literal, quotes included: \" \\ \n \r \t and \u00XX for other
-// control characters; bytes >= 0x80 are passed through (the log is UTF-8).
+// control characters; UTF-8 is passed through, and each byte that is not valid UTF-8 becomes
+// \ufffd, so the line always parses as JSON.
 std::string JsonString(std::string_view value);
 
 // The whole line, with a trailing newline. `time` is RFC 3339 UTC with milliseconds.

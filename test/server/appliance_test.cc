@@ -212,6 +212,9 @@ TEST(JsonLogTest, JsonStringEscapes) {
       {"l1\nl2\r\t", "\"l1\\nl2\\r\\t\""},
       {std::string("\x01\x7f", 2), "\"\\u0001\\u007f\""},
       {"\xc3\xa9", "\"\xc3\xa9\""},
+      // JSON carries only Unicode: a byte that is not UTF-8 becomes U+FFFD, never raw.
+      {"k\xff\xc3\xa9", "\"k\\ufffd\xc3\xa9\""},
+      {"\xc0\xaf", "\"\\ufffd\\ufffd\""},
   };
   for (const auto& [in, want] : cases) EXPECT_EQ(JsonString(in), want);
 }

@@ -25,6 +25,9 @@ TEST(LogTest, LogfmtValueQuotesOnlyWhenNeeded) {
       {"tab\there", "\"tab\\there\""},
       {std::string("nul\0x", 5), "\"nul\\x00x\""},
       {"caf\xc3\xa9", "caf\xc3\xa9"},
+      // Bytes that are not UTF-8 (keys may hold any bytes) are escaped, so the line stays UTF-8.
+      {"k\xff\xc3\xa9", "\"k\\xff\xc3\xa9\""},
+      {"\xed\xa0\x80", "\"\\xed\\xa0\\x80\""},
   };
   for (const auto& [in, out] : cases) EXPECT_EQ(LogfmtValue(in), out) << in;
 }
