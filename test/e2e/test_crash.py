@@ -300,8 +300,8 @@ class Writer:
 def _writer_thread(writer, srv, killed):
     try:
         writer.run(srv, killed)
-    except AssertionError as e:
-        writer.error = f"writer {writer.wid}: {e}"
+    except Exception as e:  # noqa: BLE001 - any surprise (bad answer, bad XML) fails the test
+        writer.error = f"writer {writer.wid}: {e!r}"
 
 
 # ---------------------------------------------------------------- checks after a restart
