@@ -27,6 +27,8 @@ grpc::StatusCode ToGrpcCode(storage::Code code) {
       return grpc::StatusCode::UNAVAILABLE;
     case Code::kCorruption:
       return grpc::StatusCode::DATA_LOSS;
+    case Code::kFormatTooNew:  // only Store::Open reports it
+      return grpc::StatusCode::INTERNAL;
   }
   return grpc::StatusCode::INTERNAL;  // unreachable for valid enum values
 }

@@ -249,6 +249,7 @@ ErrorCode FromStorage(storage::Code code) {
     case storage::Code::kAborted: return ErrorCode::kServiceUnavailable;
     case storage::Code::kIOError: return ErrorCode::kInternalError;
     case storage::Code::kCorruption: return ErrorCode::kInternalError;
+    case storage::Code::kFormatTooNew: return ErrorCode::kInternalError;  // only Store::Open
   }
   return ErrorCode::kInternalError;
 }

@@ -38,6 +38,9 @@ namespace cubby::server {
 namespace {
 
 constexpr std::chrono::seconds kHealthcheckTimeout{5};
+// The data folder was written by a newer release (README "Upgrades"): distinct from 1, so a
+// supervisor or an operator's script can tell "downgraded" from an ordinary failure.
+constexpr int kExitFormatTooNew = 3;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -395,6 +398,9 @@ class Instance {
     store_options.path = data_dir_ + "/db";
     // A throwaway instance's data dies with it: syncing the WAL would only slow it down.
     store_options.sync = !config_.ephemeral;
+    store_options.on_migration = [this](const storage::MigrationEvent& step) {
+      LogMigration(step);
+    };
     auto opened = storage::Store::Open(store_options);
     if (!opened.ok()) {
       return WithContext("cannot open the store in " + store_options.path + ": ",
@@ -402,6 +408,18 @@ class Instance {
     }
     store_ = std::move(*opened);
     return storage::Status::Ok();
+  }
+
+  // Logs each migration step of the data folder's format. CUBBY_TEST_STOP_AT_MIGRATION
+  // ("before" or "after" the step's batch) stops the process there with SIGSTOP, so the
+  // upgrade test can SIGKILL it at exactly that point (test/e2e/test_upgrade.py).
+  void LogMigration(const storage::MigrationEvent& step) {
+    logger_.Always(step.done ? "data folder migrated" : "migrating data folder",
+                   {{"from_format", step.from}, {"to_format", step.to}, {"step", step.what}});
+    const char* stop_at = std::getenv("CUBBY_TEST_STOP_AT_MIGRATION");
+    if (stop_at != nullptr && std::string_view(stop_at) == (step.done ? "after" : "before")) {
+      ::raise(SIGSTOP);
+    }
   }
 
   storage::Status LoadRootCredentials() {
@@ -544,7 +562,7 @@ int Run(int argc, char** argv) {
   Instance cubby(std::move(*parsed), &logger);
   if (storage::Status status = cubby.Start(); !status.ok()) {
     Fatal(status.message());
-    return 1;
+    return status.code() == storage::Code::kFormatTooNew ? kExitFormatTooNew : 1;
   }
   int signal_number = cubby.WaitForShutdownSignal(waited_signals);
   cubby.Shutdown(signal_number, shutdown_signals);

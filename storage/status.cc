@@ -17,6 +17,7 @@ const char* CodeName(Code code) {
     case Code::kAborted: return "Aborted";
     case Code::kIOError: return "IOError";
     case Code::kCorruption: return "Corruption";
+    case Code::kFormatTooNew: return "FormatTooNew";
   }
   return "Unknown";
 }

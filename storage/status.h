@@ -24,6 +24,7 @@ enum class Code {
   kAborted,              // a conflicting concurrent change won; retrying may succeed
   kIOError,              // RocksDB or filesystem failure
   kCorruption,           // a stored record could not be decoded
+  kFormatTooNew,         // the data folder was written by a newer release (format.h)
 };
 
 const char* CodeName(Code code);

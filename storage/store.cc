@@ -38,6 +38,7 @@
 #include "storage/blob_files.h"
 #include "storage/codec.h"
 #include "storage/db_options.h"
+#include "storage/format_internal.h"
 #include "text/encoding.h"
 
 namespace cubby::storage {
@@ -404,6 +405,18 @@ class StoreImpl final : public Store {
     for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
     db_->Close().PermitUncheckedError();
     delete db_;
+  }
+
+  // Brings the store to kFormatVersion (format.h). The marker is read again now that DB::Open
+  // holds the lock: another release may have written the folder since Store::Open looked.
+  Status UpgradeFormat(bool existed, const std::function<void(const MigrationEvent&)>& on_event) {
+    Result<std::optional<uint32_t>> marker = ReadFormatMarker(db_, cf(kDefaultCf));
+    if (!marker.ok()) return marker.status();
+    // A store created just now holds nothing older: it starts at the current format.
+    if (!existed && !marker->has_value()) return WriteFormatMarker(db_, cf(kDefaultCf));
+    const uint32_t version = marker->value_or(0);
+    if (version > kFormatVersion) return FormatTooNew(version);
+    return Migrate(db_, handles_, version, on_event);
   }
 
   // Removes the data of writers that never committed and seeds the data id counter.
@@ -1628,6 +1641,8 @@ Result<PartRecord> PartWriterImpl::Commit(uint32_t part_number, PartRecord meta)
   return meta;
 }
 
+}  // namespace
+
 // RocksDB.Open's failure as Open reports it. A folder whose LOCK file another process holds
 // reads "IO error: While lock file: <path>/LOCK: Resource temporarily unavailable" (fcntl's
 // EAGAIN, or EACCES on some systems), which does not tell a person what to do; a second open in
@@ -1646,8 +1661,6 @@ Status OpenFailure(const rocksdb::Status& s, const std::string& path) {
   return Status(Code::kIOError, text);
 }
 
-}  // namespace
-
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   if (options.path.empty() || options.chunk_size == 0) {
     return Status(Code::kInvalidArgument, "store path is empty or chunk_size is 0");
@@ -1655,6 +1668,11 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(options.path, ec);
   if (ec) return Status(Code::kIOError, "create " + options.path + ": " + ec.message());
+  // The format is checked before anything below writes to the folder (a read-write open of
+  // RocksDB writes files itself), so a folder of a newer release stays as it was.
+  Result<std::optional<uint32_t>> found = ReadFormatVersion(options.path);
+  if (!found.ok()) return found.status();
+  if (found->has_value() && **found > kFormatVersion) return FormatTooNew(**found);
   DbConfig config = MakeDbConfig(options);
   Result<std::unique_ptr<BlobFiles>> files = BlobFiles::Open(options.path + "/blobs");
   if (!files.ok()) return files.status();
@@ -1664,6 +1682,8 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       rocksdb::DB::Open(config.db, options.path, config.column_families, &handles, &db);
   if (!s.ok()) return OpenFailure(s, options.path);
   auto store = std::make_unique<StoreImpl>(options, db, std::move(handles), std::move(*files));
+  Status formatted = store->UpgradeFormat(found->has_value(), options.on_migration);
+  if (!formatted.ok()) return formatted;
   Status recovered = store->Recover();
   if (!recovered.ok()) return recovered;
   return std::unique_ptr<Store>(std::move(store));

@@ -13,12 +13,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "storage/format.h"
 #include "storage/records.h"
 #include "storage/status.h"
 
@@ -33,6 +35,8 @@ struct StoreOptions {
   // Deleted or replaced object data is dropped from disk by compacting the data family; a
   // background thread does that once this many bytes were released since the last time.
   uint64_t reclaim_after_bytes = 256ull << 20;
+  // Told about each migration step Open runs on a folder of an older format (format.h).
+  std::function<void(const MigrationEvent&)> on_migration;
 };
 
 // Preconditions checked atomically with a write.
@@ -182,10 +186,14 @@ struct ListPage {
 
 class Store {
  public:
-  // Opens (creating if needed) the store at options.path and removes leftovers of writes that
-  // never committed. kIOError on failure: "another cubby process is using this data folder ..."
-  // when another process holds the folder's lock, "... already open in this process" for a
-  // second open here, RocksDB's message otherwise.
+  // Opens (creating if needed) the store at options.path, migrates a folder of an older format
+  // to kFormatVersion (format.h; each step reported to options.on_migration) and removes
+  // leftovers of writes that never committed. kFormatTooNew, with nothing in the folder
+  // changed, when a newer release wrote it: "data folder format N is newer than this cubby
+  // supports (M); use a newer release". kIOError on failure: "another cubby process is using
+  // this data folder ..." when another process holds the folder's lock, "... already open in
+  // this process" for a second open here, RocksDB's message otherwise. kCorruption when the
+  // format marker is unreadable.
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
   virtual ~Store() = default;
 

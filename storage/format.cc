@@ -1,0 +1,142 @@
+#include "storage/format.h"
+
+#include <filesystem>
+#include <iterator>
+#include <memory>
+#include <system_error>
+
+#include "storage/db_options.h"
+#include "storage/format_internal.h"
+#include "text/ascii.h"
+
+namespace cubby::storage {
+namespace {
+
+rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+
+Status FromRocks(const rocksdb::Status& s) {
+  if (s.ok()) return Status::Ok();
+  return Status(s.IsCorruption() ? Code::kCorruption : Code::kIOError, s.ToString());
+}
+
+// One migration step: puts what it changes into `batch`, which the caller writes together
+// with the version `from + 1`. See format.h for a step that cannot be one batch.
+struct MigrationStep {
+  uint32_t from;
+  std::string_view what;
+  Status (*apply)(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& families,
+                  rocksdb::WriteBatch* batch);
+};
+
+// 0 → 1: format 1 is format 0 plus the marker, which Migrate adds to the batch.
+Status MarkFormat(rocksdb::DB*, const std::vector<rocksdb::ColumnFamilyHandle*>&,
+                  rocksdb::WriteBatch*) {
+  return Status::Ok();
+}
+
+constexpr MigrationStep kSteps[] = {
+    {0, "record the data folder's format version", &MarkFormat},
+};
+static_assert(std::size(kSteps) == kFormatVersion, "one step per version, from 0");
+
+// A read-only open must write nothing; RocksDB's info log (LOG) would be a new file.
+class SilentLogger final : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char*, va_list) override {}
+};
+
+// The marker of the store in `path`, opened read-only with the default family alone (a
+// read-only open may leave the other families out, and a newer release may have more).
+Result<std::optional<uint32_t>> ReadMarkerReadOnly(const std::string& path) {
+  StoreOptions options;
+  options.path = path;
+  options.block_cache_bytes = 1 << 20;
+  DbConfig config = MakeDbConfig(options);
+  config.db.create_if_missing = false;
+  config.db.create_missing_column_families = false;
+  config.db.info_log = std::make_shared<SilentLogger>();
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {config.column_families[kDefaultCf]};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(config.db, path, families, &handles, &raw);
+  if (!s.ok()) return OpenFailure(s, path);
+  std::unique_ptr<rocksdb::DB> db(raw);
+  Result<std::optional<uint32_t>> marker = ReadFormatMarker(db.get(), handles[0]);
+  // Closing a read-only instance cannot lose anything: nothing was written.
+  db->DestroyColumnFamilyHandle(handles[0]).PermitUncheckedError();
+  db->Close().PermitUncheckedError();
+  return marker;
+}
+
+}  // namespace
+
+Result<std::optional<uint32_t>> ReadFormatVersion(const std::string& path) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path + "/CURRENT", ec);
+  if (ec) return Status(Code::kIOError, "stat " + path + "/CURRENT: " + ec.message());
+  if (!exists) return std::optional<uint32_t>();
+  // A read-only open of a store another process is writing is undefined in RocksDB: take the
+  // lock first, so that case is refused as Store::Open refuses it.
+  rocksdb::Env* env = rocksdb::Env::Default();
+  rocksdb::FileLock* lock = nullptr;
+  rocksdb::Status locked = env->LockFile(path + "/LOCK", &lock);
+  if (!locked.ok()) return OpenFailure(locked, path);
+  Result<std::optional<uint32_t>> marker = ReadMarkerReadOnly(path);
+  // Store::Open takes the lock again through DB::Open; failing to drop it here would make
+  // that open fail with "lock hold by current process", which it reports.
+  env->UnlockFile(lock).PermitUncheckedError();
+  if (!marker.ok()) return marker.status();
+  return std::optional<uint32_t>(marker->value_or(0));
+}
+
+Status FormatTooNew(uint32_t version) {
+  return Status(Code::kFormatTooNew, "data folder format " + std::to_string(version) +
+                                         " is newer than this cubby supports (" +
+                                         std::to_string(kFormatVersion) +
+                                         "); use a newer release");
+}
+
+Result<std::optional<uint32_t>> ReadFormatMarker(rocksdb::DB* db,
+                                                 rocksdb::ColumnFamilyHandle* settings) {
+  std::string value;
+  rocksdb::Status s = db->Get(rocksdb::ReadOptions(), settings, ToSlice(kFormatVersionSetting),
+                             &value);
+  if (s.IsNotFound()) return std::optional<uint32_t>();
+  if (!s.ok()) return FromRocks(s);
+  uint64_t version = 0;
+  if (!text::ParseUint64(value, &version) || version > UINT32_MAX) {
+    return Status(Code::kCorruption, "the data folder's format marker is not a version number");
+  }
+  return std::optional<uint32_t>(static_cast<uint32_t>(version));
+}
+
+Status WriteFormatMarker(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* settings) {
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  return FromRocks(db->Put(sync, settings, ToSlice(kFormatVersionSetting),
+                           std::to_string(kFormatVersion)));
+}
+
+Status Migrate(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& families,
+               uint32_t on_disk, const std::function<void(const MigrationEvent&)>& on_event) {
+  for (uint32_t version = on_disk; version < kFormatVersion; ++version) {
+    const MigrationStep& step = kSteps[version];
+    MigrationEvent event{.from = version, .to = version + 1, .what = step.what, .done = false};
+    if (on_event) on_event(event);
+    rocksdb::WriteBatch batch;
+    if (Status s = step.apply(db, families, &batch); !s.ok()) return s;
+    // The new version rides in the step's own batch: a crash leaves all of it or none.
+    const std::string next = std::to_string(version + 1);
+    Status put = FromRocks(batch.Put(families[kDefaultCf], ToSlice(kFormatVersionSetting), next));
+    if (!put.ok()) return put;
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    if (Status s = FromRocks(db->Write(sync, &batch)); !s.ok()) return s;
+    event.done = true;
+    if (on_event) on_event(event);
+  }
+  return Status::Ok();
+}
+
+}  // namespace cubby::storage
