@@ -11,6 +11,9 @@ from cubby_e2e import Server, make_client, new_bucket_name
 
 # Read before sanitize_process_env drops every CUBBY_* variable from this process.
 _CUBBY_BIN = os.environ.get("CUBBY_BIN")
+# test/storage/cubby-format-tool (test_upgrade.py); by default beside CUBBY_BIN in its build.
+_FORMAT_TOOL = os.environ.get("CUBBY_FORMAT_TOOL") or os.path.join(
+    os.path.dirname(_CUBBY_BIN or ""), "test", "storage", "cubby-format-tool")
 _HOME = tempfile.mkdtemp(prefix="cubby-e2e-home-")
 # The environment as the test runner got it, for package managers that need the network
 # (npm ci in test_sdk_js.py); the clients under test only ever see the sanitized one.
@@ -24,6 +27,13 @@ def cubby_bin():
     if not binary or not os.access(binary, os.X_OK):
         pytest.fail(f"set CUBBY_BIN to the built cubby executable (got {binary!r})")
     return binary
+
+
+@pytest.fixture(scope="session")
+def format_tool():
+    if not os.access(_FORMAT_TOOL, os.X_OK):
+        pytest.fail(f"set CUBBY_FORMAT_TOOL to the built cubby-format-tool (got {_FORMAT_TOOL!r})")
+    return _FORMAT_TOOL
 
 
 @pytest.fixture

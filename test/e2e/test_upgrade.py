@@ -1,0 +1,279 @@
+"""Upgrades never strand data (issue 12): today's cubby opens the data folder of every earlier
+format (test/fixtures/format<N>, written by the release of that format) with everything intact,
+migrates it to the current format, survives a SIGKILL at any point of that migration, and
+refuses a folder of a newer format with exit code 3, leaving it untouched.
+
+Each fixture's manifest.json lists what the folder holds; the checks read it back through boto3
+(root, anonymous and the COSI keys) and the COSI driver's gRPC service."""
+
+import hashlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+import uuid
+
+import grpc
+import pytest
+from botocore.exceptions import ClientError
+
+from cubby_e2e import Server, make_client
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "test", "cosi"))
+from test_cosi_e2e import Cosi, wait_for_socket  # noqa: E402
+
+FIXTURES = ["format0"]  # one per earlier format: test/fixtures/README.md
+CURRENT_FORMAT = "1"    # storage/format.h kFormatVersion
+EXIT_FORMAT_TOO_NEW = 3
+
+
+def load_fixture(name, tmp_path):
+    """Unpacks test/fixtures/<name> into tmp_path; returns (data dir, manifest)."""
+    folder = os.path.join(REPO, "test", "fixtures", name)
+    dest = tmp_path / name
+    with tarfile.open(os.path.join(folder, "data.tar.gz")) as tar:
+        tar.extractall(dest)
+    with open(os.path.join(folder, "manifest.json")) as f:
+        return dest / "data", json.load(f)
+
+
+def format_of(tool, data_dir):
+    out = subprocess.run([tool, "get", str(data_dir / "db")], capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def snapshot(folder):
+    """Every file under `folder` with the SHA-256 of its bytes, and every directory."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for d in dirs:
+            out[os.path.relpath(os.path.join(root, d), folder)] = "dir"
+        for f in files:
+            path = os.path.join(root, f)
+            with open(path, "rb") as fh:
+                out[os.path.relpath(path, folder)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def error_code(excinfo):
+    return excinfo.value.response["Error"]["Code"]
+
+
+def check_objects(s3, manifest):
+    by_bucket = {}
+    for obj in manifest["objects"] + [manifest["multipart"]]:
+        by_bucket.setdefault(obj["bucket"], set()).add(obj["key"])
+        got = s3.get_object(Bucket=obj["bucket"], Key=obj["key"])
+        body = got["Body"].read()
+        assert len(body) == obj["size"], obj["key"]
+        assert hashlib.md5(body).hexdigest() == obj["md5"], obj["key"]
+        assert got["ETag"] == obj["etag"], obj["key"]
+        put = obj.get("put", {})
+        assert got.get("Metadata", {}) == put.get("Metadata", {}), obj["key"]
+        for field in ("ContentType", "CacheControl", "ContentDisposition"):
+            if field in put:
+                assert got[field] == put[field], (obj["key"], field)
+    listed = {b["Name"] for b in s3.list_buckets()["Buckets"]}
+    assert {b["name"] for b in manifest["buckets"]} <= listed
+    for bucket, keys in by_bucket.items():
+        pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket)
+        assert {o["Key"] for page in pages for o in page.get("Contents", [])} == keys, bucket
+
+
+def check_upload_in_progress(s3, manifest):
+    up = manifest["in_progress"]
+    uploads = s3.list_multipart_uploads(Bucket=up["bucket"]).get("Uploads", [])
+    assert [(u["Key"], u["UploadId"]) for u in uploads] == [(up["key"], up["upload_id"])]
+    parts = s3.list_parts(Bucket=up["bucket"], Key=up["key"], UploadId=up["upload_id"])["Parts"]
+    assert [(p["PartNumber"], p["ETag"], p["Size"]) for p in parts] == \
+        [(p["PartNumber"], p["ETag"], p["size"]) for p in up["parts"]]
+
+
+def check_anonymous_modes(srv, s3, manifest):
+    """Each bucket's anonymous mode still holds: reads and writes allowed exactly as it says."""
+    anon = make_client(srv, anonymous=True)
+    some_key = {o["bucket"]: o["key"] for o in manifest["objects"]}
+    for bucket in manifest["buckets"]:
+        mode, name = bucket["anonymousAccessMode"], bucket["name"]
+        if mode in ("ReadOnly", "ReadWrite"):
+            anon.get_object(Bucket=name, Key=some_key[name])["Body"].read()
+        else:
+            with pytest.raises(ClientError) as e:
+                anon.get_object(Bucket=name, Key=some_key[name])
+            assert error_code(e) == "AccessDenied", name
+        probe = f"anonymous-probe-{uuid.uuid4()}"
+        if mode in ("WriteOnly", "ReadWrite"):
+            anon.put_object(Bucket=name, Key=probe, Body=b"anon")
+            s3.delete_object(Bucket=name, Key=probe)
+        else:
+            with pytest.raises(ClientError) as e:
+                anon.put_object(Bucket=name, Key=probe, Body=b"anon")
+            assert error_code(e) == "AccessDenied", name
+
+
+def check_cosi_keys(srv, manifest):
+    """The keys COSI issued still work, on their bucket only, with their access mode."""
+    other = "fx-s3"
+    for grant in manifest["grants"]:
+        s3 = make_client(srv, access_key=grant["access_key"], secret_key=grant["secret_key"])
+        bucket, mode = grant["bucket"], grant["accessMode"]
+        probe = f"grant-probe-{uuid.uuid4()}"
+        if mode in ("ReadWrite", "WriteOnly"):
+            s3.put_object(Bucket=bucket, Key=probe, Body=b"grant")
+            make_client(srv).delete_object(Bucket=bucket, Key=probe)
+        else:
+            with pytest.raises(ClientError) as e:
+                s3.put_object(Bucket=bucket, Key=probe, Body=b"grant")
+            assert error_code(e) == "AccessDenied"
+        if mode in ("ReadWrite", "ReadOnly"):
+            s3.list_objects_v2(Bucket=bucket)
+        else:
+            with pytest.raises(ClientError) as e:
+                s3.list_objects_v2(Bucket=bucket)
+            assert error_code(e) == "AccessDenied"
+        with pytest.raises(ClientError) as e:
+            s3.list_objects_v2(Bucket=other)
+        assert error_code(e) == "AccessDenied"
+
+
+def check_intact(srv, manifest):
+    s3 = make_client(srv)
+    check_objects(s3, manifest)
+    check_upload_in_progress(s3, manifest)
+    check_anonymous_modes(srv, s3, manifest)
+    check_cosi_keys(srv, manifest)
+
+
+def check_cosi_records(cosi, manifest):
+    """The driver still knows every bucket's parameters and every grant (the sidecar retries
+    calls: a retry must get the same answer, and the same key, as before the upgrade)."""
+    for bucket in manifest["buckets"]:
+        params = {"anonymousAccessMode": bucket["anonymousAccessMode"],
+                  "forceDelete": bucket["forceDelete"]}
+        assert cosi.create(bucket["name"], **params).bucket_id == bucket["name"]
+        changed = dict(params, forceDelete="true" if params["forceDelete"] == "false" else "false")
+        with pytest.raises(grpc.RpcError) as e:
+            cosi.create(bucket["name"], **changed)
+        assert e.value.code() == grpc.StatusCode.ALREADY_EXISTS, bucket["name"]
+    for grant in manifest["grants"]:
+        again = cosi.grant(grant["bucket"], grant["name"], accessMode=grant["accessMode"])
+        secrets = again.credentials["s3"].secrets
+        assert (secrets["accessKeyID"], secrets["accessSecretKey"]) == \
+            (grant["access_key"], grant["secret_key"])
+
+
+def migration_lines(srv):
+    return [line for line in srv.all_output().splitlines()
+            if 'msg="migrating data folder"' in line or 'msg="data folder migrated"' in line]
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+def test_fixture_opens_intact_and_is_migrated_once(fixture, cubby_bin, format_tool, tmp_path,
+                                                   home):
+    data_dir, manifest = load_fixture(fixture, tmp_path)
+    assert format_of(format_tool, data_dir) == fixture.removeprefix("format")
+    sock = tmp_path / "cosi.sock"
+    env = {"COSI_ENDPOINT": f"unix://{sock}"}
+    srv = Server(cubby_bin, data_dir, home, env_extra=env).wait_ready()
+    try:
+        lines = migration_lines(srv)
+        assert len(lines) == 2 * (int(CURRENT_FORMAT) - int(fixture.removeprefix("format")))
+        assert 'msg="migrating data folder"' in lines[0] and 'msg="data folder migrated"' in \
+            lines[-1] and f"to_format={CURRENT_FORMAT}" in lines[-1], lines
+        check_intact(srv, manifest)
+        wait_for_socket(str(sock))
+        cosi = Cosi(str(sock))
+        check_cosi_records(cosi, manifest)
+        cosi.close()
+        # The upload left in progress can still be completed.
+        up = manifest["in_progress"]
+        done = make_client(srv).complete_multipart_upload(
+            Bucket=up["bucket"], Key=up["key"], UploadId=up["upload_id"],
+            MultipartUpload={"Parts": [{"PartNumber": p["PartNumber"], "ETag": p["ETag"]}
+                                       for p in up["parts"]]})
+        body = make_client(srv).get_object(Bucket=up["bucket"], Key=up["key"])["Body"].read()
+        assert hashlib.md5(body).hexdigest() == up["md5"]
+        manifest["objects"].append(dict(up, etag=done["ETag"]))
+    finally:
+        assert srv.stop() == 0, srv.output()
+    assert format_of(format_tool, data_dir) == CURRENT_FORMAT
+    again = Server(cubby_bin, data_dir, home).wait_ready()
+    try:
+        assert migration_lines(again) == []  # nothing left to migrate
+        check_objects(make_client(again), manifest)
+    finally:
+        assert again.stop() == 0, again.output()
+
+
+def wait_stopped(pid, timeout=20.0):
+    """Waits until the process is stopped (SIGSTOP): state T in /proc/<pid>/stat."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        if state == "T":
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"cubby pid {pid} never stopped at the migration")
+
+
+@pytest.mark.parametrize("point,format_after_kill", [("before", "0"), ("after", CURRENT_FORMAT)])
+def test_sigkill_during_migration_leaves_old_or_new_format(point, format_after_kill, cubby_bin,
+                                                          format_tool, tmp_path, home):
+    data_dir, manifest = load_fixture("format0", tmp_path)
+    srv = Server(cubby_bin, data_dir, home, env_extra={"CUBBY_TEST_STOP_AT_MIGRATION": point})
+    wait_stopped(srv.pid)
+    srv.kill()
+    assert srv.proc.returncode == -signal.SIGKILL
+    assert format_of(format_tool, data_dir) == format_after_kill
+    again = Server(cubby_bin, data_dir, home).wait_ready()
+    try:
+        assert len(migration_lines(again)) == (2 if point == "before" else 0)
+        check_intact(again, manifest)
+    finally:
+        assert again.stop() == 0, again.output()
+    assert format_of(format_tool, data_dir) == CURRENT_FORMAT
+
+
+def test_sigkill_at_random_times_during_startup(cubby_bin, format_tool, tmp_path, home):
+    """Kills at random moments of start-up, each on a fresh copy of the fixture: every copy
+    opens afterwards, intact, at the current format."""
+    rng = random.Random(12)
+    for round_number in range(4):
+        data_dir, manifest = load_fixture("format0", tmp_path / f"round{round_number}")
+        srv = Server(cubby_bin, data_dir, home)
+        time.sleep(rng.uniform(0.0, 0.4))  # the moment of the kill, not a wait for anything
+        srv.kill()
+        assert format_of(format_tool, data_dir) in ("0", CURRENT_FORMAT)
+        again = Server(cubby_bin, data_dir, home).wait_ready()
+        try:
+            check_objects(make_client(again), manifest)
+        finally:
+            assert again.stop() == 0, again.output()
+        assert format_of(format_tool, data_dir) == CURRENT_FORMAT
+
+
+def test_newer_format_is_refused_untouched(cubby_bin, format_tool, tmp_path, home):
+    data_dir, _ = load_fixture("format0", tmp_path)
+    newer = str(int(CURRENT_FORMAT) + 1)
+    planted = subprocess.run([format_tool, "set", str(data_dir / "db"), newer],
+                             capture_output=True, text=True, timeout=30)
+    assert planted.returncode == 0, planted.stderr
+    before = snapshot(data_dir)
+    srv = Server(cubby_bin, data_dir, home)
+    try:
+        code = srv.proc.wait(30)
+    finally:
+        srv.kill()  # joins the output pumps; kills a cubby that did not refuse
+    assert code == EXIT_FORMAT_TOO_NEW, srv.output()
+    assert (f"data folder format {newer} is newer than this cubby supports ({CURRENT_FORMAT}); "
+            "use a newer release") in srv.all_output()
+    assert snapshot(data_dir) == before
