@@ -93,15 +93,14 @@ Result<std::optional<uint32_t>> ReadFormatVersion(const std::string& path) {
 Status FormatTooNew(uint32_t version) {
   return Status(Code::kFormatTooNew, "data folder format " + std::to_string(version) +
                                          " is newer than this cubby supports (" +
-                                         std::to_string(kFormatVersion) +
-                                         "); use a newer release");
+                                         std::to_string(kFormatVersion) + "); use a newer release");
 }
 
 Result<std::optional<uint32_t>> ReadFormatMarker(rocksdb::DB* db,
                                                  rocksdb::ColumnFamilyHandle* settings) {
   std::string value;
-  rocksdb::Status s = db->Get(rocksdb::ReadOptions(), settings, ToSlice(kFormatVersionSetting),
-                             &value);
+  rocksdb::Status s =
+      db->Get(rocksdb::ReadOptions(), settings, ToSlice(kFormatVersionSetting), &value);
   if (s.IsNotFound()) return std::optional<uint32_t>();
   if (!s.ok()) return FromRocks(s);
   uint64_t version = 0;
@@ -114,8 +113,8 @@ Result<std::optional<uint32_t>> ReadFormatMarker(rocksdb::DB* db,
 Status WriteFormatMarker(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* settings) {
   rocksdb::WriteOptions sync;
   sync.sync = true;
-  return FromRocks(db->Put(sync, settings, ToSlice(kFormatVersionSetting),
-                           std::to_string(kFormatVersion)));
+  return FromRocks(
+      db->Put(sync, settings, ToSlice(kFormatVersionSetting), std::to_string(kFormatVersion)));
 }
 
 Status Migrate(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& families,

@@ -1,6 +1,5 @@
 // The data folder's format version (storage/format.h): new stores are marked, unmarked ones
 // migrated once with each step reported, newer ones refused with the folder left as it was.
-#include <fcntl.h>
 #include <openssl/evp.h>
 
 #include <filesystem>
@@ -147,9 +146,8 @@ TEST(Format, NewerStoreIsRefusedAndLeftUntouched) {
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), Code::kFormatTooNew);
   EXPECT_EQ(store.status().message(),
-            "data folder format " + std::to_string(newer) +
-                " is newer than this cubby supports (" + std::to_string(kFormatVersion) +
-                "); use a newer release");
+            "data folder format " + std::to_string(newer) + " is newer than this cubby supports (" +
+                std::to_string(kFormatVersion) + "); use a newer release");
   EXPECT_FALSE(migrated);
   EXPECT_EQ(Snapshot(dir.path()), before);
 }
