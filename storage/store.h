@@ -36,7 +36,7 @@ struct StoreOptions {
   // background thread does that once this many bytes were released since the last time.
   uint64_t reclaim_after_bytes = 256ull << 20;
   // Told about each migration step Open runs on a folder of an older format (format.h).
-  std::function<void(const MigrationEvent&)> on_migration;
+  std::function<void(const MigrationEvent&)> on_migration = nullptr;
 };
 
 // Preconditions checked atomically with a write.
