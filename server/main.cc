@@ -1,6 +1,6 @@
 // cubby: configuration, the store, the root key, the S3 listener (with its /_cubby/ endpoints),
 // the COSI listener, and an orderly shutdown on SIGINT/SIGTERM: stop accepting, let requests in
-// flight finish within the grace period, close the COSI socket, flush RocksDB, exit 0. A second
+// flight finish within the grace period, close the COSI socket, close RocksDB, exit 0. A second
 // signal during that shutdown exits at once with 128+signal. With TLS, the certificate and key
 // are loaded again when their files change and on SIGHUP.
 #include <malloc.h>
@@ -315,7 +315,7 @@ class Instance {
   }
 
   // The graceful shutdown after `signal_number`: not ready, the COSI socket closed, requests in
-  // flight finished within the grace period, RocksDB flushed, the temp folder removed.
+  // flight finished within the grace period, RocksDB closed, the temp folder removed.
   void Shutdown(int signal_number, const sigset_t& shutdown_signals) {
     admin_->SetReady(false);
     logger_.Info("shutting down",
@@ -326,7 +326,7 @@ class Instance {
     if (metrics_http_) metrics_http_->Stop(std::chrono::milliseconds(0));
     size_t aborted = http_->Stop(config_.shutdown_grace);
     if (aborted > 0) logger_.Warn("aborted connections at shutdown", {{"count", aborted}});
-    store_.reset();  // flushes and closes RocksDB
+    store_.reset();  // closes RocksDB; what no table file holds yet is in its synced WAL
     if (temp_dir_) temp_dir_->Remove();
     logger_.Info("stopped");
   }
