@@ -17,7 +17,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release \
+# Only the server: no tests configured (no ccache in here, so the build stays lean).
+RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
  && cmake --build /build -j"$(nproc)" --target cubby \
  && strip /build/cubby
 
@@ -52,10 +53,11 @@ ENV CUBBY_DATA_DIR=/data \
 USER 10001:10001
 VOLUME /data
 EXPOSE 9000
-# A probe without curl: the binary itself GETs the ready endpoint. With TLS on, override it with
-# https://127.0.0.1:9000/_cubby/ready (the probe does not verify the certificate).
+# A probe without curl or a shell: the binary itself GETs the ready endpoint of the listener its
+# configuration names, so it follows CUBBY_S3_ADDRESS and turns to https when CUBBY_TLS_* are set
+# (the probe does not verify the certificate).
 HEALTHCHECK --interval=15s --timeout=7s --start-period=10s --retries=3 \
-  CMD ["/usr/local/bin/cubby", "--healthcheck", "http://127.0.0.1:9000/_cubby/ready"]
+  CMD ["/usr/local/bin/cubby", "--healthcheck", "/_cubby/ready"]
 # SIGTERM (docker stop) shuts down gracefully; give docker stop a timeout above the grace.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/cubby"]

@@ -227,8 +227,8 @@ Status ApplyTlsKey(std::string_view name, std::string_view value, Config* config
 }
 
 Status ApplyHealthcheck(std::string_view name, std::string_view value, Config* config) {
-  if (!value.starts_with("http://") && !value.starts_with("https://")) {
-    return Invalid(std::string(name) + ": expected an http:// or https:// URL");
+  if (!value.starts_with("http://") && !value.starts_with("https://") && !value.starts_with("/")) {
+    return Invalid(std::string(name) + ": expected an http:// or https:// URL, or a /path");
   }
   config->healthcheck_url = std::string(value);
   return Status::Ok();
@@ -286,6 +286,24 @@ Status ApplyRootKey(const EnvLookup& env, Config* config) {
     }
   }
   config->root_key = RootKeyConfig{*id, storage::SecretKey(*secret)};
+  return Status::Ok();
+}
+
+// `--healthcheck /path` probes this instance's own S3 listener, so a container's HEALTHCHECK
+// follows CUBBY_S3_ADDRESS and CUBBY_TLS_* instead of hard-coding a port. An unspecified listen
+// address (0.0.0.0, ::) is reached over loopback of its family.
+Status ResolveListenerProbe(Config* config) {
+  if (config->s3_port == 0) {
+    return Invalid("--healthcheck " + *config->healthcheck_url +
+                   ": the S3 address has port 0 (a kernel-chosen port cannot be probed); "
+                   "give a full URL or a fixed port");
+  }
+  std::string host = config->s3_host;
+  if (host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  config->healthcheck_url = std::string(config->tls_cert ? "https" : "http") + "://" + host + ":" +
+                            std::to_string(config->s3_port) + *config->healthcheck_url;
   return Status::Ok();
 }
 
@@ -413,6 +431,9 @@ storage::Result<Config> ParseConfig(int argc, const char* const* argv, const Env
     config.s3_host = "127.0.0.1";
     config.s3_port = 0;
   }
+  if (config.healthcheck_url && config.healthcheck_url->starts_with("/")) {
+    if (Status status = ResolveListenerProbe(&config); !status.ok()) return status;
+  }
   return config;
 }
 
@@ -439,7 +460,8 @@ Flags (each also settable by its environment variable; a flag wins):
   --max-header-bytes N  CUBBY_MAX_HEADER_BYTES request header size limit (65536)
   --tls-cert FILE       CUBBY_TLS_CERT     PEM certificate chain: serve HTTPS (with --tls-key)
   --tls-key FILE        CUBBY_TLS_KEY      PEM private key
-  --healthcheck URL                        GET URL; exit 0 on 200, else 1 (container probes)
+  --healthcheck URL|/PATH                  GET URL (a /PATH: on this configuration's S3
+                                           listener); exit 0 on 200, else 1 (container probes)
   --metrics-address ADDR CUBBY_METRICS_ADDRESS  also serve /_cubby/ (plain HTTP, no S3) on ADDR
   --help                                   print this text
   --version                                print the version

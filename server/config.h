@@ -74,7 +74,9 @@ struct Config {
   std::optional<std::string> tls_key;
 
   // --healthcheck URL: GET the URL, exit 0 on a 200 answer and 1 otherwise (for container
-  // health probes in an image without curl).
+  // health probes in an image without curl). A value that is only a /path is resolved by
+  // ParseConfig to this configuration's S3 listener (http, or https with TLS; 0.0.0.0 and ::
+  // become loopback), so it always names a full URL here.
   std::optional<std::string> healthcheck_url;
 
   bool help = false;     // --help: print Usage() and exit 0

@@ -302,3 +302,14 @@ def test_healthcheck_subcommand(server, cubby_bin, home):
     bad = subprocess.run([cubby_bin, "--healthcheck", "ftp://x"], env=env, capture_output=True,
                          timeout=30)
     assert bad.returncode == 2
+    # A bare path probes the S3 listener the configuration names (as the image's HEALTHCHECK
+    # does, so it follows CUBBY_S3_ADDRESS); the closed port shows the address is really used.
+    own = subprocess.run([cubby_bin, "--healthcheck", "/_cubby/ready"],
+                         env={**env, "CUBBY_S3_ADDRESS": f"0.0.0.0:{server.port}"},
+                         capture_output=True, timeout=30)
+    assert own.returncode == 0, own.stderr
+    elsewhere = subprocess.run([cubby_bin, "--healthcheck", "/_cubby/ready"],
+                               env={**env, "CUBBY_S3_ADDRESS": f"127.0.0.1:{port}"},
+                               capture_output=True, timeout=30)
+    assert elsewhere.returncode == 1
+    assert f"http://127.0.0.1:{port}/_cubby/ready".encode() in elsewhere.stderr

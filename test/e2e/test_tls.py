@@ -97,10 +97,16 @@ def test_plain_http_to_tls_port_is_closed_not_answered(tls_server):
     assert http_get(ep.endpoint + "/_cubby/live", context=ctx)[0] == 200
 
 
-def test_healthcheck_over_https(tls_server, cubby_bin, home):
+def test_healthcheck_over_https(tls_server, cubby_bin, home, cert):
     _, ep = tls_server
     r = subprocess.run([cubby_bin, "--healthcheck", ep.endpoint + "/_cubby/ready"],
                        env=cubby_e2e.base_env(home), capture_output=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    # A bare path follows the configuration: with TLS set, the probe speaks https.
+    r = subprocess.run([cubby_bin, "--healthcheck", "/_cubby/ready"],
+                       env={**cubby_e2e.base_env(home), "CUBBY_TLS_CERT": cert[0],
+                            "CUBBY_TLS_KEY": cert[1], "CUBBY_S3_ADDRESS": f"0.0.0.0:{ep.port}"},
+                       capture_output=True, timeout=30)
     assert r.returncode == 0, r.stderr
 
 

@@ -130,6 +130,23 @@ TEST(ApplianceConfigTest, GoodConfigurations) {
        [](const Config& c) { EXPECT_EQ(c.metrics_address->host, "::1"); }},
       {"healthcheck", {"--healthcheck", "http://127.0.0.1:9000/_cubby/ready"}, {},
        [](const Config& c) { EXPECT_EQ(c.healthcheck_url, "http://127.0.0.1:9000/_cubby/ready"); }},
+      // A bare path probes the configured S3 listener, wherever the flags and variables put it.
+      {"healthcheck path default", {"--healthcheck", "/_cubby/ready"}, {},
+       [](const Config& c) { EXPECT_EQ(c.healthcheck_url, "http://127.0.0.1:9000/_cubby/ready"); }},
+      {"healthcheck path env port", {"--healthcheck", "/r"}, {{"CUBBY_S3_ADDRESS", "0.0.0.0:9100"}},
+       [](const Config& c) { EXPECT_EQ(c.healthcheck_url, "http://127.0.0.1:9100/r"); }},
+      {"healthcheck path before address", {"--healthcheck", "/r", "--s3-address", "10.1.2.3:80"},
+       {}, [](const Config& c) { EXPECT_EQ(c.healthcheck_url, "http://10.1.2.3:80/r"); }},
+      {"healthcheck path v6 any", {"--healthcheck", "/r"}, {{"CUBBY_S3_ADDRESS", "[::]:9000"}},
+       [](const Config& c) { EXPECT_EQ(c.healthcheck_url, "http://[::1]:9000/r"); }},
+      {"healthcheck path v6", {"--healthcheck", "/r", "--s3-address", "[fd00::5]:9001"}, {},
+       [](const Config& c) { EXPECT_EQ(c.healthcheck_url, "http://[fd00::5]:9001/r"); }},
+      {"healthcheck path tls",
+       {"--healthcheck", "/_cubby/ready"},
+       {{"CUBBY_TLS_CERT", "/c"}, {"CUBBY_TLS_KEY", "/k"}, {"CUBBY_S3_ADDRESS", "0.0.0.0:9443"}},
+       [](const Config& c) {
+         EXPECT_EQ(c.healthcheck_url, "https://127.0.0.1:9443/_cubby/ready");
+       }},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
@@ -166,6 +183,10 @@ TEST(ApplianceConfigTest, BadConfigurations) {
       {"metrics address port", {}, {{"CUBBY_METRICS_ADDRESS", "127.0.0.1:99999"}}, "invalid port"},
       {"healthcheck scheme", {"--healthcheck", "ftp://x"}, {}, "--healthcheck: expected an http"},
       {"healthcheck missing", {"--healthcheck"}, {}, "missing value for --healthcheck"},
+      {"healthcheck relative", {"--healthcheck", "_cubby/ready"}, {}, "or a /path"},
+      {"healthcheck path port 0", {"--healthcheck", "/r", "--s3-address", "127.0.0.1:0"}, {},
+       "the S3 address has port 0"},
+      {"healthcheck path ephemeral", {"--healthcheck", "/r", "--ephemeral"}, {}, "port 0"},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
