@@ -4,10 +4,13 @@
 #     real clients against the real binary, the benchmark smoke run;
 #  2. AddressSanitizer + UBSan in build-asan/: the unit tests again (the end-to-end tests are
 #     left out there: they drive the optimised binary and would take too long instrumented).
-#  3. the libFuzzer targets (fuzz/run.sh: clang, ASan + UBSan, in build-fuzz/), 30 s each.
-# Exits non-zero if any test fails or a fuzz target crashes. Set CUBBY_SKIP_ASAN=1 or
-# CUBBY_SKIP_FUZZ=1 to leave out the second or the third part; CUBBY_FUZZ_SECONDS sets the time
-# each fuzz target runs.
+#  3. the libFuzzer targets (fuzz/run.sh: clang, ASan + UBSan, in build-fuzz/), 30 s each;
+#  4. the container image (scripts/container-check.sh): built with a private dockerd on base
+#     images made from Debian's mirror, then run and checked. Where no container engine can run
+#     (not root, no kernel support) it prints a loud SKIP and does not fail.
+# Exits non-zero if any test fails, a fuzz target crashes or the image fails to build or check.
+# Set CUBBY_SKIP_ASAN=1, CUBBY_SKIP_FUZZ=1 or CUBBY_SKIP_CONTAINER=1 to leave out the second,
+# third or fourth part; CUBBY_FUZZ_SECONDS sets the time each fuzz target runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -26,4 +29,8 @@ fi
 
 if [[ "${CUBBY_SKIP_FUZZ:-0}" != 1 ]]; then
   bash fuzz/run.sh --seconds "${CUBBY_FUZZ_SECONDS:-30}"
+fi
+
+if [[ "${CUBBY_SKIP_CONTAINER:-0}" != 1 ]]; then
+  bash scripts/container-check.sh
 fi
