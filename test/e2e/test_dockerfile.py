@@ -111,3 +111,18 @@ def test_every_env_variable_is_one_cubby_reads(cubby_bin, dockerfile):
         if name == "COSI_ENDPOINT":
             continue
         assert name in usage, f"{name} in the Dockerfile is not a cubby setting"
+
+
+def test_container_check_matches_the_dockerfile(dockerfile):
+    """scripts/container-check.sh builds the bases under the Dockerfile's FROM names (there is no
+    registry to pull them from) and checks the uid of its USER."""
+    with open(os.path.join(os.path.dirname(DOCKERFILE), "scripts", "container-check.sh")) as f:
+        script = f.read()
+    made = set(re.findall(r'import - (\S+)', script))
+    made |= set(re.findall(r'tag \S+ (\S+)', script))
+    bases = {line.split()[1] for line, _ in _stages(dockerfile)}
+    assert bases and bases <= made, f"the script makes {sorted(made)}, the Dockerfile uses {bases}"
+    user = re.search(r"^USER (\d+):(\d+)$", "\n".join(_stages(dockerfile)[-1][1]), re.M)
+    assert user, "USER as numeric uid:gid (the check compares the process's ids)"
+    expected = re.search(r"^readonly UID_EXPECTED=(\d+)$", script, re.M).group(1)
+    assert user.group(1) == user.group(2) == expected
