@@ -3,10 +3,11 @@
 # as root, without any image registry: the base images are made from Debian's package mirror.
 #
 #   1. installs docker.io, mmdebstrap and python3-boto3 with apt (only what is missing);
-#   2. starts a private dockerd: state and socket in a temp folder, no iptables, no bridge (the
-#      containers use the host's network). A system docker, if any, is never used or touched;
-#   3. builds the base image with mmdebstrap (minbase, with debian:bookworm-slim's dpkg excludes)
-#      and tags it as both names the Dockerfile's FROM lines use; builds the Dockerfile;
+#   2. starts a private containerd and dockerd: state and sockets in a temp folder, no iptables,
+#      no bridge (the containers use the host's network). A system docker or containerd, if any,
+#      is never used or stopped (on a systemd machine, installing docker.io may start one);
+#   3. builds the base image with mmdebstrap, made like Docker Hub's debian:bookworm-slim, and
+#      tags it as both names the Dockerfile's FROM lines use; builds the Dockerfile;
 #   4. runs the image on a free port and checks: the HEALTHCHECK turns "healthy", the server
 #      process runs as uid/gid 10001, an S3 round trip with boto3 (create bucket, put, get,
 #      compare), and `docker stop` ends it quickly with exit code 0 and a clean shutdown log;
