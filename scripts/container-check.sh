@@ -66,7 +66,7 @@ install_packages() {
 # --- 2. the private daemon --------------------------------------------------------------------
 STATE=""
 CONTAINER=""
-RUN_CONTAINERD_EXISTED=0
+CREATED_FIXED_PATHS=()  # paths outside the temp folder the daemons make, if this run made them
 cleanup() {
   local rc=$?
   set +e
@@ -93,11 +93,13 @@ cleanup() {
     awk -v d="$STATE/" 'index($2, d) == 1 {print $2}' /proc/self/mounts | sort -r |
       while read -r m; do umount -l "$m"; done
     rm -rf --one-file-system "$STATE"
-    # containerd's shims keep their sockets in /run/containerd/s (a fixed path); gone with the
-    # shims, but the folders stay if this run made them.
-    if [[ "$RUN_CONTAINERD_EXISTED" == 0 ]]; then
-      rmdir /run/containerd/s /run/containerd 2>/dev/null
-    fi
+    # Fixed paths the daemons make whatever their flags say: containerd's shim sockets in
+    # /run/containerd/s (gone with the shims), dockerd's /run/docker/plugins and its identity key
+    # /etc/docker/key.json. Removed if this run made them (folders only while empty).
+    local path
+    for path in "${CREATED_FIXED_PATHS[@]}"; do
+      if [[ -d "$path" ]]; then find "$path" -depth -type d -empty -delete; else rm -f "$path"; fi
+    done
   fi
   exit "$rc"
 }
@@ -136,13 +138,18 @@ start_containerd() {
 }
 
 start_daemon() {
-  if [[ -e /run/containerd ]]; then RUN_CONTAINERD_EXISTED=1; fi
+  local path
+  for path in /run/containerd /run/docker /etc/docker/key.json; do
+    if [[ ! -e "$path" ]]; then CREATED_FIXED_PATHS+=("$path"); fi
+  done
   STATE=$(mktemp -d /tmp/cubby-docker.XXXXXX)
   export DOCKER_HOST="unix://$STATE/docker.sock"
   unset DOCKER_CONTEXT DOCKER_TLS_VERIFY DOCKER_CERT_PATH
   export DOCKER_CONFIG="$STATE/client"  # no client config (auths, contexts) from $HOME
   start_containerd
-  /usr/sbin/dockerd --iptables=false --ip6tables=false --bridge=none --data-root "$STATE/root" \
+  echo '{}' >"$STATE/daemon.json"  # not /etc/docker/daemon.json, a system docker's settings
+  /usr/sbin/dockerd --config-file "$STATE/daemon.json" --iptables=false --ip6tables=false \
+    --bridge=none --data-root "$STATE/root" \
     --exec-root "$STATE/exec" --pidfile "$STATE/docker.pid" -H "$DOCKER_HOST" \
     --containerd "$STATE/exec/containerd.sock" >"$STATE/dockerd.log" 2>&1 &
   local pid=$!
