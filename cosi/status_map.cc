@@ -29,6 +29,8 @@ grpc::StatusCode ToGrpcCode(storage::Code code) {
       return grpc::StatusCode::DATA_LOSS;
     case Code::kFormatTooNew:  // only Store::Open reports it
       return grpc::StatusCode::INTERNAL;
+    case Code::kNoSpace:  // gRPC's code for "out of disk space" (grpc/doc/statuscodes.md)
+      return grpc::StatusCode::RESOURCE_EXHAUSTED;
   }
   return grpc::StatusCode::INTERNAL;  // unreachable for valid enum values
 }

@@ -35,6 +35,15 @@ constexpr ErrorInfo kErrors[] = {
      "Your proposed upload is smaller than the minimum allowed object size.", 400},
     {ErrorCode::kIncompleteBody, "IncompleteBody",
      "You did not provide the number of bytes specified by the Content-Length HTTP header.", 400},
+    // Not an AWS code (S3 never runs out of space): cubby's answer when its disk is full. 507
+    // (RFC 4918 section 11.5) rather than 503 SlowDown: a full disk does not clear in the
+    // seconds a client's retries last, and boto3, the aws cli and rclone retry a 503 (up to 5
+    // times over some 20 s) but not a 507, so the client reports the real cause at once. MinIO
+    // answers the same status (XMinioStorageFull).
+    {ErrorCode::kInsufficientStorage, "InsufficientStorage",
+     "The store is full: writes are refused until space is freed (delete objects or abort "
+     "multipart uploads).",
+     507},
     {ErrorCode::kInternalError, "InternalError",
      "We encountered an internal error. Please try again.", 500},
     {ErrorCode::kInvalidAccessKeyId, "InvalidAccessKeyId",

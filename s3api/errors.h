@@ -19,6 +19,7 @@ enum class ErrorCode {
   kEntityTooLarge,
   kEntityTooSmall,
   kIncompleteBody,
+  kInsufficientStorage,
   kInternalError,
   kInvalidAccessKeyId,
   kInvalidArgument,

@@ -250,6 +250,7 @@ ErrorCode FromStorage(storage::Code code) {
     case storage::Code::kIOError: return ErrorCode::kInternalError;
     case storage::Code::kCorruption: return ErrorCode::kInternalError;
     case storage::Code::kFormatTooNew: return ErrorCode::kInternalError;  // only Store::Open
+    case storage::Code::kNoSpace: return ErrorCode::kInsufficientStorage;
   }
   return ErrorCode::kInternalError;
 }

@@ -15,8 +15,10 @@ namespace {
 constexpr int kFanout = 256;
 constexpr char kHex[] = "0123456789abcdef";
 
+// ENOSPC and EDQUOT are the store being full (answered as such, not as an internal error).
 Status Errno(std::string_view what, const std::string& path) {
-  return Status(Code::kIOError, std::string(what) + " " + path + ": " + std::strerror(errno));
+  const Code code = errno == ENOSPC || errno == EDQUOT ? Code::kNoSpace : Code::kIOError;
+  return Status(code, std::string(what) + " " + path + ": " + std::strerror(errno));
 }
 
 std::string Hex(uint64_t v, int digits) {

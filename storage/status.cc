@@ -18,6 +18,7 @@ const char* CodeName(Code code) {
     case Code::kIOError: return "IOError";
     case Code::kCorruption: return "Corruption";
     case Code::kFormatTooNew: return "FormatTooNew";
+    case Code::kNoSpace: return "NoSpace";
   }
   return "Unknown";
 }

@@ -25,6 +25,7 @@ enum class Code {
   kIOError,              // RocksDB or filesystem failure
   kCorruption,           // a stored record could not be decoded
   kFormatTooNew,         // the data folder was written by a newer release (format.h)
+  kNoSpace,              // the store is full: the write would eat into the reserve, or hit ENOSPC
 };
 
 const char* CodeName(Code code);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/snapshot.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
@@ -71,8 +72,30 @@ Status NoSuchUpload() { return Status(Code::kNoSuchUpload, "no such upload"); }
 Status FromRocks(const rocksdb::Status& s) {
   if (s.ok()) return Status::Ok();
   if (s.IsCorruption()) return Status(Code::kCorruption, s.ToString());
+  // ENOSPC, and every write while the background error it set stops the DB.
+  if (s.IsNoSpace()) return Status(Code::kNoSpace, "the store is full: " + s.ToString());
   return Status(Code::kIOError, s.ToString());
 }
+
+// Tracks RocksDB's background error: once set (a flush, compaction or WAL write failed, e.g.
+// with ENOSPC) the DB refuses every write until DB::Resume succeeds, and
+// rocksdb.is-write-stopped does not say so (it reports stalls only). Callbacks come from
+// RocksDB's threads.
+// https://github.com/facebook/rocksdb/wiki/Background-Error-Handling
+class EngineErrorListener final : public rocksdb::EventListener {
+ public:
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
+    if (error != nullptr && !error->ok()) stopped_.store(true);
+  }
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    if (info.new_bg_error.ok()) stopped_.store(false);
+  }
+  bool stopped() const { return stopped_.load(); }
+  void Recovered() { stopped_.store(false); }
+
+ private:
+  std::atomic<bool> stopped_{false};
+};
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -100,6 +123,11 @@ Status CheckWriteCondition(const WriteCondition& cond, const std::optional<Objec
 
 class StoreImpl;
 
+StoreOptions WithStatFs(StoreOptions options) {
+  if (!options.statfs) options.statfs = StatFs;
+  return options;
+}
+
 // A change's batch, plus the data files it releases: they are unlinked once the batch is
 // durable (BlobFiles::Release), never before, so a failed write loses nothing.
 class Batch : public rocksdb::WriteBatch {
@@ -108,6 +136,9 @@ class Batch : public rocksdb::WriteBatch {
 };
 
 constexpr uint64_t kWritebackBytes = 8 << 20;  // start writeback of a data file every 8 MiB
+// A data file of unknown final size checks free space against the reserve every this many
+// bytes (a statvfs: cheap beside a MiB of writes).
+constexpr uint64_t kSpaceCheckBytes = 1 << 20;
 
 // The data segments of an object: empty for inline objects, one for a plain chunked object,
 // one per part for a completed multipart upload.
@@ -336,6 +367,7 @@ class ChunkStream {
   uint64_t file_id_ = 0;  // non-zero once the stream moved to a file
   int fd_ = -1;
   uint64_t kicked_ = 0;  // file bytes whose writeback was started
+  uint64_t space_checked_ = 0;  // file size at the last free-space check
   Status status_;        // sticky write failure
   bool committed_ = false;
 };
@@ -388,8 +420,13 @@ class PartWriterImpl final : public PartWriter {
 class StoreImpl final : public Store {
  public:
   StoreImpl(const StoreOptions& options, rocksdb::DB* db,
-            std::vector<rocksdb::ColumnFamilyHandle*> handles, std::unique_ptr<BlobFiles> files)
-      : options_(options), db_(db), handles_(std::move(handles)), files_(std::move(files)) {
+            std::vector<rocksdb::ColumnFamilyHandle*> handles, std::unique_ptr<BlobFiles> files,
+            std::shared_ptr<EngineErrorListener> engine_errors)
+      : options_(WithStatFs(options)),
+        db_(db),
+        handles_(std::move(handles)),
+        files_(std::move(files)),
+        engine_errors_(std::move(engine_errors)) {
     sync_.sync = options_.sync;
     reclaimer_ = std::thread([this] { ReclaimLoop(); });
   }
@@ -553,6 +590,7 @@ class StoreImpl final : public Store {
   const StoreOptions& options() const { return options_; }
   uint64_t AllocateDataId() { return next_data_id_.fetch_add(1); }
   BlobFiles& files() { return *files_; }
+  bool engine_stopped() const { return engine_errors_->stopped(); }
 
   // Adds to `batch` the object `meta` at (bucket, key) and the release of the object it
   // replaces, after checking `cond`; writes it synced.
@@ -971,6 +1009,33 @@ class StoreImpl final : public Store {
     return last_reclaim_;
   }
 
+  // ---- Free space.
+  Result<Capacity> GetCapacity() override {
+    Result<FsSpace> space = options_.statfs(options_.path);
+    if (!space.ok()) return space.status();
+    const uint64_t reserve = ReserveFor(*space);
+    if (engine_errors_->stopped()) ResumeIfRoom(*space, reserve);
+    Capacity capacity;
+    capacity.total_bytes = space->total_bytes;
+    capacity.available_bytes = space->available_bytes;
+    capacity.reserve_bytes = reserve;
+    capacity.engine_stopped = engine_errors_->stopped();
+    return capacity;
+  }
+
+  Status CheckSpaceFor(uint64_t bytes) override {
+    Result<FsSpace> space = options_.statfs(options_.path);
+    if (!space.ok()) return space.status();
+    const uint64_t reserve = ReserveFor(*space);
+    if (engine_errors_->stopped() && !ResumeIfRoom(*space, reserve)) {
+      return Status(Code::kNoSpace,
+                    "the store is full: the engine stopped writing after running out of space "
+                    "and resumes once " + std::to_string(reserve) + " bytes are free (" +
+                        std::to_string(space->available_bytes) + " now)");
+    }
+    return CheckFits(*space, reserve, bytes);
+  }
+
   // ---- Access keys.
   Result<AccessKeyRecord> GetAccessKey(std::string_view access_key_id) override {
     Result<std::optional<std::string>> raw =
@@ -1328,10 +1393,29 @@ class StoreImpl final : public Store {
     return Status::Ok();
   }
 
+  uint64_t ReserveFor(const FsSpace& space) const {
+    return options_.reserve_bytes.value_or(DefaultReserve(space.total_bytes));
+  }
+
+  // Resumes a DB stopped by a background error once the reserve is free again (its flush needs
+  // room); true when it writes again. RocksDB recovers from ENOSPC by itself only with an
+  // SstFileManager, whose own free-space rule would differ from the reserve, so the store does
+  // it: https://github.com/facebook/rocksdb/wiki/Background-Error-Handling
+  bool ResumeIfRoom(const FsSpace& space, uint64_t reserve) {
+    if (space.available_bytes < reserve) return false;
+    std::lock_guard lock(resume_mu_);
+    if (!engine_errors_->stopped()) return true;
+    if (!db_->Resume().ok()) return false;
+    engine_errors_->Recovered();
+    return true;
+  }
+
   const StoreOptions options_;
   rocksdb::DB* db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   const std::unique_ptr<BlobFiles> files_;
+  const std::shared_ptr<EngineErrorListener> engine_errors_;
+  std::mutex resume_mu_;  // one DB::Resume at a time
   rocksdb::WriteOptions sync_;  // for metadata changes: synced unless options_.sync is false
   std::atomic<uint64_t> next_data_id_{1};
   std::atomic<uint64_t> last_upload_stamp_{0};
@@ -1557,11 +1641,18 @@ Status ChunkStream::WriteFile(std::string_view data) {
     ssize_t n = ::write(fd_, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Status(Code::kIOError, "writing an object data file failed: " +
-                                        std::string(std::strerror(errno)));
+      const Code code = errno == ENOSPC || errno == EDQUOT ? Code::kNoSpace : Code::kIOError;
+      return Status(code, "writing an object data file failed: " +
+                              std::string(std::strerror(errno)));
     }
     data.remove_prefix(static_cast<size_t>(n));
     size_ += static_cast<uint64_t>(n);
+  }
+  // A body of unknown size (chunked) stops at the reserve, which deletes need; the writer's
+  // file is removed when it is destroyed uncommitted.
+  if (size_ - space_checked_ >= kSpaceCheckBytes) {
+    space_checked_ = size_;
+    if (Status s = store_->CheckSpaceFor(0); !s.ok()) return s;
   }
   // Start writeback early, so the fdatasync at Finish waits for the tail only and dirty pages
   // never pile up. Only a hint: its failure is caught by that fdatasync.
@@ -1676,12 +1767,15 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   DbConfig config = MakeDbConfig(options);
   Result<std::unique_ptr<BlobFiles>> files = BlobFiles::Open(options.path + "/blobs");
   if (!files.ok()) return files.status();
+  auto engine_errors = std::make_shared<EngineErrorListener>();
+  config.db.listeners.push_back(engine_errors);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
   rocksdb::Status s =
       rocksdb::DB::Open(config.db, options.path, config.column_families, &handles, &db);
   if (!s.ok()) return OpenFailure(s, options.path);
-  auto store = std::make_unique<StoreImpl>(options, db, std::move(handles), std::move(*files));
+  auto store = std::make_unique<StoreImpl>(options, db, std::move(handles), std::move(*files),
+                                           std::move(engine_errors));
   Status formatted = store->UpgradeFormat(found->has_value(), options.on_migration);
   if (!formatted.ok()) return formatted;
   Status recovered = store->Recover();
@@ -1704,7 +1798,7 @@ Result<Store::EngineStats> Store::GetEngineStats() {
       !db->GetIntProperty(rocksdb::DB::Properties::kIsWriteStopped, &stopped)) {
     return Status(Code::kIOError, "RocksDB did not report its write-stall properties");
   }
-  stats.write_stopped = stopped != 0;
+  stats.write_stopped = stopped != 0 || impl->engine_stopped();
   return stats;
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "storage/format.h"
+#include "storage/capacity.h"
 #include "storage/records.h"
 #include "storage/status.h"
 
@@ -37,6 +38,11 @@ struct StoreOptions {
   uint64_t reclaim_after_bytes = 256ull << 20;
   // Told about each migration step Open runs on a folder of an older format (format.h).
   std::function<void(const MigrationEvent&)> on_migration = nullptr;
+  // Free space kept for deletes (see storage/capacity.h); nullopt: DefaultReserve of the
+  // filesystem's size.
+  std::optional<uint64_t> reserve_bytes = std::nullopt;
+  // Reads the data folder's filesystem figures; null: StatFs (statvfs). Tests inject a fake.
+  StatFsFn statfs = nullptr;
 };
 
 // Preconditions checked atomically with a write.
@@ -289,6 +295,19 @@ class Store {
   // returns the status of its last run.
   virtual Status DebugWaitForReclaim() = 0;
 
+  // ---- Free space (see storage/capacity.h). Writes (objects, parts, buckets, uploads, keys)
+  // ask CheckSpaceFor first; deletes do not, so they may use the reserve to free space.
+  // The figures now. Also where the store heals: when the engine stopped writing for lack of
+  // space (RocksDB's background error after ENOSPC) and the reserve is free again, it is
+  // resumed first, so a caller that polls this (the server does, every tick) brings writes
+  // back without a restart. kIOError when the figures cannot be read. Thread-safe.
+  virtual Result<Capacity> GetCapacity() = 0;
+  // OK when writing `bytes` more leaves the reserve free and the engine writes; kNoSpace
+  // otherwise, with the figures in the message. A size not known in advance passes 0: object
+  // and part writers check again as their data arrives (every MiB) and fail with kNoSpace
+  // once free space is below the reserve. Thread-safe.
+  virtual Status CheckSpaceFor(uint64_t bytes) = 0;
+
   // ---- Access keys. Looked up on every request, so a change is effective on the next one.
   virtual Result<AccessKeyRecord> GetAccessKey(std::string_view access_key_id) = 0;  // kNoSuchAccessKey
   // Creates or replaces a key record (used for the root key).
@@ -320,7 +339,8 @@ class Store {
   struct EngineStats {
     uint64_t pending_compaction_bytes = 0;  // rocksdb.estimate-pending-compaction-bytes
     uint64_t delayed_write_rate = 0;        // rocksdb.actual-delayed-write-rate, bytes/s; 0: none
-    bool write_stopped = false;             // rocksdb.is-write-stopped
+    bool write_stopped = false;             // rocksdb.is-write-stopped, or a background
+                                            // error (e.g. ENOSPC) stops writes until resumed
   };
   // kIOError if RocksDB does not report a property. Thread-safe.
   Result<EngineStats> GetEngineStats();

@@ -210,6 +210,7 @@ TEST(StatusMapTest, EveryCode) {
       {Code::kAborted, grpc::StatusCode::ABORTED},
       {Code::kIOError, grpc::StatusCode::UNAVAILABLE},
       {Code::kCorruption, grpc::StatusCode::DATA_LOSS},
+      {Code::kNoSpace, grpc::StatusCode::RESOURCE_EXHAUSTED},
   };
   for (const auto& [code, want] : cases) {
     EXPECT_EQ(ToGrpcCode(code), want) << storage::CodeName(code);

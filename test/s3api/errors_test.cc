@@ -48,6 +48,7 @@ TEST(ErrorsTest, SpotChecks) {
                         Case{ErrorCode::kRequestTimeTooSkewed, "RequestTimeTooSkewed", 403},
                         Case{ErrorCode::kInternalError, "InternalError", 500},
                         Case{ErrorCode::kServiceUnavailable, "ServiceUnavailable", 503},
+                        Case{ErrorCode::kInsufficientStorage, "InsufficientStorage", 507},
                         Case{ErrorCode::kXAmzContentSHA256Mismatch, "XAmzContentSHA256Mismatch",
                              400}}) {
     EXPECT_EQ(Info(c.code).code, c.name);
@@ -72,6 +73,7 @@ TEST(ErrorsTest, FromStorageEveryCode) {
       {Code::kAborted, ErrorCode::kServiceUnavailable},
       {Code::kIOError, ErrorCode::kInternalError},
       {Code::kCorruption, ErrorCode::kInternalError},
+      {Code::kNoSpace, ErrorCode::kInsufficientStorage},
   };
   for (const auto& [code, want] : cases) {
     EXPECT_EQ(FromStorage(code), want) << storage::CodeName(code);
