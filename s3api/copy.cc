@@ -186,6 +186,10 @@ HttpResponse CopyObject(const Context& ctx) {
     return CopyResult("CopyObjectResult", *updated);
   }
 
+  // The copy's size is known only now (the pipeline checked for 0 bytes).
+  if (storage::Status s = ctx.store->CheckSpaceFor(from.size); !s.ok()) {
+    return StorageError(ctx, s);
+  }
   storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
       ctx.store->NewObjectWriter(ctx.route.bucket);
   if (!writer.ok()) return StorageError(ctx, writer.status());

@@ -305,6 +305,8 @@ HttpResponse UploadPartCopy(const Context& ctx) {
     storage::Status s = reader->Seek(first);
     if (!s.ok()) return StorageError(ctx, s);
   }
+  // The copy's size is known only now (the pipeline checked for 0 bytes).
+  if (storage::Status s = ctx.store->CheckSpaceFor(length); !s.ok()) return StorageError(ctx, s);
   storage::Result<std::unique_ptr<storage::PartWriter>> writer =
       ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!writer.ok()) return StorageError(ctx, writer.status());

@@ -8,6 +8,7 @@
 #include "s3api/router.h"
 #include "s3api/unimplemented.h"
 #include "s3api/xml.h"
+#include "text/ascii.h"
 #include "text/encoding.h"
 
 namespace cubby::s3api {
@@ -89,6 +90,61 @@ bool ParamErrorAnsweredBeforeHandler(const Route& route) {
          route.op != Operation::kHeadObject;
 }
 
+// Whether `op` stores something new and so is refused while the store is full. Deletes and
+// aborts are not: they are how space is freed, and the reserve is kept for them.
+bool NeedsSpace(Operation op) {
+  switch (op) {
+    case Operation::kCreateBucket:
+    case Operation::kPutBucketAcl:
+    case Operation::kPutObject:
+    case Operation::kCreateMultipartUpload:
+    case Operation::kUploadPart:
+    case Operation::kUploadPartCopy:
+    case Operation::kCompleteMultipartUpload:
+    case Operation::kCopyObject:
+      return true;
+    case Operation::kListBuckets:
+    case Operation::kHeadBucket:
+    case Operation::kDeleteBucket:
+    case Operation::kGetBucketLocation:
+    case Operation::kGetBucketVersioning:
+    case Operation::kGetBucketAcl:
+    case Operation::kGetObjectAcl:
+    case Operation::kListObjects:
+    case Operation::kListObjectsV2:
+    case Operation::kGetObject:
+    case Operation::kHeadObject:
+    case Operation::kDeleteObject:
+    case Operation::kAbortMultipartUpload:
+    case Operation::kListParts:
+    case Operation::kListMultipartUploads:
+    case Operation::kDeleteObjects:
+    case Operation::kNotImplemented:
+      return false;
+  }
+  return false;
+}
+
+// The bytes a write will store, as far as its head tells: the decoded length of an aws-chunked
+// body, else Content-Length; 0 when unknown (chunked: the writer checks as the data arrives).
+// A copy's size is checked by its handler once the source is open. A malformed length counts
+// as 0 here: authentication or the handler answers it.
+uint64_t KnownBodySize(const Context& ctx) {
+  if (ctx.route.op != Operation::kPutObject && ctx.route.op != Operation::kUploadPart) return 0;
+  if (const std::string* decoded = ctx.request.Find("x-amz-decoded-content-length")) {
+    uint64_t n = 0;
+    return text::ParseUint64(*decoded, &n) ? n : 0;
+  }
+  return ctx.request.content_length.value_or(0);
+}
+
+// A write that cannot fit is refused before its body is read, so the client learns at once
+// and nothing is half-written.
+storage::Status CheckSpace(const Context& ctx) {
+  if (!NeedsSpace(ctx.route.op)) return storage::Status::Ok();
+  return ctx.store->CheckSpaceFor(KnownBodySize(ctx));
+}
+
 }  // namespace
 
 ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource,
@@ -151,7 +207,8 @@ S3Service::S3Service(storage::Store* store, ServiceOptions options)
 namespace {
 
 // The pipeline of one request once routed: authenticate, authorize, answer the parameter errors
-// that come before the handler, refuse a header asking for an unimplemented feature, dispatch.
+// that come before the handler, refuse a header asking for an unimplemented feature, refuse a
+// write the store has no room for, dispatch.
 // Each step answers an error or hands on; *auth is what ctx.auth refers to, filled in by the
 // authentication step.
 HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::AuthResult* auth) {
@@ -177,6 +234,7 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
       refusal.code != ErrorCode::kNone) {
     return ErrorResponse(ctx, refusal.code, refusal.message);
   }
+  if (storage::Status space = CheckSpace(ctx); !space.ok()) return StorageError(ctx, space);
   return Dispatch(ctx);
 }
 
