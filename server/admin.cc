@@ -41,7 +41,14 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::HttpRespon
   if (operation == "CubbyLive") {
     *response = TextResponse(200, "live\n");
   } else if (operation == "CubbyReady") {
-    *response = ready() ? TextResponse(200, "ready\n") : TextResponse(503, "not ready\n");
+    // Full is still ready: taking the pod out of its Service would stop the reads and deletes
+    // that keep working (and that free space); the body and cubby_storage_full say it.
+    if (!ready()) {
+      *response = TextResponse(503, "not ready\n");
+    } else {
+      *response = TextResponse(
+          200, storage_full_.load() ? "ready (store full: writes refused)\n" : "ready\n");
+    }
   } else {
     ScrapeFigures figures = scrape_ ? scrape_() : ScrapeFigures{};
     figures.ready = ready();

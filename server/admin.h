@@ -2,7 +2,10 @@
 // authentication (a bucket name never starts with '_', so path-style S3 requests cannot collide):
 //   GET /_cubby/live     200 while the process serves HTTP at all
 //   GET /_cubby/ready    200 once the store is open and (with COSI on) the COSI socket listens;
-//                        503 before that and from the start of a shutdown
+//                        503 before that and from the start of a shutdown. While the store is
+//                        full it stays 200 (reads and deletes still work, and a not-ready pod
+//                        would lose them too) with the body "ready (store full: writes
+//                        refused)"; cubby_storage_full says the same.
 //   GET /_cubby/metrics  Prometheus text format 0.0.4 (see metrics.h)
 // HEAD works like GET; other methods get 405. Other /_cubby/ paths get 404.
 #pragma once
@@ -30,6 +33,8 @@ class AdminEndpoints {
 
   void SetReady(bool ready) { ready_.store(ready); }
   bool ready() const { return ready_.load(); }
+  // Whether the store refuses writes for lack of space (said in /_cubby/ready's body).
+  void SetStorageFull(bool full) { storage_full_.store(full); }
 
   // True when `request` targets /_cubby/...: then *response is the answer and
   // summary->operation names it (CubbyLive, CubbyReady, CubbyMetrics, or Unknown for a 404).
@@ -41,6 +46,7 @@ class AdminEndpoints {
   const Metrics* metrics_;
   ScrapeFn scrape_;
   std::atomic<bool> ready_{false};
+  std::atomic<bool> storage_full_{false};
 };
 
 }  // namespace cubby::server

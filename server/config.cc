@@ -216,6 +216,21 @@ Status ApplyMaxHeaderBytes(std::string_view name, std::string_view value, Config
   return Status::Ok();
 }
 
+Status ApplyDiskReserve(std::string_view name, std::string_view value, Config* config) {
+  if (value == "auto") {
+    config->disk_reserve_bytes.reset();
+    return Status::Ok();
+  }
+  std::optional<uint64_t> bytes = ParseByteSize(value);
+  if (!bytes) {
+    return Invalid(std::string(name) +
+                   ": expected a size such as 64MiB, 1GiB or 0, or auto; got '" +
+                   std::string(value) + "'");
+  }
+  config->disk_reserve_bytes = *bytes;
+  return Status::Ok();
+}
+
 Status ApplyTlsCert(std::string_view name, std::string_view value, Config* config) {
   config->tls_cert = std::string(value);
   return Status::Ok();
@@ -251,6 +266,7 @@ constexpr Setting kSettings[] = {
     {"tls-key", "CUBBY_TLS_KEY", ApplyTlsKey},
     {"healthcheck", "", ApplyHealthcheck},  // a one-shot probe; no environment variable
     {"metrics-address", "CUBBY_METRICS_ADDRESS", ApplyMetricsAddress},
+    {"disk-reserve", "CUBBY_DISK_RESERVE", ApplyDiskReserve},
 };
 constexpr size_t kAddressSetting = 1;
 constexpr size_t kEphemeralSetting = 6;
@@ -331,6 +347,23 @@ std::string_view LogFormatName(LogFormat format) {
       return "json";
   }
   return "logfmt";
+}
+
+std::optional<uint64_t> ParseByteSize(std::string_view text) {
+  constexpr std::pair<std::string_view, int> kUnits[] = {{"KiB", 10}, {"MiB", 20}, {"GiB", 30}};
+  int shift = 0;
+  for (const auto& [suffix, bits] : kUnits) {
+    if (text.ends_with(suffix)) {
+      text.remove_suffix(suffix.size());
+      shift = bits;
+      break;
+    }
+  }
+  uint64_t n = 0;
+  if (text.empty() || !text::ParseUint64(text, &n)) return std::nullopt;
+  constexpr uint64_t kMax = 1ull << 50;
+  if (n > (kMax >> shift)) return std::nullopt;
+  return n << shift;
 }
 
 std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text) {
@@ -463,6 +496,9 @@ Flags (each also settable by its environment variable; a flag wins):
   --healthcheck URL|/PATH                  GET URL (a /PATH: on this configuration's S3
                                            listener); exit 0 on 200, else 1 (container probes)
   --metrics-address ADDR CUBBY_METRICS_ADDRESS  also serve /_cubby/ (plain HTTP, no S3) on ADDR
+  --disk-reserve SIZE   CUBBY_DISK_RESERVE free space kept for deletes; writes that would leave
+                                           less get 507 (auto: max(64MiB, 1%), at most 1/4 of
+                                           the filesystem; or e.g. 256MiB, 2GiB)
   --help                                   print this text
   --version                                print the version
 

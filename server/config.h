@@ -64,6 +64,10 @@ struct Config {
   std::chrono::milliseconds idle_timeout{60'000};
   std::chrono::milliseconds header_timeout{60'000};
   uint32_t max_header_bytes = 64 << 10;
+  // Free space kept for deletes: writes that would leave less free on the data folder's
+  // filesystem are refused with 507. Unset ("auto"): max(64 MiB, 1% of the filesystem), at most
+  // a quarter of it (storage::DefaultReserve).
+  std::optional<uint64_t> disk_reserve_bytes;
 
   // A second, plain-HTTP listener that serves only /_cubby/ (e.g. for a scraper on another
   // interface than the S3 port's). Unset: the endpoints are on the S3 port only.
@@ -98,6 +102,10 @@ storage::Result<Config> ParseConfig(int argc, const char* const* argv, const Env
 
 // "30s", "500ms", "2m", or a bare number of seconds. nullopt if malformed, negative, or over a day.
 std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text);
+
+// A byte count: a bare number, or one followed by KiB, MiB or GiB ("64MiB"). nullopt if
+// malformed or over 2^50 bytes.
+std::optional<uint64_t> ParseByteSize(std::string_view text);
 
 // The --help text.
 std::string Usage();

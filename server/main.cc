@@ -118,6 +118,9 @@ void LogConfiguration(Logger& logger, const Config& config, const std::string& d
                {"idle_timeout_ms", static_cast<int64_t>(config.idle_timeout.count())},
                {"header_timeout_ms", static_cast<int64_t>(config.header_timeout.count())},
                {"max_header_bytes", static_cast<uint64_t>(config.max_header_bytes)},
+               {"disk_reserve", config.disk_reserve_bytes
+                                    ? std::to_string(*config.disk_reserve_bytes)
+                                    : std::string("auto")},
                {"metrics_address",
                 config.metrics_address ? FormatAddress(config.metrics_address->host,
                                                        config.metrics_address->port)
@@ -134,6 +137,11 @@ ScrapeFigures Scrape(storage::Store& store, const HttpServer& http) {
       if (!stats.ok()) continue;  // deleted since the listing
       figures.buckets.push_back({bucket.name, stats->objects, stats->bytes});
     }
+  }
+  // Capacity first: it resumes an engine that stopped for lack of space once there is room.
+  if (auto capacity = store.GetCapacity(); capacity.ok()) {
+    figures.storage = ScrapeFigures::Storage{capacity->available_bytes, capacity->reserve_bytes,
+                                             capacity->full()};
   }
   if (auto engine = store.GetEngineStats(); engine.ok()) {
     figures.engine = ScrapeFigures::Engine{engine->pending_compaction_bytes,
@@ -285,8 +293,9 @@ class Instance {
     return storage::Status::Ok();
   }
 
-  // Waits for SIGINT/SIGTERM (of `signals`) and returns it. Meanwhile, once no request has
-  // finished for a whole tick after some did, releases idle memory; with TLS, loads the
+  // Waits for SIGINT/SIGTERM (of `signals`) and returns it. Meanwhile, each tick, watches the
+  // store's free space (which also resumes a store stopped for lack of space); once no request
+  // has finished for a whole tick after some did, releases idle memory (not while full); with TLS, loads the
   // certificate and key again on SIGHUP and, each tick, when their files changed.
   int WaitForShutdownSignal(const sigset_t& signals) {
     // The tick bounds how long a renewed certificate waits to be served: cert-manager renews
@@ -294,6 +303,7 @@ class Instance {
     constexpr timespec kTick{2, 0};
     uint64_t seen = metrics_.FinishedRequests();
     bool released = true;
+    WatchCapacity();
     for (;;) {
       int signal_number = sigtimedwait(&signals, nullptr, &kTick);
       if (signal_number == SIGHUP) {
@@ -303,11 +313,13 @@ class Instance {
       if (signal_number > 0) return signal_number;
       if (errno != EAGAIN) continue;  // EINTR
       if (tls_) ReportReload(tls_->ReloadIfChanged(), "file_changed");
+      const bool full = WatchCapacity();
       uint64_t now = metrics_.FinishedRequests();
       if (now != seen) {
         seen = now;
         released = false;
-      } else if (!released) {
+      } else if (!released && !full) {
+        // Not while full: the flush it asks for has no room, and would only fail again.
         ReleaseIdleMemory(*store_, logger_);
         released = true;
       }
@@ -332,6 +344,30 @@ class Instance {
   }
 
  private:
+  // Reads the store's capacity (resuming a store that stopped for lack of space once there is
+  // room again), tells readiness, and logs once when the store becomes full and once when it
+  // takes writes again. Returns whether it is full now; an unreadable capacity counts as
+  // unchanged.
+  bool WatchCapacity() {
+    storage::Result<storage::Capacity> capacity = store_->GetCapacity();
+    if (!capacity.ok()) return storage_full_;
+    const bool full = capacity->full();
+    admin_->SetStorageFull(full);
+    if (full == storage_full_) return full;
+    storage_full_ = full;
+    if (full) {
+      logger_.Warn("store full: writes refused (507) until space is freed",
+                   {{"free_bytes", capacity->available_bytes},
+                    {"reserve_bytes", capacity->reserve_bytes},
+                    {"engine_stopped", capacity->engine_stopped}});
+    } else {
+      logger_.Info("store has space again: writes accepted",
+                   {{"free_bytes", capacity->available_bytes},
+                    {"reserve_bytes", capacity->reserve_bytes}});
+    }
+    return full;
+  }
+
   // Ephemeral: a throwaway data folder and an in-memory root key, handed out on the ready line
   // and never written to a file.
   storage::Status MakeEphemeralDataDir() {
@@ -401,6 +437,7 @@ class Instance {
     store_options.on_migration = [this](const storage::MigrationEvent& step) {
       LogMigration(step);
     };
+    store_options.reserve_bytes = config_.disk_reserve_bytes;
     auto opened = storage::Store::Open(store_options);
     if (!opened.ok()) {
       return WithContext("cannot open the store in " + store_options.path + ": ",
@@ -541,6 +578,7 @@ class Instance {
   std::unique_ptr<s3api::S3Service> service_;
   Metrics metrics_;
   std::unique_ptr<AdminEndpoints> admin_;
+  bool storage_full_ = false;  // as WatchCapacity last logged it
   HttpServerOptions http_options_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<HttpServer> metrics_http_;

@@ -174,6 +174,19 @@ std::string Metrics::Render(const ScrapeFigures& figures) const {
     Sample(&out, "cubby_rocksdb_write_stopped", "", figures.engine->write_stopped ? "1" : "0");
   }
 
+  if (figures.storage) {
+    Family(&out, "cubby_storage_free_bytes", "gauge",
+           "Bytes free for the store on its data folder's filesystem.");
+    Sample(&out, "cubby_storage_free_bytes", "", std::to_string(figures.storage->free_bytes));
+    Family(&out, "cubby_storage_reserve_bytes", "gauge",
+           "Free bytes kept for deletes: writes that would leave less are refused.");
+    Sample(&out, "cubby_storage_reserve_bytes", "",
+           std::to_string(figures.storage->reserve_bytes));
+    Family(&out, "cubby_storage_full", "gauge",
+           "1 while the store refuses writes for lack of space (507 InsufficientStorage).");
+    Sample(&out, "cubby_storage_full", "", figures.storage->full ? "1" : "0");
+  }
+
   Family(&out, "cosi_rpc_total", "counter", "COSI gRPC calls, by method and status code.");
   {
     std::lock_guard<std::mutex> lock(cosi_mutex_);

@@ -59,6 +59,12 @@ struct ScrapeFigures {
     bool write_stopped = false;
   };
   std::optional<Engine> engine;  // nullopt: not available, the family is left out
+  struct Storage {
+    uint64_t free_bytes = 0;     // available to the store on its filesystem
+    uint64_t reserve_bytes = 0;  // kept for deletes
+    bool full = false;           // writes are refused for lack of space
+  };
+  std::optional<Storage> storage;  // nullopt: not available, the families are left out
   bool ready = false;
 };
 

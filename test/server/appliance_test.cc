@@ -54,6 +54,7 @@ TEST(MetricsTest, EmptyRenderAnnouncesEveryFamily) {
     EXPECT_TRUE(Contains(text, std::string("# TYPE ") + family)) << family;
   }
   EXPECT_FALSE(Contains(text, "cubby_rocksdb")) << "no engine figures given";
+  EXPECT_FALSE(Contains(text, "cubby_storage_")) << "no storage figures given";
   EXPECT_TRUE(Contains(text, "cubby_http_bytes_received_total 0\n"));
   EXPECT_FALSE(Contains(text, "cubby_http_requests_total{"));
 }
@@ -92,6 +93,7 @@ TEST(MetricsTest, ScrapeFiguresAndCosi) {
   figures.ready = true;
   figures.buckets = {{"b1", 2, 10}, {"we\"ird", 0, 0}};
   figures.engine = ScrapeFigures::Engine{1234, 0, true};
+  figures.storage = ScrapeFigures::Storage{5000, 4096, false};
   std::string text = metrics.Render(figures);
   EXPECT_TRUE(Contains(text, "cubby_http_open_connections 3\n"));
   EXPECT_TRUE(Contains(text, "cubby_ready 1\n"));
@@ -100,6 +102,11 @@ TEST(MetricsTest, ScrapeFiguresAndCosi) {
   EXPECT_TRUE(Contains(text, "cubby_bucket_objects{bucket=\"we\\\"ird\"} 0\n"));
   EXPECT_TRUE(Contains(text, "cubby_rocksdb_pending_compaction_bytes 1234\n"));
   EXPECT_TRUE(Contains(text, "cubby_rocksdb_write_stopped 1\n"));
+  EXPECT_TRUE(Contains(text, "cubby_storage_free_bytes 5000\n"));
+  EXPECT_TRUE(Contains(text, "cubby_storage_reserve_bytes 4096\n"));
+  EXPECT_TRUE(Contains(text, "cubby_storage_full 0\n"));
+  figures.storage->full = true;
+  EXPECT_TRUE(Contains(metrics.Render(figures), "cubby_storage_full 1\n"));
   EXPECT_TRUE(Contains(text, "cosi_rpc_total{method=\"DriverCreateBucket\",code=\"OK\"} 2\n"));
   EXPECT_TRUE(Contains(text, "cosi_rpc_total{method=\"DriverGrantBucketAccess\",code=\"NOT_FOUND\"} 1\n"));
 }
@@ -175,6 +182,25 @@ TEST(AdminEndpointsTest, Table) {
     EXPECT_EQ(response.content_length, response.body.size());
   }
   EXPECT_EQ(scrapes, 1);
+}
+
+// A full store stays ready (reads and deletes still work) and says why writes fail.
+TEST(AdminEndpointsTest, FullStoreIsReadyAndSaysSo) {
+  Metrics metrics;
+  AdminEndpoints admin(&metrics, nullptr);
+  admin.SetReady(true);
+  admin.SetStorageFull(true);
+  s3api::HttpResponse response;
+  ASSERT_TRUE(admin.Handle(Request("GET", "/_cubby/ready"), &response, nullptr));
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.body, "ready (store full: writes refused)\n");
+  admin.SetStorageFull(false);
+  ASSERT_TRUE(admin.Handle(Request("GET", "/_cubby/ready"), &response, nullptr));
+  EXPECT_EQ(response.body, "ready\n");
+  admin.SetReady(false);  // shutting down wins
+  admin.SetStorageFull(true);
+  ASSERT_TRUE(admin.Handle(Request("GET", "/_cubby/ready"), &response, nullptr));
+  EXPECT_EQ(response.status, 503);
 }
 
 TEST(AdminEndpointsTest, MetricsContentTypeAndReadyGauge) {

@@ -33,6 +33,7 @@ TEST(ConfigTest, Defaults) {
   EXPECT_EQ(config->log_level, LogLevel::kInfo);
   EXPECT_FALSE(config->domain.has_value());
   EXPECT_FALSE(config->root_key.has_value());
+  EXPECT_FALSE(config->disk_reserve_bytes.has_value());  // auto
   EXPECT_FALSE(config->help);
   EXPECT_FALSE(config->version);
 }
@@ -64,6 +65,16 @@ TEST(ConfigTest, GoodConfigurations) {
          EXPECT_EQ(c.s3_host, "127.0.0.1");
          EXPECT_EQ(c.s3_port, 8080);
        }},
+      {"disk reserve MiB", {"--disk-reserve", "16MiB"}, {},
+       [](const Config& c) { EXPECT_EQ(c.disk_reserve_bytes, 16u << 20); }},
+      {"disk reserve bytes env", {}, {{"CUBBY_DISK_RESERVE", "1000"}},
+       [](const Config& c) { EXPECT_EQ(c.disk_reserve_bytes, 1000u); }},
+      {"disk reserve zero", {"--disk-reserve=0"}, {},
+       [](const Config& c) { EXPECT_EQ(c.disk_reserve_bytes, 0u); }},
+      {"disk reserve GiB and KiB", {"--disk-reserve", "2GiB"}, {{"CUBBY_DISK_RESERVE", "4KiB"}},
+       [](const Config& c) { EXPECT_EQ(c.disk_reserve_bytes, 2ull << 30); }},
+      {"disk reserve auto", {"--disk-reserve", "auto"}, {{"CUBBY_DISK_RESERVE", "4KiB"}},
+       [](const Config& c) { EXPECT_FALSE(c.disk_reserve_bytes.has_value()); }},
       {"address port 0", {"--s3-address=127.0.0.1:0"}, {},
        [](const Config& c) { EXPECT_EQ(c.s3_port, 0); }},
       {"address port 65535", {"--s3-address=127.0.0.1:65535"}, {},
@@ -163,6 +174,11 @@ TEST(ConfigTest, BadConfigurations) {
       {"region uppercase", {"--region", "US-EAST-1"}, {}, "invalid region"},
       {"region underscore", {"--region", "us_east"}, {}, "invalid region"},
       {"region env bad", {}, {{"CUBBY_REGION", "a b"}}, "CUBBY_REGION: invalid region"},
+      {"disk reserve unit", {"--disk-reserve", "64MB"}, {}, "--disk-reserve: expected a size"},
+      {"disk reserve unit only", {"--disk-reserve", "MiB"}, {}, "expected a size"},
+      {"disk reserve negative", {"--disk-reserve", "-1"}, {}, "expected a size"},
+      {"disk reserve too big", {"--disk-reserve", "2000000GiB"}, {}, "expected a size"},
+      {"disk reserve env", {}, {{"CUBBY_DISK_RESERVE", "lots"}}, "CUBBY_DISK_RESERVE"},
       {"log level", {"--log-level", "verbose"}, {}, "invalid log level 'verbose'"},
       {"log level env", {}, {{"CUBBY_LOG_LEVEL", "INFO"}}, "CUBBY_LOG_LEVEL"},
       {"domain uppercase", {"--domain", "S3.Example.com"}, {}, "invalid domain"},

@@ -1,0 +1,231 @@
+"""A full disk (issue 12, bug 1): cubby on a real 64 MiB tmpfs, driven by boto3.
+
+Writes that cannot fit answer 507 InsufficientStorage at once (no client retry); reads,
+listings, DELETE and DeleteObjects keep working; writes come back without a restart once space
+is freed, also after RocksDB itself ran out of space; readiness and metrics say so; after a
+restart every acknowledged object is intact. Needs root to mount the tmpfs.
+"""
+
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+from botocore.exceptions import ClientError
+
+from cubby_e2e import make_client, new_bucket_name
+
+MiB = 1 << 20
+FS_BYTES = 64 * MiB
+RESERVE = 16 * MiB
+TICK_WAIT = 10.0  # the server re-reads its capacity every 2 s
+
+
+@pytest.fixture
+def small_fs():
+    """A fresh 64 MiB tmpfs, unmounted at teardown even when the test fails."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a 64 MiB tmpfs needs root")
+    mount_point = tempfile.mkdtemp(prefix="cubby-full-disk-")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={FS_BYTES}", "tmpfs", mount_point],
+                   check=True)
+    try:
+        yield mount_point
+    finally:
+        if subprocess.run(["umount", mount_point]).returncode != 0:
+            subprocess.run(["umount", "-l", mount_point])
+        os.rmdir(mount_point)
+
+
+def admin_get(server, name):
+    with urllib.request.urlopen(f"{server.endpoint}/_cubby/{name}", timeout=10) as r:
+        return r.status, r.read().decode()
+
+
+def metric(server, name):
+    _, text = admin_get(server, "metrics")
+    m = re.search(rf"^{name} (\S+)$", text, re.M)
+    assert m, f"no {name} in the metrics"
+    return float(m.group(1))
+
+
+def wait_for_metric(server, name, value):
+    deadline = time.monotonic() + TICK_WAIT
+    while metric(server, name) != value:
+        assert time.monotonic() < deadline, f"{name} did not become {value}"
+        time.sleep(0.2)
+
+
+def wait_for_ready_body(server, body):
+    deadline = time.monotonic() + TICK_WAIT
+    while admin_get(server, "ready") != (200, body):
+        assert time.monotonic() < deadline, f"/_cubby/ready never answered 200 {body!r}"
+        time.sleep(0.2)
+
+
+def wait_for_log(server, text):
+    deadline = time.monotonic() + TICK_WAIT
+    while text not in server.all_output():
+        assert time.monotonic() < deadline, f"the log never said {text!r}"
+        time.sleep(0.2)
+
+
+def free_bytes(path):
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+def write_filler(path, size):
+    """Writes up to `size` bytes of filler (fewer when the disk fills first)."""
+    block = b"\0" * MiB
+    with open(path, "ab") as f:
+        try:
+            while size > 0:
+                n = f.write(block[:min(size, MiB)])
+                f.flush()
+                size -= n
+        except OSError:
+            pass
+
+
+def assert_insufficient_storage(call):
+    started = time.monotonic()
+    with pytest.raises(ClientError) as e:
+        call()
+    err = e.value.response
+    assert err["ResponseMetadata"]["HTTPStatusCode"] == 507
+    assert err["Error"]["Code"] == "InsufficientStorage"
+    assert "full" in err["Error"]["Message"]
+    assert err["ResponseMetadata"].get("RetryAttempts", 0) == 0
+    assert time.monotonic() - started < 5
+
+
+def assert_objects_intact(s3, bucket, acked):
+    listed = set()
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+        listed.update(o["Key"] for o in page.get("Contents", []))
+    assert listed == set(acked)
+    for key, digest in acked.items():
+        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+        assert hashlib.sha256(body).hexdigest() == digest, key
+
+
+def put(s3, bucket, key, size, acked):
+    body = os.urandom(size)
+    s3.put_object(Bucket=bucket, Key=key, Body=body)
+    acked[key] = hashlib.sha256(body).hexdigest()
+
+
+def test_full_disk_refuses_writes_keeps_reads_and_deletes(small_fs, start_server):
+    data = os.path.join(small_fs, "data")
+    filler = os.path.join(small_fs, "filler")
+    srv = start_server(args=["--disk-reserve", "16MiB"], data_dir=data)
+    s3 = make_client(srv)
+    bucket = new_bucket_name()
+    s3.create_bucket(Bucket=bucket)
+    acked = {}
+
+    # Fill with 4 MiB PUTs: each is refused before its body is stored once it cannot fit.
+    for i in range(64):
+        try:
+            put(s3, bucket, f"big/{i:03d}", 4 * MiB, acked)
+        except ClientError as e:
+            assert e.response["ResponseMetadata"]["HTTPStatusCode"] == 507
+            assert e.response["Error"]["Code"] == "InsufficientStorage"
+            break
+    else:
+        pytest.fail("64 MiB of 4 MiB PUTs never filled a 64 MiB filesystem")
+    assert len(acked) >= 3
+    assert f"big/{len(acked):03d}" not in [o["Key"] for o in
+                                           s3.list_objects_v2(Bucket=bucket)["Contents"]]
+    assert_insufficient_storage(
+        lambda: s3.put_object(Bucket=bucket, Key="too-big", Body=os.urandom(4 * MiB)))
+
+    # Something else takes the rest of the disk down into the reserve: nothing may be written.
+    write_filler(filler, free_bytes(small_fs) - RESERVE + MiB)
+    assert_insufficient_storage(lambda: s3.put_object(Bucket=bucket, Key="small", Body=b"x" * 1024))
+    assert_insufficient_storage(lambda: s3.create_multipart_upload(Bucket=bucket, Key="mpu"))
+    assert_insufficient_storage(lambda: s3.copy_object(
+        Bucket=bucket, Key="copy", CopySource={"Bucket": bucket, "Key": "big/000"}))
+    wait_for_metric(srv, "cubby_storage_full", 1)
+    wait_for_ready_body(srv, "ready (store full: writes refused)\n")
+    assert metric(srv, "cubby_storage_free_bytes") < RESERVE
+    assert metric(srv, "cubby_storage_reserve_bytes") == RESERVE
+
+    # Reads and listings keep working.
+    assert_objects_intact(s3, bucket, acked)
+    assert s3.head_object(Bucket=bucket, Key="big/000")["ContentLength"] == 4 * MiB
+
+    # DELETE and DeleteObjects work and give the space back: writes resume, no restart.
+    s3.delete_object(Bucket=bucket, Key="big/000")
+    del acked["big/000"]
+    doomed = ["big/001", "big/002"]
+    result = s3.delete_objects(Bucket=bucket,
+                               Delete={"Objects": [{"Key": k} for k in doomed]})
+    assert sorted(d["Key"] for d in result["Deleted"]) == doomed
+    assert not result.get("Errors")
+    for key in doomed:
+        del acked[key]
+    wait_for_metric(srv, "cubby_storage_full", 0)
+    wait_for_ready_body(srv, "ready\n")
+    put(s3, bucket, "small", 1024, acked)
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mpu")
+    s3.abort_multipart_upload(Bucket=bucket, Key="mpu", UploadId=upload["UploadId"])
+
+    wait_for_log(srv, "store has space again")
+    log = srv.all_output()
+    assert log.count("store full: writes refused") == 1, log
+    assert log.count("store has space again") == 1, log
+    assert "cannot release idle memory" not in log
+
+    assert srv.stop() == 0
+    srv = start_server(args=["--disk-reserve", "16MiB"], data_dir=data)
+    assert_objects_intact(make_client(srv), bucket, acked)
+
+
+def test_rocksdb_out_of_space_resumes_without_restart(small_fs, start_server):
+    # No reserve: RocksDB itself runs into ENOSPC (its flush), the way it did before the fix.
+    data = os.path.join(small_fs, "data")
+    placeholder = os.path.join(small_fs, "placeholder")
+    write_filler(placeholder, 12 * MiB)
+    srv = start_server(args=["--disk-reserve", "0"], data_dir=data)
+    s3 = make_client(srv)
+    bucket = new_bucket_name()
+    s3.create_bucket(Bucket=bucket)
+    acked = {}
+
+    # 200 KiB objects live in RocksDB (its blob files): fill until it cannot write.
+    refused = None
+    for i in range(1000):
+        try:
+            put(s3, bucket, f"k{i:04d}", 200 << 10, acked)
+        except ClientError as e:
+            refused = e.response
+            break
+    assert refused is not None, "the disk never filled"
+    assert refused["ResponseMetadata"]["HTTPStatusCode"] == 507, refused
+    assert refused["Error"]["Code"] == "InsufficientStorage"
+    wait_for_metric(srv, "cubby_storage_full", 1)
+    assert metric(srv, "cubby_rocksdb_write_stopped") == 1
+    assert_insufficient_storage(lambda: s3.put_object(Bucket=bucket, Key="small", Body=b"x" * 1024))
+    assert_objects_intact(s3, bucket, acked)  # reads keep working
+
+    # Space comes back (another file goes): cubby resumes RocksDB by itself.
+    os.remove(placeholder)
+    wait_for_metric(srv, "cubby_storage_full", 0)
+    assert metric(srv, "cubby_rocksdb_write_stopped") == 0
+    put(s3, bucket, "small", 1024, acked)
+    s3.delete_object(Bucket=bucket, Key="k0000")
+    del acked["k0000"]
+    wait_for_log(srv, "store has space again")
+    log = srv.all_output()
+    assert log.count("store full: writes refused") == 1, log
+    assert log.count("store has space again") == 1, log
+
+    assert srv.stop() == 0
+    srv = start_server(args=["--disk-reserve", "0"], data_dir=data)
+    assert_objects_intact(make_client(srv), bucket, acked)
