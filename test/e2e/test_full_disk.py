@@ -17,7 +17,10 @@ import urllib.request
 import pytest
 from botocore.exceptions import ClientError
 
-from cubby_e2e import make_client, new_bucket_name
+import http.client
+import urllib.parse
+
+from cubby_e2e import make_client, new_bucket_name, presign_url
 
 MiB = 1 << 20
 FS_BYTES = 64 * MiB
@@ -114,6 +117,34 @@ def assert_objects_intact(s3, bucket, acked):
         assert hashlib.sha256(body).hexdigest() == digest, key
 
 
+def chunked_put(server, bucket, key, size):
+    """A presigned PUT whose body of `size` bytes is sent chunked (no length known in advance).
+    Returns the status, or None when the server closed before an answer could be read."""
+    url = urllib.parse.urlsplit(presign_url(server, "PUT", f"/{bucket}/{key}"))
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    try:
+        conn.putrequest("PUT", f"{url.path}?{url.query}", skip_accept_encoding=True)
+        conn.putheader("Transfer-Encoding", "chunked")
+        conn.endheaders()
+        piece = os.urandom(MiB)
+        try:
+            for _ in range(size // MiB):
+                conn.send(b"%x\r\n" % len(piece) + piece + b"\r\n")
+            conn.send(b"0\r\n\r\n")
+        except OSError:
+            pass  # the server answered early and closed
+        try:
+            return conn.getresponse().status
+        except (OSError, http.client.HTTPException):
+            return None
+    finally:
+        conn.close()
+
+
+def data_files(data_dir):
+    return sum(len(files) for _, _, files in os.walk(os.path.join(data_dir, "db", "blobs")))
+
+
 def put(s3, bucket, key, size, acked):
     body = os.urandom(size)
     s3.put_object(Bucket=bucket, Key=key, Body=body)
@@ -144,6 +175,12 @@ def test_full_disk_refuses_writes_keeps_reads_and_deletes(small_fs, start_server
                                            s3.list_objects_v2(Bucket=bucket)["Contents"]]
     assert_insufficient_storage(
         lambda: s3.put_object(Bucket=bucket, Key="too-big", Body=os.urandom(4 * MiB)))
+
+    # A body of unknown size stops at the reserve and leaves no file behind.
+    assert chunked_put(srv, bucket, "chunked", 24 * MiB) == 507
+    assert "chunked" not in [o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]]
+    assert data_files(data) == len(acked)
+    assert free_bytes(small_fs) >= RESERVE
 
     # Something else takes the rest of the disk down into the reserve: nothing may be written.
     write_filler(filler, free_bytes(small_fs) - RESERVE + MiB)
