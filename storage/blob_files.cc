@@ -152,7 +152,8 @@ void BlobFiles::Unpin(const std::vector<uint64_t>& ids) {
       if (it == pins_.end()) continue;
       if (--it->second > 0) continue;
       pins_.erase(it);
-      if (deferred_.erase(id) > 0) unlink.push_back(id);
+      // Under a hold the file stays deferred; EndHold unlinks it.
+      if (holds_ == 0 && deferred_.erase(id) > 0) unlink.push_back(id);
     }
   }
   for (uint64_t id : unlink) UnlinkQuietly(id);
@@ -166,11 +167,33 @@ void BlobFiles::Release(const std::vector<uint64_t>& ids) {
     std::unique_lock gate(gate_);
     std::lock_guard lock(mu_);
     for (uint64_t id : ids) {
-      if (pins_.count(id) > 0) {
+      if (holds_ > 0 || pins_.count(id) > 0) {
         deferred_.insert(id);
       } else {
         unlink.push_back(id);
       }
+    }
+  }
+  for (uint64_t id : unlink) UnlinkQuietly(id);
+}
+
+void BlobFiles::BeginHold() {
+  std::lock_guard lock(mu_);
+  ++holds_;
+}
+
+void BlobFiles::EndHold() {
+  std::vector<uint64_t> unlink;
+  {
+    std::lock_guard lock(mu_);
+    if (--holds_ > 0) return;
+    for (auto it = deferred_.begin(); it != deferred_.end();) {
+      if (pins_.count(*it) > 0) {
+        ++it;
+        continue;
+      }
+      unlink.push_back(*it);
+      it = deferred_.erase(it);
     }
   }
   for (uint64_t id : unlink) UnlinkQuietly(id);

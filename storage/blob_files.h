@@ -14,6 +14,11 @@
 // gate exclusively after its batch is durable, a reader either saw the record before the release
 // (and pinned the id before the release looks at the pins) or sees it gone.
 //
+// Holds (for an online backup): while a hold is active, Release and Unpin unlink nothing; the
+// files they would have unlinked wait in deferred_ until the last hold ends. A backup takes its
+// hold before its RocksDB checkpoint, so every file the checkpoint references stays on disk
+// until the backup has linked or copied it (see backup.cc for the whole argument).
+//
 // Thread-safety: every method is safe to call from any thread.
 #pragma once
 
@@ -61,6 +66,11 @@ class BlobFiles {
   // recovery removes; they are not reported.
   void Release(const std::vector<uint64_t>& ids);
 
+  // ---- Holds (see the header comment). Every BeginHold needs one EndHold; EndHold unlinks
+  // what was released meanwhile and is not pinned.
+  void BeginHold();
+  void EndHold();
+
   // Files released while pinned, still waiting for their readers. For tests.
   size_t DebugDeferred();
 
@@ -70,9 +80,22 @@ class BlobFiles {
 
   const std::string root_;
   std::shared_mutex gate_;
-  std::mutex mu_;  // guards pins_ and deferred_
+  std::mutex mu_;  // guards pins_, deferred_ and holds_
   std::unordered_map<uint64_t, int> pins_;
   std::unordered_set<uint64_t> deferred_;
+  int holds_ = 0;
+};
+
+// A hold for the lifetime of a scope.
+class BlobHold {
+ public:
+  explicit BlobHold(BlobFiles* files) : files_(files) { files_->BeginHold(); }
+  ~BlobHold() { files_->EndHold(); }
+  BlobHold(const BlobHold&) = delete;
+  BlobHold& operator=(const BlobHold&) = delete;
+
+ private:
+  BlobFiles* files_;
 };
 
 }  // namespace cubby::storage

@@ -36,6 +36,7 @@
 #include <unordered_set>
 #include <unistd.h>
 
+#include "storage/backup.h"
 #include "storage/blob_files.h"
 #include "storage/codec.h"
 #include "storage/db_options.h"
@@ -1781,6 +1782,12 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   Status recovered = store->Recover();
   if (!recovered.ok()) return recovered;
   return std::unique_ptr<Store>(std::move(store));
+}
+
+Status Store::Backup(const std::string& target_dir, const BackupProgressFn& progress) {
+  auto* impl = dynamic_cast<StoreImpl*>(this);
+  if (impl == nullptr) return Status(Code::kIOError, "backups need the RocksDB store");
+  return BackupStore(impl->db(), impl->options(), &impl->files(), target_dir, progress);
 }
 
 Result<Store::EngineStats> Store::GetEngineStats() {

@@ -190,6 +190,17 @@ struct ListPage {
   std::string last;
 };
 
+// How far a Store::Backup is. Totals are known once the checkpoint is taken (the first call).
+struct BackupProgress {
+  uint64_t bytes_done = 0;
+  uint64_t bytes_total = 0;
+  uint64_t files_done = 0;
+  uint64_t files_total = 0;
+  uint64_t files_copied = 0;  // of files_done: copied because a hard link was not possible
+};
+// Called by Store::Backup on its own thread; returning false cancels the backup.
+using BackupProgressFn = std::function<bool(const BackupProgress&)>;
+
 class Store {
  public:
   // Opens (creating if needed) the store at options.path, migrates a folder of an older format
@@ -334,6 +345,21 @@ class Store {
   virtual Result<uint64_t> DebugCountDataPieces() = 0;
   // Data files released while a reader still had them open, not yet removed.
   virtual size_t DebugDeferredFiles() = 0;
+
+  // ---- Online backup. Writes a consistent copy of the store as it was at one instant during
+  // the call into `target_dir`: a store folder that Store::Open opens as it is (restoring is
+  // opening it). The store keeps serving reads and writes meanwhile. Each file is hard-linked
+  // when target_dir is on the store's filesystem (seconds, little space; the files are never
+  // modified in place) and copied and synced otherwise. The copy is built under a temporary
+  // name beside target_dir (".<name>.partial-*") and renamed into place once synced, so a
+  // crash never leaves a folder at target_dir that looks complete (a ".partial-" one may stay;
+  // delete it). While a backup runs, files of deleted or replaced large objects stay on disk
+  // until it ends. `progress` may be empty; it is called after the checkpoint and after each
+  // data file. Errors: kInvalidArgument (target_dir is not absolute, its parent is not a
+  // folder, or it exists and is not an empty folder: nothing is ever overwritten), kAborted
+  // (`progress` returned false; nothing is left at target_dir), kIOError, kCorruption (a data
+  // file the checkpoint references is missing). Thread-safe, also concurrently with itself.
+  Status Backup(const std::string& target_dir, const BackupProgressFn& progress);
 
   // ---- Engine figures for monitoring, read from RocksDB properties (no scan, cheap).
   struct EngineStats {
