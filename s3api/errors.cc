@@ -98,6 +98,10 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kNotModified, "NotModified", "Not Modified", 304},
     {ErrorCode::kObjectLockConfigurationNotFoundError, "ObjectLockConfigurationNotFoundError",
      "Object Lock configuration does not exist for this bucket", 404},
+    {ErrorCode::kOperationAborted, "OperationAborted",
+     "A conflicting conditional operation is currently in progress against this resource. "
+     "Try again.",
+     409},
     {ErrorCode::kPreconditionFailed, "PreconditionFailed",
      "At least one of the preconditions you specified did not hold.", 412},
     {ErrorCode::kRequestTimeTooSkewed, "RequestTimeTooSkewed",

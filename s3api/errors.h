@@ -49,6 +49,7 @@ enum class ErrorCode {
   kNotImplemented,
   kNotModified,
   kObjectLockConfigurationNotFoundError,
+  kOperationAborted,
   kPreconditionFailed,
   kRequestTimeTooSkewed,
   kRequestTimeout,

@@ -27,10 +27,15 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::HttpRespon
   if (name == "live") operation = "CubbyLive";
   if (name == "ready") operation = "CubbyReady";
   if (name == "metrics") operation = "CubbyMetrics";
+  if (name == "backup" && backup_) operation = "CubbyBackup";
   if (summary != nullptr) summary->operation = std::string(operation);
 
   if (operation == "Unknown") {
     *response = TextResponse(404, "not found\n");
+    return true;
+  }
+  if (operation == "CubbyBackup") {
+    *response = backup_(request);
     return true;
   }
   if (request.method != "GET" && request.method != "HEAD") {

@@ -7,6 +7,8 @@
 //                        would lose them too) with the body "ready (store full: writes
 //                        refused)"; cubby_storage_full says the same.
 //   GET /_cubby/metrics  Prometheus text format 0.0.4 (see metrics.h)
+//   /_cubby/backup       online backups, for the root key only (see backup.h), when a handler
+//                        is set
 // HEAD works like GET; other methods get 405. Other /_cubby/ paths get 404.
 #pragma once
 
@@ -31,13 +33,18 @@ class AdminEndpoints {
   AdminEndpoints(const Metrics* metrics, ScrapeFn scrape)
       : metrics_(metrics), scrape_(std::move(scrape)) {}
 
+  // Answers /_cubby/backup. Set before the listener starts; `handler` must be thread-safe.
+  using Handler = std::function<s3api::HttpResponse(const s3api::HttpRequest&)>;
+  void SetBackupHandler(Handler handler) { backup_ = std::move(handler); }
+
   void SetReady(bool ready) { ready_.store(ready); }
   bool ready() const { return ready_.load(); }
   // Whether the store refuses writes for lack of space (said in /_cubby/ready's body).
   void SetStorageFull(bool full) { storage_full_.store(full); }
 
   // True when `request` targets /_cubby/...: then *response is the answer and
-  // summary->operation names it (CubbyLive, CubbyReady, CubbyMetrics, or Unknown for a 404).
+  // summary->operation names it (CubbyLive, CubbyReady, CubbyMetrics, CubbyBackup, or Unknown
+  // for a 404).
   // False otherwise, leaving both untouched.
   bool Handle(const s3api::HttpRequest& request, s3api::HttpResponse* response,
               s3api::RequestSummary* summary) const;
@@ -45,6 +52,7 @@ class AdminEndpoints {
  private:
   const Metrics* metrics_;
   ScrapeFn scrape_;
+  Handler backup_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> storage_full_{false};
 };

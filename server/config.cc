@@ -505,6 +505,10 @@ Flags (each also settable by its environment variable; a flag wins):
 Durations: 500ms, 30s, 2m, 1h, or a bare number of seconds.
 
 Endpoints without authentication on the S3 port: /_cubby/live, /_cubby/ready, /_cubby/metrics.
+For the root key only: /_cubby/backup (online backups; `cubby backup --help`).
+
+Commands:
+  cubby backup --endpoint URL --to DIR   back up a running cubby into DIR (on its machine)
 
 Environment only:
   CUBBY_ROOT_ACCESS_KEY, CUBBY_ROOT_SECRET_KEY   the root key (both or neither). When unset, a key

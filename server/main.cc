@@ -22,6 +22,8 @@
 
 #include "s3api/service.h"
 #include "server/admin.h"
+#include "server/backup.h"
+#include "server/backup_command.h"
 #include "server/config.h"
 #include "server/cosi_listener.h"
 #include "server/healthcheck.h"
@@ -338,7 +340,8 @@ class Instance {
     if (metrics_http_) metrics_http_->Stop(std::chrono::milliseconds(0));
     size_t aborted = http_->Stop(config_.shutdown_grace);
     if (aborted > 0) logger_.Warn("aborted connections at shutdown", {{"count", aborted}});
-    store_.reset();  // closes RocksDB; what no table file holds yet is in its synced WAL
+    backup_.reset();  // cancels a running backup (its partial folder is removed)
+    store_.reset();   // closes RocksDB; what no table file holds yet is in its synced WAL
     if (temp_dir_) temp_dir_->Remove();
     logger_.Info("stopped");
   }
@@ -485,6 +488,11 @@ class Instance {
     // The scrape runs only while the S3 listener does.
     admin_ = std::make_unique<AdminEndpoints>(&metrics_,
                                               [this] { return Scrape(*store_, *http_); });
+    backup_ = std::make_unique<BackupRunner>(store_.get(), data_dir_, &logger_);
+    admin_->SetBackupHandler([this](const s3api::HttpRequest& request) {
+      return HandleBackupRequest(request, *store_, *backup_, config_.region,
+                                 std::chrono::system_clock::now());
+    });
     http_options_.host = config_.s3_host;
     http_options_.port = config_.s3_port;
     http_options_.max_connections = config_.max_connections;
@@ -579,6 +587,7 @@ class Instance {
   Metrics metrics_;
   std::unique_ptr<AdminEndpoints> admin_;
   bool storage_full_ = false;  // as WatchCapacity last logged it
+  std::unique_ptr<BackupRunner> backup_;
   HttpServerOptions http_options_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<HttpServer> metrics_http_;
@@ -586,6 +595,10 @@ class Instance {
 };
 
 int Run(int argc, char** argv) {
+  // `cubby backup ...`: a client of a running cubby, with its own flags.
+  if (argc > 1 && std::string_view(argv[1]) == "backup") {
+    return RunBackupCommand(argc - 1, argv + 1, ProcessEnv());
+  }
   LimitMallocArenas();  // before any thread allocates
   auto parsed = ParseConfig(argc, argv, ProcessEnv());
   if (!parsed.ok()) {

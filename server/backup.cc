@@ -1,0 +1,297 @@
+#include "server/backup.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "s3api/auth/auth.h"
+#include "s3api/errors.h"
+#include "s3api/xml.h"
+#include "text/uri.h"
+
+namespace cubby::server {
+namespace {
+
+namespace fs = std::filesystem;
+using storage::Code;
+using storage::Status;
+
+// How often a running backup writes a progress line to the log.
+constexpr std::chrono::seconds kLogEvery{5};
+
+Status Errno(std::string_view what, const std::string& path) {
+  return Status(Code::kIOError, std::string(what) + " " + path + ": " + std::strerror(errno));
+}
+
+Status SyncPath(const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags);
+  if (fd < 0) return Errno("open", path);
+  int rc = ::fsync(fd);
+  Status s = rc == 0 ? Status::Ok() : Errno("fsync", path);
+  ::close(fd);
+  return s;
+}
+
+// Copies the regular files at the top of `from` (not the store folder) into `to`, synced.
+Status CopyTopLevelFiles(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  for (fs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const std::string dst = to + "/" + it->path().filename().string();
+    // Keeps the mode (root-credentials is 0600); never replaces anything.
+    fs::copy_file(it->path(), dst, fs::copy_options::none, ec);
+    if (ec) return Status(Code::kIOError, "copy " + it->path().string() + ": " + ec.message());
+    if (Status s = SyncPath(dst, 0); !s.ok()) return s;
+  }
+  if (ec) return Status(Code::kIOError, "read " + from + ": " + ec.message());
+  return Status::Ok();
+}
+
+// Removes a partial data folder unless Keep() was called.
+class PartialFolder {
+ public:
+  explicit PartialFolder(std::string path) : path_(std::move(path)) {}
+  ~PartialFolder() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  void Keep() { path_.clear(); }
+
+ private:
+  std::string path_;
+};
+
+const char* StateName(BackupRunner::State state) {
+  switch (state) {
+    case BackupRunner::State::kNone:
+      return "none";
+    case BackupRunner::State::kRunning:
+      return "running";
+    case BackupRunner::State::kSucceeded:
+      return "succeeded";
+    case BackupRunner::State::kFailed:
+      return "failed";
+  }
+  return "none";
+}
+
+s3api::HttpResponse XmlResponse(int status, std::string body) {
+  s3api::HttpResponse response;
+  response.status = status;
+  response.Set("Content-Type", "application/xml");
+  response.Set("Cache-Control", "no-store");
+  response.content_length = body.size();
+  response.body = std::move(body);
+  return response;
+}
+
+s3api::HttpResponse Error(const s3api::HttpRequest& request, s3api::ErrorCode code,
+                          std::string_view message = {}) {
+  std::string path = request.target.substr(0, request.target.find('?'));
+  s3api::HttpResponse response = XmlResponse(
+      s3api::Info(code).http_status, s3api::ErrorXml(code, path, request.request_id, message));
+  response.Set("x-amz-request-id", request.request_id);
+  return response;
+}
+
+// The caller must be the root key: anything else is the S3 error that refuses it.
+s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& store,
+                             std::string_view region, std::chrono::system_clock::time_point now,
+                             std::string* message) {
+  const s3api::auth::KeyLookup lookup =
+      [&store](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
+    storage::Result<storage::AccessKeyRecord> key = store.GetAccessKey(id);
+    if (!key.ok()) return std::nullopt;
+    return std::move(key).value();
+  };
+  s3api::auth::AuthResult auth = s3api::auth::Authenticate(request, region, lookup, now);
+  if (auth.error != s3api::ErrorCode::kNone) {
+    *message = auth.error_message;
+    return auth.error;
+  }
+  if (auth.anonymous || !auth.key || !auth.key->all_buckets) {
+    return s3api::ErrorCode::kAccessDenied;
+  }
+  return s3api::ErrorCode::kNone;
+}
+
+}  // namespace
+
+Status CheckBackupTarget(const std::string& data_dir, const std::string& target) {
+  if (target.empty() || target.front() != '/') {
+    return Status(Code::kInvalidArgument, "backup target must be an absolute path: " + target);
+  }
+  std::error_code ec;
+  const fs::path data = fs::weakly_canonical(fs::absolute(data_dir), ec);
+  const fs::path resolved = fs::weakly_canonical(fs::path(target), ec);
+  if (ec) return Status(Code::kInvalidArgument, "cannot resolve " + target + ": " + ec.message());
+  const std::string data_text = data.string();
+  const std::string target_text = resolved.string();
+  if (target_text == data_text || target_text.starts_with(data_text + "/")) {
+    return Status(Code::kInvalidArgument,
+                  "backup target " + target + " is inside the data folder " + data_dir);
+  }
+  if (!fs::is_directory(resolved.parent_path(), ec)) {
+    return Status(Code::kInvalidArgument,
+                  "backup target's parent is not a folder: " + resolved.parent_path().string());
+  }
+  fs::file_status st = fs::symlink_status(fs::path(target), ec);
+  if (!fs::exists(st)) return Status::Ok();
+  if (fs::is_directory(st) && fs::is_empty(fs::path(target), ec) && !ec) return Status::Ok();
+  return Status(Code::kInvalidArgument,
+                "backup target exists and is not an empty folder: " + target);
+}
+
+Status BackupDataFolder(storage::Store& store, const std::string& data_dir,
+                        const std::string& target, const storage::BackupProgressFn& progress) {
+  if (Status s = CheckBackupTarget(data_dir, target); !s.ok()) return s;
+  const fs::path path = fs::path(target).lexically_normal();
+  std::string partial =
+      (path.parent_path() / ("." + path.filename().string() + ".partial-XXXXXX")).string();
+  if (::mkdtemp(partial.data()) == nullptr) return Errno("mkdtemp", partial);
+  PartialFolder guard(partial);
+  if (Status s = store.Backup(partial + "/" + std::string(kStoreFolder), progress); !s.ok()) {
+    return s;
+  }
+  if (Status s = CopyTopLevelFiles(data_dir, partial); !s.ok()) return s;
+  if (Status s = SyncPath(partial, O_DIRECTORY); !s.ok()) return s;
+  // rename(2) replaces an empty folder and fails on anything else: never an overwrite.
+  if (::rename(partial.c_str(), path.c_str()) != 0) {
+    if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) {
+      return Status(Code::kInvalidArgument,
+                    "backup target exists and is not an empty folder: " + target);
+    }
+    return Errno("rename " + partial + " to", target);
+  }
+  guard.Keep();
+  return SyncPath(path.parent_path().string(), O_DIRECTORY);
+}
+
+BackupRunner::~BackupRunner() {
+  {
+    std::lock_guard lock(mu_);
+    cancel_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+storage::Result<BackupRunner::Job> BackupRunner::Start(const std::string& target) {
+  std::lock_guard lock(mu_);
+  if (job_.state == State::kRunning) {
+    return Status(Code::kAborted, "a backup into " + job_.target + " is running");
+  }
+  if (Status s = CheckBackupTarget(data_dir_, target); !s.ok()) return s;
+  if (thread_.joinable()) thread_.join();  // the previous job has finished
+  job_ = Job{job_.id + 1, State::kRunning, target, {}, 0, ""};
+  started_ = last_log_ = std::chrono::steady_clock::now();
+  logger_.Info("backup started", {{"id", job_.id}, {"target", target}});
+  thread_ = std::thread([this, id = job_.id, target] { Run(id, target); });
+  return job_;
+}
+
+BackupRunner::Job BackupRunner::Latest() const {
+  std::lock_guard lock(mu_);
+  Job job = job_;
+  if (job.state == State::kRunning) {
+    job.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+  return job;
+}
+
+bool BackupRunner::Report(const storage::BackupProgress& progress) {
+  std::lock_guard lock(mu_);
+  job_.progress = progress;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_log_ >= kLogEvery) {
+    last_log_ = now;
+    logger_.Info("backup progress", {{"id", job_.id},
+                                     {"bytes_done", progress.bytes_done},
+                                     {"bytes_total", progress.bytes_total},
+                                     {"files_done", progress.files_done},
+                                     {"files_total", progress.files_total}});
+  }
+  return !cancel_;
+}
+
+void BackupRunner::Run(uint64_t id, std::string target) {
+  Status s = BackupDataFolder(*store_, data_dir_, target,
+                              [this](const storage::BackupProgress& p) { return Report(p); });
+  std::lock_guard lock(mu_);
+  job_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  job_.state = s.ok() ? State::kSucceeded : State::kFailed;
+  if (!s.ok()) {
+    job_.error = s.message();
+    logger_.Error(
+        "backup failed",
+        {{"id", id}, {"target", target}, {"error", s.message()}, {"seconds", job_.seconds}});
+    return;
+  }
+  logger_.Info("backup finished", {{"id", id},
+                                   {"target", target},
+                                   {"bytes", job_.progress.bytes_total},
+                                   {"files", job_.progress.files_total},
+                                   {"files_copied", job_.progress.files_copied},
+                                   {"seconds", job_.seconds}});
+}
+
+std::string BackupJobXml(const BackupRunner::Job& job) {
+  s3api::XmlWriter xml;
+  xml.Open("Backup");
+  xml.Element("Id", std::to_string(job.id));
+  xml.Element("State", StateName(job.state));
+  xml.Element("Target", job.target);
+  xml.Element("BytesDone", std::to_string(job.progress.bytes_done));
+  xml.Element("BytesTotal", std::to_string(job.progress.bytes_total));
+  xml.Element("FilesDone", std::to_string(job.progress.files_done));
+  xml.Element("FilesTotal", std::to_string(job.progress.files_total));
+  xml.Element("FilesCopied", std::to_string(job.progress.files_copied));
+  char seconds[32];
+  std::snprintf(seconds, sizeof(seconds), "%.3f", job.seconds);
+  xml.Element("Seconds", seconds);
+  xml.Element("Error", job.error);
+  xml.Close();
+  return std::move(xml).Finish();
+}
+
+s3api::HttpResponse HandleBackupRequest(const s3api::HttpRequest& request, storage::Store& store,
+                                        BackupRunner& runner, std::string_view region,
+                                        std::chrono::system_clock::time_point now) {
+  if (request.method != "GET" && request.method != "POST") {
+    s3api::HttpResponse response = Error(request, s3api::ErrorCode::kMethodNotAllowed);
+    response.Set("Allow", "GET, POST");
+    return response;
+  }
+  std::string message;
+  if (s3api::ErrorCode denied = RequireRoot(request, store, region, now, &message);
+      denied != s3api::ErrorCode::kNone) {
+    return Error(request, denied, message);
+  }
+  if (request.method == "GET") return XmlResponse(200, BackupJobXml(runner.Latest()));
+  const size_t q = request.target.find('?');
+  const std::vector<text::NameValue> params = text::SplitUrlEncodedLenient(
+      q == std::string::npos ? std::string_view() : std::string_view(request.target).substr(q + 1),
+      text::Plus::kSpace);
+  const std::string* target = text::FindValue(params, "target");
+  if (target == nullptr || target->empty()) {
+    return Error(request, s3api::ErrorCode::kInvalidArgument,
+                 "the target query parameter (an absolute path) is required");
+  }
+  storage::Result<BackupRunner::Job> job = runner.Start(*target);
+  if (job.ok()) return XmlResponse(202, BackupJobXml(*job));
+  if (job.status().code() == Code::kAborted) {
+    return Error(request, s3api::ErrorCode::kOperationAborted, job.status().message());
+  }
+  if (job.status().code() == Code::kInvalidArgument) {
+    return Error(request, s3api::ErrorCode::kInvalidArgument, job.status().message());
+  }
+  return Error(request, s3api::ErrorCode::kInternalError);
+}
+
+}  // namespace cubby::server

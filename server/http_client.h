@@ -1,0 +1,36 @@
+// A minimal HTTP/1.1 client for cubby's own commands (`--healthcheck`, `cubby backup`): one
+// request per connection (Connection: close), plain or TLS. TLS is not verified: the commands
+// talk to a cubby the operator names, usually over loopback, often with a self-signed
+// certificate; requests that need protection are signed (SigV4), so an impostor learns no secret.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "server/healthcheck.h"
+#include "storage/status.h"
+
+namespace cubby::server {
+
+struct ClientResponse {
+  int status = 0;
+  std::string body;
+};
+
+// Sends `method` `path_and_query` with `headers` (Host and Connection are added) and an empty
+// body, and reads the answer: status and body (by Content-Length, else to the end of the
+// connection; at most 1 MiB). The whole exchange is bounded by `timeout`. kIOError (with what
+// failed: connect, TLS handshake, send, receive, not an HTTP answer) when there is no answer.
+storage::Result<ClientResponse> HttpCall(
+    const ProbeTarget& target, std::string_view method, std::string_view path_and_query,
+    const std::vector<std::pair<std::string, std::string>>& headers,
+    std::chrono::milliseconds timeout);
+
+// The Host header value for `target`: host, with the port unless it is the scheme's default
+// (IPv6 literals in brackets), as clients send and sign it.
+std::string HostHeader(const ProbeTarget& target);
+
+}  // namespace cubby::server
