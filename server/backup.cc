@@ -221,8 +221,8 @@ bool BackupRunner::Report(const storage::BackupProgress& progress) {
 }
 
 void BackupRunner::Run(uint64_t id, std::string target) {
-  Status s = BackupDataFolder(*store_, data_dir_, target,
-                              [this](const storage::BackupProgress& p) { return Report(p); });
+  Status s = backup_(*store_, data_dir_, target,
+                     [this](const storage::BackupProgress& p) { return Report(p); });
   std::lock_guard lock(mu_);
   job_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   job_.state = s.ok() ? State::kSucceeded : State::kFailed;

@@ -58,9 +58,18 @@ class BackupRunner {
     std::string error;   // when failed
   };
 
+  // What a job runs: BackupDataFolder in production, a stand-in in tests.
+  using BackupFn = std::function<storage::Status(storage::Store& store, const std::string& data_dir,
+                                                 const std::string& target,
+                                                 const storage::BackupProgressFn& progress)>;
+
   // `store` and `logger` must outlive the runner.
-  BackupRunner(storage::Store* store, std::string data_dir, Logger* logger)
-      : store_(store), data_dir_(std::move(data_dir)), logger_(*logger) {}
+  BackupRunner(storage::Store* store, std::string data_dir, Logger* logger,
+               BackupFn backup = BackupDataFolder)
+      : store_(store),
+        data_dir_(std::move(data_dir)),
+        logger_(*logger),
+        backup_(std::move(backup)) {}
   ~BackupRunner();
 
   // Starts a backup into `target` and returns its job. kInvalidArgument (CheckBackupTarget),
@@ -75,6 +84,7 @@ class BackupRunner {
   storage::Store* store_;
   const std::string data_dir_;
   Logger& logger_;
+  const BackupFn backup_;
   mutable std::mutex mu_;  // guards everything below
   Job job_;
   std::chrono::steady_clock::time_point started_;
