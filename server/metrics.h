@@ -23,7 +23,7 @@ namespace cubby::server {
 
 // The operations with their own series: the router's AWS action names, the server's own
 // endpoints, and "Other" for everything else (including an empty operation).
-inline constexpr std::array<std::string_view, 35> kMetricOperations = {
+inline constexpr std::array<std::string_view, 36> kMetricOperations = {
     "AbortMultipartUpload", "CompleteMultipartUpload", "CopyObject", "CreateBucket",
     "CreateMultipartUpload", "DeleteBucket", "DeleteObject", "DeleteObjects",
     "GetBucketAcl", "GetBucketLocation", "GetBucketVersioning", "GetObject",
@@ -32,7 +32,7 @@ inline constexpr std::array<std::string_view, 35> kMetricOperations = {
     "PutBucketAcl", "PutObject", "PutObjectAcl", "UploadPart",
     "UploadPartCopy", "NotImplemented", "Unknown", "GetBucketTagging",
     "PutBucketTagging", "DeleteBucketTagging", "CubbyLive", "CubbyReady",
-    "CubbyMetrics", "BadRequest", "Other"};
+    "CubbyMetrics", "CubbyBackup", "BadRequest", "Other"};
 
 // Index into kMetricOperations; "Other" for a name not listed.
 size_t MetricOperationIndex(std::string_view operation);
