@@ -121,6 +121,12 @@ s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& 
   return s3api::ErrorCode::kNone;
 }
 
+// `target` without "." or ".." steps and without a trailing '/' ("/b/x/" is "/b/x").
+fs::path Normal(const std::string& target) {
+  fs::path path = fs::path(target).lexically_normal();
+  return path.has_filename() ? path : path.parent_path();
+}
+
 }  // namespace
 
 Status CheckBackupTarget(const std::string& data_dir, const std::string& target) {
@@ -129,10 +135,13 @@ Status CheckBackupTarget(const std::string& data_dir, const std::string& target)
   }
   std::error_code ec;
   const fs::path data = fs::weakly_canonical(fs::absolute(data_dir), ec);
-  const fs::path resolved = fs::weakly_canonical(fs::path(target), ec);
+  const fs::path resolved = fs::weakly_canonical(Normal(target), ec);
   if (ec) return Status(Code::kInvalidArgument, "cannot resolve " + target + ": " + ec.message());
   const std::string data_text = data.string();
   const std::string target_text = resolved.string();
+  if (!resolved.has_filename()) {
+    return Status(Code::kInvalidArgument, "backup target must name a folder: " + target);
+  }
   if (target_text == data_text || target_text.starts_with(data_text + "/")) {
     return Status(Code::kInvalidArgument,
                   "backup target " + target + " is inside the data folder " + data_dir);
@@ -141,9 +150,9 @@ Status CheckBackupTarget(const std::string& data_dir, const std::string& target)
     return Status(Code::kInvalidArgument,
                   "backup target's parent is not a folder: " + resolved.parent_path().string());
   }
-  fs::file_status st = fs::symlink_status(fs::path(target), ec);
+  fs::file_status st = fs::symlink_status(Normal(target), ec);
   if (!fs::exists(st)) return Status::Ok();
-  if (fs::is_directory(st) && fs::is_empty(fs::path(target), ec) && !ec) return Status::Ok();
+  if (fs::is_directory(st) && fs::is_empty(Normal(target), ec) && !ec) return Status::Ok();
   return Status(Code::kInvalidArgument,
                 "backup target exists and is not an empty folder: " + target);
 }
@@ -151,7 +160,7 @@ Status CheckBackupTarget(const std::string& data_dir, const std::string& target)
 Status BackupDataFolder(storage::Store& store, const std::string& data_dir,
                         const std::string& target, const storage::BackupProgressFn& progress) {
   if (Status s = CheckBackupTarget(data_dir, target); !s.ok()) return s;
-  const fs::path path = fs::path(target).lexically_normal();
+  const fs::path path = Normal(target);
   std::string partial =
       (path.parent_path() / ("." + path.filename().string() + ".partial-XXXXXX")).string();
   if (::mkdtemp(partial.data()) == nullptr) return Errno("mkdtemp", partial);

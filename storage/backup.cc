@@ -52,14 +52,29 @@ Status SyncDir(const std::string& path) {
   return s;
 }
 
-// OK when `target` may receive a backup: absolute, in an existing folder, and absent or an
-// empty folder.
-Status CheckTarget(const std::string& target) {
+// `target` without "." or ".." steps and without a trailing '/', so that its parent is the
+// folder that holds it ("/b/x/" is "/b/x", not an entry "" inside it).
+fs::path Normal(const std::string& target) {
+  fs::path path = fs::path(target).lexically_normal();
+  return path.has_filename() ? path : path.parent_path();
+}
+
+// OK when `target` may receive a backup of the store in `store_dir`: absolute, not inside the
+// store, in an existing folder, and absent or an empty folder.
+Status CheckTarget(const std::string& store_dir, const std::string& target) {
   if (target.empty() || target.front() != '/') {
     return Status(Code::kInvalidArgument, "backup target must be an absolute path: " + target);
   }
-  const fs::path path = fs::path(target).lexically_normal();
+  const fs::path path = Normal(target);
   std::error_code ec;
+  const std::string store = fs::weakly_canonical(fs::absolute(store_dir), ec).string();
+  const std::string resolved = fs::weakly_canonical(path, ec).string();
+  if (!path.has_filename()) {
+    return Status(Code::kInvalidArgument, "backup target must name a folder: " + target);
+  }
+  if (resolved == store || resolved.starts_with(store + "/")) {
+    return Status(Code::kInvalidArgument, "backup target " + target + " is inside the store");
+  }
   if (!fs::is_directory(path.parent_path(), ec)) {
     return Status(Code::kInvalidArgument,
                   "backup target's parent is not a folder: " + path.parent_path().string());
@@ -77,7 +92,7 @@ Status CheckTarget(const std::string& target) {
 // A name beside `target` that nothing uses yet (the checkpoint creates it).
 std::string PartialName(const std::string& target) {
   static std::atomic<uint64_t> counter{0};
-  const fs::path path = fs::path(target).lexically_normal();
+  const fs::path path = Normal(target);
   const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
   return (path.parent_path() /
           ("." + path.filename().string() + ".partial-" + std::to_string(::getpid()) + "-" +
@@ -242,8 +257,8 @@ class PartialGuard {
 
 Status BackupStore(rocksdb::DB* db, const StoreOptions& options, BlobFiles* files,
                    const std::string& target_dir, const BackupProgressFn& progress) {
-  if (Status s = CheckTarget(target_dir); !s.ok()) return s;
-  const std::string target = fs::path(target_dir).lexically_normal().string();
+  if (Status s = CheckTarget(options.path, target_dir); !s.ok()) return s;
+  const std::string target = Normal(target_dir).string();
   const std::string partial = PartialName(target);
   PartialGuard guard(partial);
   BlobHold hold(files);  // before the checkpoint: see the argument at the top of this file

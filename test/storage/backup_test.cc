@@ -240,16 +240,19 @@ TEST_F(BackupTest, RefusesTargetsAndNeverOverwrites) {
       {"relative/backup", Code::kInvalidArgument},
       {"", Code::kInvalidArgument},
       {dir_.path() + "/no/such/parent", Code::kInvalidArgument},
+      {dir_.path() + "/store/inside", Code::kInvalidArgument},
+      {dir_.path() + "/store", Code::kInvalidArgument},
+      {"/", Code::kInvalidArgument},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(store_->Backup(c.target, {}).code(), c.code) << c.target;
   }
   EXPECT_EQ(fs::directory_entry(full + "/keep").file_size(), 8u);
   EXPECT_EQ(fs::file_size(file), 8u);
-  // An empty folder is a fine target.
+  // An empty folder is a fine target, also spelled with a trailing '/'.
   const std::string empty = dir_.path() + "/empty";
   fs::create_directories(empty);
-  ASSERT_OK(store_->Backup(empty, {}));
+  ASSERT_OK(store_->Backup(empty + "/", {}));
   ExpectHoldsWanted(empty);
 }
 
