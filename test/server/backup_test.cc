@@ -203,6 +203,8 @@ TEST_F(BackupEndpointTest, BadTargets) {
       Target("full"),
       Target("data/inside"),
       Target("data"),
+      Target("data/"),
+      "target=%2F",
       Target("no/parent"),
   };
   for (const std::string& q : queries) {
