@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/format.h"
 #include "storage/store.h"
 #include "test/storage/test_util.h"
 
@@ -123,6 +124,10 @@ TEST_F(BackupTest, OpensAsAStoreWithEveryObject) {
   EXPECT_EQ(last.bytes_done, last.bytes_total);
   EXPECT_EQ(last.files_done, last.files_total);
   EXPECT_GT(last.bytes_total, 5000u);
+  // The format marker (a RocksDB record) travels with the checkpoint.
+  Result<std::optional<uint32_t>> format = ReadFormatVersion(target);
+  ASSERT_OK(format.status());
+  EXPECT_EQ(*format, std::optional<uint32_t>(kFormatVersion));
   // The live store is unchanged and keeps working after the backup.
   ASSERT_OK(PutObject(*store_, "b", "after", "later").status());
   ExpectHoldsWanted(target);
