@@ -12,6 +12,7 @@
 #include "s3api/auth/auth.h"
 #include "s3api/errors.h"
 #include "s3api/xml.h"
+#include "storage/files.h"
 #include "text/uri.h"
 
 namespace cubby::server {
@@ -24,19 +25,6 @@ using storage::Status;
 // How often a running backup writes a progress line to the log.
 constexpr std::chrono::seconds kLogEvery{5};
 
-Status Errno(std::string_view what, const std::string& path) {
-  return Status(Code::kIOError, std::string(what) + " " + path + ": " + std::strerror(errno));
-}
-
-Status SyncPath(const std::string& path, int flags) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags);
-  if (fd < 0) return Errno("open", path);
-  int rc = ::fsync(fd);
-  Status s = rc == 0 ? Status::Ok() : Errno("fsync", path);
-  ::close(fd);
-  return s;
-}
-
 // Copies the regular files at the top of `from` (not the store folder) into `to`, synced.
 Status CopyTopLevelFiles(const std::string& from, const std::string& to) {
   std::error_code ec;
@@ -46,7 +34,7 @@ Status CopyTopLevelFiles(const std::string& from, const std::string& to) {
     // Keeps the mode (root-credentials is 0600); never replaces anything.
     fs::copy_file(it->path(), dst, fs::copy_options::none, ec);
     if (ec) return Status(Code::kIOError, "copy " + it->path().string() + ": " + ec.message());
-    if (Status s = SyncPath(dst, 0); !s.ok()) return s;
+    if (Status s = storage::SyncPath(dst, /*directory=*/false); !s.ok()) return s;
   }
   if (ec) return Status(Code::kIOError, "read " + from + ": " + ec.message());
   return Status::Ok();
@@ -121,65 +109,35 @@ s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& 
   return s3api::ErrorCode::kNone;
 }
 
-// `target` without "." or ".." steps and without a trailing '/' ("/b/x/" is "/b/x").
-fs::path Normal(const std::string& target) {
-  fs::path path = fs::path(target).lexically_normal();
-  return path.has_filename() ? path : path.parent_path();
-}
-
 }  // namespace
 
 Status CheckBackupTarget(const std::string& data_dir, const std::string& target) {
-  if (target.empty() || target.front() != '/') {
-    return Status(Code::kInvalidArgument, "backup target must be an absolute path: " + target);
-  }
-  std::error_code ec;
-  const fs::path data = fs::weakly_canonical(fs::absolute(data_dir), ec);
-  const fs::path resolved = fs::weakly_canonical(Normal(target), ec);
-  if (ec) return Status(Code::kInvalidArgument, "cannot resolve " + target + ": " + ec.message());
-  const std::string data_text = data.string();
-  const std::string target_text = resolved.string();
-  if (!resolved.has_filename()) {
-    return Status(Code::kInvalidArgument, "backup target must name a folder: " + target);
-  }
-  if (target_text == data_text || target_text.starts_with(data_text + "/")) {
-    return Status(Code::kInvalidArgument,
-                  "backup target " + target + " is inside the data folder " + data_dir);
-  }
-  if (!fs::is_directory(resolved.parent_path(), ec)) {
-    return Status(Code::kInvalidArgument,
-                  "backup target's parent is not a folder: " + resolved.parent_path().string());
-  }
-  fs::file_status st = fs::symlink_status(Normal(target), ec);
-  if (!fs::exists(st)) return Status::Ok();
-  if (fs::is_directory(st) && fs::is_empty(Normal(target), ec) && !ec) return Status::Ok();
-  return Status(Code::kInvalidArgument,
-                "backup target exists and is not an empty folder: " + target);
+  return storage::CheckBackupTarget(data_dir, "the data folder " + data_dir, target);
 }
 
 Status BackupDataFolder(storage::Store& store, const std::string& data_dir,
                         const std::string& target, const storage::BackupProgressFn& progress) {
   if (Status s = CheckBackupTarget(data_dir, target); !s.ok()) return s;
-  const fs::path path = Normal(target);
+  const fs::path path = storage::NormalTarget(target);
   std::string partial =
       (path.parent_path() / ("." + path.filename().string() + ".partial-XXXXXX")).string();
-  if (::mkdtemp(partial.data()) == nullptr) return Errno("mkdtemp", partial);
+  if (::mkdtemp(partial.data()) == nullptr) return storage::ErrnoStatus("mkdtemp", partial);
   PartialFolder guard(partial);
   if (Status s = store.Backup(partial + "/" + std::string(kStoreFolder), progress); !s.ok()) {
     return s;
   }
   if (Status s = CopyTopLevelFiles(data_dir, partial); !s.ok()) return s;
-  if (Status s = SyncPath(partial, O_DIRECTORY); !s.ok()) return s;
+  if (Status s = storage::SyncPath(partial); !s.ok()) return s;
   // rename(2) replaces an empty folder and fails on anything else: never an overwrite.
   if (::rename(partial.c_str(), path.c_str()) != 0) {
     if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) {
       return Status(Code::kInvalidArgument,
                     "backup target exists and is not an empty folder: " + target);
     }
-    return Errno("rename " + partial + " to", target);
+    return storage::ErrnoStatus("rename " + partial + " to", target);
   }
   guard.Keep();
-  return SyncPath(path.parent_path().string(), O_DIRECTORY);
+  return storage::SyncPath(path.parent_path().string());
 }
 
 BackupRunner::~BackupRunner() {

@@ -16,6 +16,7 @@
 
 #include "storage/codec.h"
 #include "storage/db_options.h"
+#include "storage/files.h"
 
 // Why the backup is consistent: the RocksDB checkpoint is a consistent image of every column
 // family at one instant C; the only thing it lacks is the large object bodies, which live as
@@ -39,60 +40,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Status Errno(std::string_view what, const std::string& path) {
-  return Status(Code::kIOError, std::string(what) + " " + path + ": " + std::strerror(errno));
-}
-
-Status SyncDir(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", path);
-  int rc = ::fsync(fd);
-  Status s = rc == 0 ? Status::Ok() : Errno("fsync", path);
-  ::close(fd);
-  return s;
-}
-
-// `target` without "." or ".." steps and without a trailing '/', so that its parent is the
-// folder that holds it ("/b/x/" is "/b/x", not an entry "" inside it).
-fs::path Normal(const std::string& target) {
-  fs::path path = fs::path(target).lexically_normal();
-  return path.has_filename() ? path : path.parent_path();
-}
-
-// OK when `target` may receive a backup of the store in `store_dir`: absolute, not inside the
-// store, in an existing folder, and absent or an empty folder.
-Status CheckTarget(const std::string& store_dir, const std::string& target) {
-  if (target.empty() || target.front() != '/') {
-    return Status(Code::kInvalidArgument, "backup target must be an absolute path: " + target);
-  }
-  const fs::path path = Normal(target);
-  std::error_code ec;
-  const std::string store = fs::weakly_canonical(fs::absolute(store_dir), ec).string();
-  const std::string resolved = fs::weakly_canonical(path, ec).string();
-  if (!path.has_filename()) {
-    return Status(Code::kInvalidArgument, "backup target must name a folder: " + target);
-  }
-  if (resolved == store || resolved.starts_with(store + "/")) {
-    return Status(Code::kInvalidArgument, "backup target " + target + " is inside the store");
-  }
-  if (!fs::is_directory(path.parent_path(), ec)) {
-    return Status(Code::kInvalidArgument,
-                  "backup target's parent is not a folder: " + path.parent_path().string());
-  }
-  fs::file_status st = fs::symlink_status(path, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    return Status(Code::kIOError, "stat " + target + ": " + ec.message());
-  }
-  if (!fs::exists(st)) return Status::Ok();
-  if (fs::is_directory(st) && fs::is_empty(path, ec) && !ec) return Status::Ok();
-  return Status(Code::kInvalidArgument,
-                "backup target exists and is not an empty folder: " + target);
-}
-
 // A name beside `target` that nothing uses yet (the checkpoint creates it).
 std::string PartialName(const std::string& target) {
   static std::atomic<uint64_t> counter{0};
-  const fs::path path = Normal(target);
+  const fs::path path = NormalTarget(target);
   const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
   return (path.parent_path() /
           ("." + path.filename().string() + ".partial-" + std::to_string(::getpid()) + "-" +
@@ -140,10 +91,10 @@ Result<std::vector<uint64_t>> ReferencedIds(const StoreOptions& options, const s
 // Copies `src` to a new file `dst` and syncs its data.
 Status CopyFile(const std::string& src, const std::string& dst) {
   int in = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return Errno("open", src);
+  if (in < 0) return ErrnoStatus("open", src);
   int out = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (out < 0) {
-    Status s = Errno("create", dst);
+    Status s = ErrnoStatus("create", dst);
     ::close(in);
     return s;
   }
@@ -153,7 +104,7 @@ Status CopyFile(const std::string& src, const std::string& dst) {
     ssize_t n = ::read(in, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      s = Errno("read", src);
+      s = ErrnoStatus("read", src);
       break;
     }
     if (n == 0) break;
@@ -161,14 +112,14 @@ Status CopyFile(const std::string& src, const std::string& dst) {
       ssize_t w = ::write(out, buf.data() + off, static_cast<size_t>(n - off));
       if (w < 0 && errno == EINTR) continue;
       if (w < 0) {
-        s = Errno("write", dst);
+        s = ErrnoStatus("write", dst);
         break;
       }
       off += w;
     }
     if (!s.ok()) break;
   }
-  if (s.ok() && ::fdatasync(out) != 0) s = Errno("fdatasync", dst);
+  if (s.ok() && ::fdatasync(out) != 0) s = ErrnoStatus("fdatasync", dst);
   ::close(out);
   ::close(in);
   return s;
@@ -183,7 +134,7 @@ Status LinkOrCopy(const std::string& src, const std::string& dst, bool* copied) 
     return Status(Code::kCorruption, "data file referenced by the checkpoint is missing: " + src);
   }
   if (errno != EXDEV && errno != EPERM && errno != ENOTSUP && errno != EMLINK) {
-    return Errno("link " + src + " to", dst);
+    return ErrnoStatus("link " + src + " to", dst);
   }
   *copied = true;
   return CopyFile(src, dst);
@@ -225,14 +176,14 @@ Status AddDataFiles(BlobFiles* files, const std::vector<uint64_t>& ids, const st
     if (Status s = LinkOrCopy(files->PathOf(id), dst, &copied); !s.ok()) return s;
     touched.insert(dst.substr(0, dst.rfind('/')));
     struct stat st {};
-    if (::stat(dst.c_str(), &st) != 0) return Errno("stat", dst);
+    if (::stat(dst.c_str(), &st) != 0) return ErrnoStatus("stat", dst);
     progress->bytes_done += static_cast<uint64_t>(st.st_size);
     ++progress->files_done;
     if (copied) ++progress->files_copied;
     if (report && !report(*progress)) return Status(Code::kAborted, "backup cancelled");
   }
   for (const std::string& folder : touched) {
-    if (Status s = SyncDir(folder); !s.ok()) return s;
+    if (Status s = SyncPath(folder); !s.ok()) return s;
   }
   return Status::Ok();
 }
@@ -257,8 +208,8 @@ class PartialGuard {
 
 Status BackupStore(rocksdb::DB* db, const StoreOptions& options, BlobFiles* files,
                    const std::string& target_dir, const BackupProgressFn& progress) {
-  if (Status s = CheckTarget(options.path, target_dir); !s.ok()) return s;
-  const std::string target = Normal(target_dir).string();
+  if (Status s = CheckBackupTarget(options.path, "the store", target_dir); !s.ok()) return s;
+  const std::string target = NormalTarget(target_dir).string();
   const std::string partial = PartialName(target);
   PartialGuard guard(partial);
   BlobHold hold(files);  // before the checkpoint: see the argument at the top of this file
@@ -273,7 +224,7 @@ Status BackupStore(rocksdb::DB* db, const StoreOptions& options, BlobFiles* file
   Result<std::vector<uint64_t>> ids = ReferencedIds(options, partial);
   if (!ids.ok()) return ids.status();
   if (Status s = AddDataFiles(files, *ids, partial, &done, progress); !s.ok()) return s;
-  if (Status s = SyncDir(partial); !s.ok()) return s;
+  if (Status s = SyncPath(partial); !s.ok()) return s;
   // rename(2) replaces an empty folder and fails on a non-empty one (ENOTEMPTY/EEXIST): a
   // target filled since CheckTarget is never overwritten.
   if (::rename(partial.c_str(), target.c_str()) != 0) {
@@ -281,10 +232,10 @@ Status BackupStore(rocksdb::DB* db, const StoreOptions& options, BlobFiles* file
       return Status(Code::kInvalidArgument,
                     "backup target exists and is not an empty folder: " + target);
     }
-    return Errno("rename " + partial + " to", target);
+    return ErrnoStatus("rename " + partial + " to", target);
   }
   guard.Keep();
-  return SyncDir(fs::path(target).parent_path().string());
+  return SyncPath(fs::path(target).parent_path().string());
 }
 
 }  // namespace cubby::storage

@@ -9,31 +9,18 @@
 #include <charconv>
 #include <cstring>
 
+#include "storage/files.h"
+
 namespace cubby::storage {
 namespace {
 
 constexpr int kFanout = 256;
 constexpr char kHex[] = "0123456789abcdef";
 
-// ENOSPC and EDQUOT are the store being full (answered as such, not as an internal error).
-Status Errno(std::string_view what, const std::string& path) {
-  const Code code = errno == ENOSPC || errno == EDQUOT ? Code::kNoSpace : Code::kIOError;
-  return Status(code, std::string(what) + " " + path + ": " + std::strerror(errno));
-}
-
 std::string Hex(uint64_t v, int digits) {
   std::string out(static_cast<size_t>(digits), '0');
   for (int i = digits - 1; i >= 0; --i, v >>= 4) out[static_cast<size_t>(i)] = kHex[v & 0xf];
   return out;
-}
-
-Status SyncPath(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", path);
-  int rc = ::fsync(fd);
-  Status s = rc == 0 ? Status::Ok() : Errno("fsync", path);
-  ::close(fd);
-  return s;
 }
 
 // Creates `path` as a folder if missing; *created tells whether it did.
@@ -43,7 +30,7 @@ Status MakeDir(const std::string& path, bool* created) {
     return Status::Ok();
   }
   if (errno == EEXIST) return Status::Ok();
-  return Errno("mkdir", path);
+  return ErrnoStatus("mkdir", path);
 }
 
 std::string ParentOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
@@ -80,7 +67,7 @@ Result<std::vector<uint64_t>> BlobFiles::List() const {
   for (int i = 0; i < kFanout; ++i) {
     const std::string dir = root_ + "/" + Hex(static_cast<uint64_t>(i), 2);
     DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return Errno("opendir", dir);
+    if (d == nullptr) return ErrnoStatus("opendir", dir);
     errno = 0;
     while (dirent* e = ::readdir(d)) {
       std::string_view name(e->d_name);
@@ -98,7 +85,7 @@ Result<std::vector<uint64_t>> BlobFiles::List() const {
     ::closedir(d);
     if (read_errno != 0) {
       errno = read_errno;
-      return Errno("readdir", dir);
+      return ErrnoStatus("readdir", dir);
     }
   }
   return ids;
@@ -107,13 +94,13 @@ Result<std::vector<uint64_t>> BlobFiles::List() const {
 Result<int> BlobFiles::Create(uint64_t id) {
   const std::string path = PathOf(id);
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return Errno("create", path);
+  if (fd < 0) return ErrnoStatus("create", path);
   return fd;
 }
 
 Status BlobFiles::Sync(uint64_t id, int fd) {
   const std::string path = PathOf(id);
-  if (::fdatasync(fd) != 0) return Errno("fdatasync", path);
+  if (::fdatasync(fd) != 0) return ErrnoStatus("fdatasync", path);
   return SyncPath(ParentOf(path));
 }
 
@@ -122,13 +109,13 @@ Result<int> BlobFiles::OpenForRead(uint64_t id) const {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) return fd;
   if (errno == ENOENT) return Status(Code::kCorruption, "object data file missing: " + path);
-  return Errno("open", path);
+  return ErrnoStatus("open", path);
 }
 
 Status BlobFiles::Remove(uint64_t id) {
   const std::string path = PathOf(id);
   if (::unlink(path.c_str()) == 0 || errno == ENOENT) return Status::Ok();
-  return Errno("unlink", path);
+  return ErrnoStatus("unlink", path);
 }
 
 void BlobFiles::UnlinkQuietly(uint64_t id) {
