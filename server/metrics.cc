@@ -39,6 +39,16 @@ void Sample(std::string* out, std::string_view name, std::string_view labels,
   *out += '\n';
 }
 
+// A family of one unlabelled sample (a gauge or a counter without labels).
+void Single(std::string* out, std::string_view name, std::string_view type, std::string_view help,
+            std::string_view value) {
+  Family(out, name, type, help);
+  Sample(out, name, "", value);
+}
+
+// 1 or 0, as Prometheus writes a flag.
+std::string_view Flag(bool on) { return on ? "1" : "0"; }
+
 std::string Label(std::string_view name, std::string_view value) {
   return std::string(name) + "=\"" + EscapeLabelValue(value) + "\"";
 }
@@ -141,16 +151,14 @@ std::string Metrics::Render(const ScrapeFigures& figures) const {
            std::to_string(cumulative));
   }
 
-  Family(&out, "cubby_http_bytes_received_total", "counter", "Request body bytes read.");
-  Sample(&out, "cubby_http_bytes_received_total", "",
+  Single(&out, "cubby_http_bytes_received_total", "counter", "Request body bytes read.",
          std::to_string(bytes_received_.load(std::memory_order_relaxed)));
-  Family(&out, "cubby_http_bytes_sent_total", "counter", "Response body bytes written.");
-  Sample(&out, "cubby_http_bytes_sent_total", "",
+  Single(&out, "cubby_http_bytes_sent_total", "counter", "Response body bytes written.",
          std::to_string(bytes_sent_.load(std::memory_order_relaxed)));
-  Family(&out, "cubby_http_open_connections", "gauge", "Open S3 connections.");
-  Sample(&out, "cubby_http_open_connections", "", std::to_string(figures.open_connections));
-  Family(&out, "cubby_ready", "gauge", "1 when the server answers /_cubby/ready with 200.");
-  Sample(&out, "cubby_ready", "", figures.ready ? "1" : "0");
+  Single(&out, "cubby_http_open_connections", "gauge", "Open S3 connections.",
+         std::to_string(figures.open_connections));
+  Single(&out, "cubby_ready", "gauge", "1 when the server answers /_cubby/ready with 200.",
+         Flag(figures.ready));
 
   Family(&out, "cubby_bucket_objects", "gauge", "Objects in the bucket.");
   for (const auto& b : figures.buckets) {
@@ -162,29 +170,26 @@ std::string Metrics::Render(const ScrapeFigures& figures) const {
   }
 
   if (figures.engine) {
-    Family(&out, "cubby_rocksdb_pending_compaction_bytes", "gauge",
-           "RocksDB's estimate of bytes compaction still has to rewrite.");
-    Sample(&out, "cubby_rocksdb_pending_compaction_bytes", "",
+    Single(&out, "cubby_rocksdb_pending_compaction_bytes", "gauge",
+           "RocksDB's estimate of bytes compaction still has to rewrite.",
            std::to_string(figures.engine->pending_compaction_bytes));
-    Family(&out, "cubby_rocksdb_delayed_write_rate", "gauge",
-           "RocksDB's delayed write rate in bytes/s (0 when writes are not slowed down).");
-    Sample(&out, "cubby_rocksdb_delayed_write_rate", "",
+    Single(&out, "cubby_rocksdb_delayed_write_rate", "gauge",
+           "RocksDB's delayed write rate in bytes/s (0 when writes are not slowed down).",
            std::to_string(figures.engine->delayed_write_rate));
-    Family(&out, "cubby_rocksdb_write_stopped", "gauge", "1 while RocksDB stops writes.");
-    Sample(&out, "cubby_rocksdb_write_stopped", "", figures.engine->write_stopped ? "1" : "0");
+    Single(&out, "cubby_rocksdb_write_stopped", "gauge", "1 while RocksDB stops writes.",
+           Flag(figures.engine->write_stopped));
   }
 
   if (figures.storage) {
-    Family(&out, "cubby_storage_free_bytes", "gauge",
-           "Bytes free for the store on its data folder's filesystem.");
-    Sample(&out, "cubby_storage_free_bytes", "", std::to_string(figures.storage->free_bytes));
-    Family(&out, "cubby_storage_reserve_bytes", "gauge",
-           "Free bytes kept for deletes: writes that would leave less are refused.");
-    Sample(&out, "cubby_storage_reserve_bytes", "",
+    Single(&out, "cubby_storage_free_bytes", "gauge",
+           "Bytes free for the store on its data folder's filesystem.",
+           std::to_string(figures.storage->free_bytes));
+    Single(&out, "cubby_storage_reserve_bytes", "gauge",
+           "Free bytes kept for deletes: writes that would leave less are refused.",
            std::to_string(figures.storage->reserve_bytes));
-    Family(&out, "cubby_storage_full", "gauge",
-           "1 while the store refuses writes for lack of space (507 InsufficientStorage).");
-    Sample(&out, "cubby_storage_full", "", figures.storage->full ? "1" : "0");
+    Single(&out, "cubby_storage_full", "gauge",
+           "1 while the store refuses writes for lack of space (507 InsufficientStorage).",
+           Flag(figures.storage->full));
   }
 
   Family(&out, "cosi_rpc_total", "counter", "COSI gRPC calls, by method and status code.");
