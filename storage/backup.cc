@@ -16,6 +16,7 @@
 
 #include "storage/codec.h"
 #include "storage/db_options.h"
+#include "storage/engine_log.h"
 #include "storage/files.h"
 
 // Why the backup is consistent: the RocksDB checkpoint is a consistent image of every column
@@ -56,6 +57,7 @@ Result<std::vector<uint64_t>> ReferencedIds(const StoreOptions& options, const s
   StoreOptions at = options;
   at.path = dir;
   DbConfig config = MakeDbConfig(at);
+  config.db.info_log = NewSilentEngineLog();  // the backup gets no LOG file of its own
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s =

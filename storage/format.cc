@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "storage/db_options.h"
+#include "storage/engine_log.h"
 #include "storage/format_internal.h"
 #include "text/ascii.h"
 
@@ -39,13 +40,6 @@ constexpr MigrationStep kSteps[] = {
 };
 static_assert(std::size(kSteps) == kFormatVersion, "one step per version, from 0");
 
-// A read-only open must write nothing; RocksDB's info log (LOG) would be a new file.
-class SilentLogger final : public rocksdb::Logger {
- public:
-  using rocksdb::Logger::Logv;
-  void Logv(const char*, va_list) override {}
-};
-
 // The marker of the store in `path`, opened read-only with the default family alone (a
 // read-only open may leave the other families out, and a newer release may have more).
 Result<std::optional<uint32_t>> ReadMarkerReadOnly(const std::string& path) {
@@ -55,7 +49,7 @@ Result<std::optional<uint32_t>> ReadMarkerReadOnly(const std::string& path) {
   DbConfig config = MakeDbConfig(options);
   config.db.create_if_missing = false;
   config.db.create_missing_column_families = false;
-  config.db.info_log = std::make_shared<SilentLogger>();
+  config.db.info_log = NewSilentEngineLog();  // a read-only open writes nothing, not even LOG
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {config.column_families[kDefaultCf]};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
