@@ -1,6 +1,8 @@
 #include "storage/db_options.h"
 
 #include <rocksdb/cache.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/table.h>
@@ -50,6 +52,51 @@ class StatsMergeOperator final : public rocksdb::AssociativeMergeOperator {
   const char* Name() const override { return "cubby.StatsMerge"; }
 };
 
+// For tests (StoreOptions::fail_log_append): appends to write-ahead log files fail with ENOSPC
+// while the predicate says so, as on a full disk. Everything else passes through.
+class LogAppendFaults final : public rocksdb::FileSystemWrapper {
+ public:
+  LogAppendFaults(const std::shared_ptr<rocksdb::FileSystem>& base, std::function<bool()> fail)
+      : FileSystemWrapper(base), fail_(std::move(fail)) {}
+  const char* Name() const override { return "cubby.LogAppendFaults"; }
+
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* file,
+                                    rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus s = target()->NewWritableFile(name, options, file, dbg);
+    if (s.ok() && name.ends_with(".log")) {
+      *file = std::make_unique<FailingFile>(std::move(*file), fail_);
+    }
+    return s;
+  }
+
+ private:
+  class FailingFile final : public rocksdb::FSWritableFileOwnerWrapper {
+   public:
+    FailingFile(std::unique_ptr<rocksdb::FSWritableFile> file, std::function<bool()> fail)
+        : FSWritableFileOwnerWrapper(std::move(file)), fail_(std::move(fail)) {}
+    rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* dbg) override {
+      if (fail_()) return NoSpace();
+      return FSWritableFileOwnerWrapper::Append(data, options, dbg);
+    }
+    rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                             const rocksdb::DataVerificationInfo& info,
+                             rocksdb::IODebugContext* dbg) override {
+      if (fail_()) return NoSpace();
+      return FSWritableFileOwnerWrapper::Append(data, options, info, dbg);
+    }
+
+   private:
+    static rocksdb::IOStatus NoSpace() {
+      return rocksdb::IOStatus::NoSpace("injected for a test: No space left on device");
+    }
+    std::function<bool()> fail_;
+  };
+
+  std::function<bool()> fail_;
+};
+
 }  // namespace
 
 DbConfig MakeDbConfig(const StoreOptions& options) {
@@ -61,8 +108,12 @@ DbConfig MakeDbConfig(const StoreOptions& options) {
   db.bytes_per_sync = 1 * kMiB;
   // Every family shares the WAL: cap it so rarely written families get flushed and old logs go.
   db.max_total_wal_size = 64 * kMiB;
-  db.keep_log_file_num = 4;
-  db.max_log_file_size = 8 * kMiB;
+
+  if (options.fail_log_append) {
+    config.env = rocksdb::NewCompositeEnv(std::make_shared<LogAppendFaults>(
+        rocksdb::FileSystem::Default(), options.fail_log_append));
+    db.env = config.env.get();
+  }
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
 

@@ -2,6 +2,7 @@
 // Private to storage/ (and bench/): includes rocksdb headers.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ enum CfIndex { kDefaultCf = 0, kBucketsCf, kObjectsCf, kDataCf, kUploadsCf, kKey
 struct DbConfig {
   rocksdb::DBOptions db;
   std::vector<rocksdb::ColumnFamilyDescriptor> column_families;  // in CfIndex order
+  // The Env db.env points to when it is not the default one; must outlive the DB.
+  std::shared_ptr<rocksdb::Env> env;
 };
 
 // The options for a store at options.path: one shared LRU block cache of

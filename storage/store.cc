@@ -40,6 +40,7 @@
 #include "storage/blob_files.h"
 #include "storage/codec.h"
 #include "storage/db_options.h"
+#include "storage/engine_log.h"
 #include "storage/format_internal.h"
 #include "text/encoding.h"
 
@@ -80,22 +81,40 @@ Status FromRocks(const rocksdb::Status& s) {
 
 // Tracks RocksDB's background error: once set (a flush, compaction or WAL write failed, e.g.
 // with ENOSPC) the DB refuses every write until DB::Resume succeeds, and
-// rocksdb.is-write-stopped does not say so (it reports stalls only). Callbacks come from
-// RocksDB's threads.
+// rocksdb.is-write-stopped does not say so (it reports stalls only). Also notes whether the
+// error came from a foreground write (its WAL append; see StoreImpl::ResumeIfRoom). Callbacks
+// come from RocksDB's threads.
 // https://github.com/facebook/rocksdb/wiki/Background-Error-Handling
 class EngineErrorListener final : public rocksdb::EventListener {
  public:
-  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
-    if (error != nullptr && !error->ok()) stopped_.store(true);
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
+    if (error == nullptr || error->ok()) return;
+    if (reason == rocksdb::BackgroundErrorReason::kWriteCallback ||
+        reason == rocksdb::BackgroundErrorReason::kMemTable) {
+      log_write_failed_.store(true);
+    }
+    stopped_.store(true);
+  }
+  // RocksDB would resume by itself (DB::Open gives every DB an SstFileManager, which polls free
+  // space and resumes after ENOSPC), including in the one case where resuming makes the next
+  // write abort the process; the store decides instead (StoreImpl::ResumeIfRoom).
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status,
+                            bool* auto_recovery) override {
+    *auto_recovery = false;
   }
   void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
-    if (info.new_bg_error.ok()) stopped_.store(false);
+    if (info.new_bg_error.ok()) Recovered();
   }
   bool stopped() const { return stopped_.load(); }
-  void Recovered() { stopped_.store(false); }
+  bool log_write_failed() const { return log_write_failed_.load(); }
+  void Recovered() {
+    log_write_failed_.store(false);
+    stopped_.store(false);
+  }
 
  private:
   std::atomic<bool> stopped_{false};
+  std::atomic<bool> log_write_failed_{false};
 };
 
 int64_t NowMs() {
@@ -422,8 +441,9 @@ class StoreImpl final : public Store {
  public:
   StoreImpl(const StoreOptions& options, rocksdb::DB* db,
             std::vector<rocksdb::ColumnFamilyHandle*> handles, std::unique_ptr<BlobFiles> files,
-            std::shared_ptr<EngineErrorListener> engine_errors)
+            std::shared_ptr<EngineErrorListener> engine_errors, std::shared_ptr<rocksdb::Env> env)
       : options_(WithStatFs(options)),
+        env_(std::move(env)),
         db_(db),
         handles_(std::move(handles)),
         files_(std::move(files)),
@@ -531,7 +551,7 @@ class StoreImpl final : public Store {
     Status s = InitStats(&batch);
     if (!s.ok()) return s;
     if (batch.Count() == 0) return Status::Ok();
-    return FromRocks(db_->Write(sync_, &batch));
+    return Apply(&batch);
   }
 
   // A store written before bucket stats existed: count every bucket once.
@@ -626,8 +646,8 @@ class StoreImpl final : public Store {
     std::unique_lock bucket_lock(BucketMutex(candidate.name));
     Result<BucketRecord> existing = GetBucket(candidate.name);
     if (existing.ok() || existing.status().code() != Code::kNoSuchBucket) return existing;
-    Status s = FromRocks(db_->Put(sync_, cf(kBucketsCf), candidate.name,
-                                  codec::EncodeBucket(candidate)));
+    Status s = ApplyPut(cf(kBucketsCf), candidate.name,
+                                  codec::EncodeBucket(candidate));
     if (!s.ok()) return s;
     *created = true;
     return candidate;
@@ -643,7 +663,7 @@ class StoreImpl final : public Store {
   Status UpdateBucket(const BucketRecord& bucket) override {
     std::unique_lock bucket_lock(BucketMutex(bucket.name));
     if (Status s = RequireBucket(bucket.name); !s.ok()) return s;
-    return FromRocks(db_->Put(sync_, cf(kBucketsCf), bucket.name, codec::EncodeBucket(bucket)));
+    return ApplyPut(cf(kBucketsCf), bucket.name, codec::EncodeBucket(bucket));
   }
 
   Result<std::vector<BucketRecord>> ListBuckets() override {
@@ -784,7 +804,7 @@ class StoreImpl final : public Store {
     SetDataOf(old, &meta);
     if (meta.etag.empty()) meta.etag = old.etag;
     if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
-    Status s = FromRocks(db_->Put(sync_, cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta)));
+    Status s = ApplyPut(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
     if (!s.ok()) return s;
     return meta;
   }
@@ -822,9 +842,9 @@ class StoreImpl final : public Store {
     upload.checksum_type = std::string(checksum_type);
     std::shared_lock bucket_lock(BucketMutex(bucket));
     if (Status s = RequireBucket(bucket); !s.ok()) return s;
-    Status s = FromRocks(db_->Put(sync_, cf(kUploadsCf),
+    Status s = ApplyPut(cf(kUploadsCf),
                                   codec::UploadKey(bucket, key, upload.upload_id),
-                                  codec::EncodeUpload(upload)));
+                                  codec::EncodeUpload(upload));
     if (!s.ok()) return s;
     return upload;
   }
@@ -1020,7 +1040,9 @@ class StoreImpl final : public Store {
     capacity.total_bytes = space->total_bytes;
     capacity.available_bytes = space->available_bytes;
     capacity.reserve_bytes = reserve;
+    capacity.headroom_bytes = EngineHeadroom(space->total_bytes);
     capacity.engine_stopped = engine_errors_->stopped();
+    capacity.engine_needs_restart = needs_restart_.load();
     return capacity;
   }
 
@@ -1029,6 +1051,11 @@ class StoreImpl final : public Store {
     if (!space.ok()) return space.status();
     const uint64_t reserve = ReserveFor(*space);
     if (engine_errors_->stopped() && !ResumeIfRoom(*space, reserve)) {
+      if (needs_restart_.load()) {
+        return Status(Code::kNoSpace,
+                      "the store is full: the engine stopped writing after running out of "
+                      "space and takes writes again only after cubby is restarted");
+      }
       return Status(Code::kNoSpace,
                     "the store is full: the engine stopped writing after running out of space "
                     "and resumes once " + std::to_string(reserve) + " bytes are free (" +
@@ -1056,7 +1083,7 @@ class StoreImpl final : public Store {
         batch.Put(cf(kKeysCf), codec::GrantIndexKey(bucket, key.grant_name), key.access_key_id);
       }
     }
-    return FromRocks(db_->Write(sync_, &batch));
+    return Apply(&batch);
   }
 
   Status DeleteAccessKey(std::string_view access_key_id) override {
@@ -1075,7 +1102,7 @@ class StoreImpl final : public Store {
         }
       }
     }
-    return FromRocks(db_->Write(sync_, &batch));
+    return Apply(&batch);
   }
 
   Result<AccessKeyRecord> GetOrCreateGrant(std::string_view bucket, std::string_view grant_name,
@@ -1108,7 +1135,7 @@ class StoreImpl final : public Store {
     batch.Put(cf(kKeysCf), codec::AccessKeyKey(candidate.access_key_id),
               codec::EncodeAccessKey(candidate));
     batch.Put(cf(kKeysCf), index_key, candidate.access_key_id);
-    Status s = FromRocks(db_->Write(sync_, &batch));
+    Status s = Apply(&batch);
     if (!s.ok()) return s;
     *created = true;
     return candidate;
@@ -1141,7 +1168,7 @@ class StoreImpl final : public Store {
   }
 
   Status PutSetting(std::string_view name, std::string_view value) override {
-    return FromRocks(db_->Put(sync_, cf(kDefaultCf), ToSlice(name), ToSlice(value)));
+    return ApplyPut(cf(kDefaultCf), ToSlice(name), ToSlice(value));
   }
 
   Result<uint64_t> DebugCountDataPieces() override {
@@ -1265,7 +1292,7 @@ class StoreImpl final : public Store {
   // Writes a metadata batch (synced); then unlinks the data files it released and wakes the
   // reclaimer when enough chunk data has been released.
   Status WriteReleasing(Batch* batch) {
-    Status s = FromRocks(db_->Write(sync_, batch));
+    Status s = Apply(batch);
     MaybeWakeReclaimer(s);
     if (s.ok()) files_->Release(batch->released_files);
     return s;
@@ -1395,28 +1422,73 @@ class StoreImpl final : public Store {
   }
 
   uint64_t ReserveFor(const FsSpace& space) const {
-    return options_.reserve_bytes.value_or(DefaultReserve(space.total_bytes));
+    return EffectiveReserve(options_.reserve_bytes, space.total_bytes);
+  }
+
+  // Every change to RocksDB goes through these two, synced unless options_.sync is false.
+  // Below the engine's headroom nothing is written, deletes included (storage/capacity.h).
+  Status Apply(rocksdb::WriteBatch* batch) {
+    if (Status room = CheckEngineHeadroom(); !room.ok()) return room;
+    return FromRocks(db_->Write(sync_, batch));
+  }
+  Status ApplyPut(rocksdb::ColumnFamilyHandle* family, const rocksdb::Slice& key,
+                  const rocksdb::Slice& value) {
+    if (Status room = CheckEngineHeadroom(); !room.ok()) return room;
+    return FromRocks(db_->Put(sync_, family, key, value));
+  }
+  Status CheckEngineHeadroom() {
+    Result<FsSpace> space = options_.statfs(options_.path);
+    if (!space.ok()) return space.status();
+    return CheckHeadroom(*space);
   }
 
   // Resumes a DB stopped by a background error once the reserve is free again (its flush needs
-  // room); true when it writes again. RocksDB recovers from ENOSPC by itself only with an
-  // SstFileManager, whose own free-space rule would differ from the reserve, so the store does
-  // it: https://github.com/facebook/rocksdb/wiki/Background-Error-Handling
+  // room); true when it writes again. RocksDB's own recovery from ENOSPC (through the
+  // SstFileManager DB::Open adds) is switched off by EngineErrorListener: its free-space rule
+  // differs from the reserve, and it cannot tell the case below.
+  //   https://github.com/facebook/rocksdb/wiki/Background-Error-Handling
+  //
+  // One stop cannot be resumed in this process. DB::Resume flushes the memtables, and only
+  // switching a non-empty memtable moves RocksDB to a new WAL file
+  // (DBImpl::FlushMemTable in 7.8): when a WAL append failed while every memtable was empty,
+  // Resume would succeed and keep the failed log writer, and the next write's append to it
+  // aborts the process (WritableFileWriter::AssertFalseAndGetStatusForPrevError). The engine
+  // headroom makes that rare (another process must fill the disk past it); when it happens
+  // anyway the store stays stopped, reads keep working, and needs_restart_ says that a restart
+  // (which opens a new WAL) brings writes back.
   bool ResumeIfRoom(const FsSpace& space, uint64_t reserve) {
     if (space.available_bytes < reserve) return false;
     std::lock_guard lock(resume_mu_);
     if (!engine_errors_->stopped()) return true;
+    if (needs_restart_.load()) return false;
+    if (engine_errors_->log_write_failed() && !AnyMemtableHoldsData()) {
+      needs_restart_.store(true);
+      return false;
+    }
     if (!db_->Resume().ok()) return false;
     engine_errors_->Recovered();
     return true;
   }
 
+  // Whether some family's active memtable holds an entry. A family RocksDB does not report on
+  // counts as holding one, so the answer errs towards resuming as RocksDB itself would.
+  bool AnyMemtableHoldsData() {
+    for (rocksdb::ColumnFamilyHandle* family : handles_) {
+      uint64_t entries = 1;
+      db_->GetIntProperty(family, rocksdb::DB::Properties::kNumEntriesActiveMemTable, &entries);
+      if (entries > 0) return true;
+    }
+    return false;
+  }
+
   const StoreOptions options_;
+  const std::shared_ptr<rocksdb::Env> env_;  // the DB's Env when not the default; outlives db_
   rocksdb::DB* db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   const std::unique_ptr<BlobFiles> files_;
   const std::shared_ptr<EngineErrorListener> engine_errors_;
   std::mutex resume_mu_;  // one DB::Resume at a time
+  std::atomic<bool> needs_restart_{false};  // see ResumeIfRoom; never cleared in this process
   rocksdb::WriteOptions sync_;  // for metadata changes: synced unless options_.sync is false
   std::atomic<uint64_t> next_data_id_{1};
   std::atomic<uint64_t> last_upload_stamp_{0};
@@ -1768,6 +1840,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   DbConfig config = MakeDbConfig(options);
   Result<std::unique_ptr<BlobFiles>> files = BlobFiles::Open(options.path + "/blobs");
   if (!files.ok()) return files.status();
+  config.db.info_log = NewEngineLog(options.path);
   auto engine_errors = std::make_shared<EngineErrorListener>();
   config.db.listeners.push_back(engine_errors);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -1776,7 +1849,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       rocksdb::DB::Open(config.db, options.path, config.column_families, &handles, &db);
   if (!s.ok()) return OpenFailure(s, options.path);
   auto store = std::make_unique<StoreImpl>(options, db, std::move(handles), std::move(*files),
-                                           std::move(engine_errors));
+                                           std::move(engine_errors), std::move(config.env));
   Status formatted = store->UpgradeFormat(found->has_value(), options.on_migration);
   if (!formatted.ok()) return formatted;
   Status recovered = store->Recover();

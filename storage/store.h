@@ -43,6 +43,9 @@ struct StoreOptions {
   std::optional<uint64_t> reserve_bytes = std::nullopt;
   // Reads the data folder's filesystem figures; null: StatFs (statvfs). Tests inject a fake.
   StatFsFn statfs = nullptr;
+  // For tests: asked before each append to a write-ahead log file; true makes that append fail
+  // with ENOSPC, as on a full disk. null (always outside tests): appends are not intercepted.
+  std::function<bool()> fail_log_append = nullptr;
 };
 
 // Preconditions checked atomically with a write.
