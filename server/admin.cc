@@ -44,7 +44,10 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::HttpRespon
     return true;
   }
   if (operation == "CubbyLive") {
-    *response = TextResponse(200, "live\n");
+    *response = needs_restart_.load()
+                    ? TextResponse(503, "restart needed: the store takes writes again only after "
+                                        "a restart\n")
+                    : TextResponse(200, "live\n");
   } else if (operation == "CubbyReady") {
     // Full is still ready: taking the pod out of its Service would stop the reads and deletes
     // that keep working (and that free space); the body and cubby_storage_full say it.

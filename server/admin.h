@@ -41,6 +41,9 @@ class AdminEndpoints {
   bool ready() const { return ready_.load(); }
   // Whether the store refuses writes for lack of space (said in /_cubby/ready's body).
   void SetStorageFull(bool full) { storage_full_.store(full); }
+  // Whether only a restart brings writes back (storage::Capacity::engine_needs_restart): then
+  // /_cubby/live answers 503, so an orchestrator restarts cubby; the space is back by then.
+  void SetNeedsRestart(bool needs) { needs_restart_.store(needs); }
 
   // True when `request` targets /_cubby/...: then *response is the answer and
   // summary->operation names it (CubbyLive, CubbyReady, CubbyMetrics, CubbyBackup, or Unknown
@@ -55,6 +58,7 @@ class AdminEndpoints {
   Handler backup_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> storage_full_{false};
+  std::atomic<bool> needs_restart_{false};
 };
 
 }  // namespace cubby::server

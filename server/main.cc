@@ -356,6 +356,14 @@ class Instance {
     if (!capacity.ok()) return storage_full_;
     const bool full = capacity->full();
     admin_->SetStorageFull(full);
+    if (capacity->engine_needs_restart && !needs_restart_) {
+      needs_restart_ = true;
+      admin_->SetNeedsRestart(true);
+      logger_.Error("store needs a restart: the space is back, but the engine stopped in a way "
+                    "it resumes from only when restarted; reads keep working, writes answer 507, "
+                    "/_cubby/live answers 503",
+                    {{"free_bytes", capacity->available_bytes}});
+    }
     if (full == storage_full_) return full;
     storage_full_ = full;
     if (full) {
@@ -587,6 +595,7 @@ class Instance {
   Metrics metrics_;
   std::unique_ptr<AdminEndpoints> admin_;
   bool storage_full_ = false;  // as WatchCapacity last logged it
+  bool needs_restart_ = false;  // logged once by WatchCapacity
   std::unique_ptr<BackupRunner> backup_;
   HttpServerOptions http_options_;
   std::unique_ptr<HttpServer> http_;

@@ -203,6 +203,23 @@ TEST(AdminEndpointsTest, FullStoreIsReadyAndSaysSo) {
   EXPECT_EQ(response.status, 503);
 }
 
+// A store that only a restart brings back to writing fails liveness, so an orchestrator
+// restarts it; readiness is unchanged (reads still work).
+TEST(AdminEndpointsTest, StoreNeedingARestartFailsLiveness) {
+  Metrics metrics;
+  AdminEndpoints admin(&metrics, nullptr);
+  admin.SetReady(true);
+  s3api::HttpResponse response;
+  ASSERT_TRUE(admin.Handle(Request("GET", "/_cubby/live"), &response, nullptr));
+  EXPECT_EQ(response.status, 200);
+  admin.SetNeedsRestart(true);
+  ASSERT_TRUE(admin.Handle(Request("GET", "/_cubby/live"), &response, nullptr));
+  EXPECT_EQ(response.status, 503);
+  EXPECT_TRUE(Contains(response.body, "restart needed")) << response.body;
+  ASSERT_TRUE(admin.Handle(Request("GET", "/_cubby/ready"), &response, nullptr));
+  EXPECT_EQ(response.status, 200);
+}
+
 TEST(AdminEndpointsTest, MetricsContentTypeAndReadyGauge) {
   Metrics metrics;
   AdminEndpoints admin(&metrics, nullptr);
