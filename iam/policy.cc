@@ -565,12 +565,13 @@ ValueType TypeOf(ConditionOp op) {
   return ValueType::kString;
 }
 
-// a <op> b for the ordered operators (a: the request's value, b: the policy's).
+// a <op> b for the ordered operators (a: the request's value, b: the policy's); the Equals and
+// NotEquals operators both ask equality (the caller negates).
 template <typename T>
 bool Compare(ConditionOp op, T a, T b) {
   switch (op) {
     case ConditionOp::kNumericEquals:
-    case ConditionOp::kNumericNotEquals:  // negated by the caller
+    case ConditionOp::kNumericNotEquals:
     case ConditionOp::kDateEquals:
     case ConditionOp::kDateNotEquals:
       return a == b;
@@ -586,9 +587,24 @@ bool Compare(ConditionOp op, T a, T b) {
     case ConditionOp::kNumericGreaterThanEquals:
     case ConditionOp::kDateGreaterThanEquals:
       return a >= b;
-    default:
-      return false;
+    case ConditionOp::kStringEquals:
+    case ConditionOp::kStringNotEquals:
+    case ConditionOp::kStringEqualsIgnoreCase:
+    case ConditionOp::kStringNotEqualsIgnoreCase:
+    case ConditionOp::kStringLike:
+    case ConditionOp::kStringNotLike:
+    case ConditionOp::kBool:
+    case ConditionOp::kBinaryEquals:
+    case ConditionOp::kIpAddress:
+    case ConditionOp::kNotIpAddress:
+    case ConditionOp::kArnEquals:
+    case ConditionOp::kArnLike:
+    case ConditionOp::kArnNotEquals:
+    case ConditionOp::kArnNotLike:
+    case ConditionOp::kNull:
+      return false;  // not ordered; ValueMatches never asks
   }
+  return false;
 }
 
 bool ArnMatches(const ConditionValue& v, std::string_view arn, const ConditionKeys* keys) {
@@ -1202,16 +1218,11 @@ bool Pins(const Condition& cond) {
     return std::all_of(cond.values.begin(), cond.values.end(),
                        [](const ConditionValue& v) { return v.cidr.prefix > 0; });
   }
-  switch (cond.op) {
-    case ConditionOp::kStringEquals:
-    case ConditionOp::kStringEqualsIgnoreCase:
-    case ConditionOp::kStringLike:
-    case ConditionOp::kArnEquals:
-    case ConditionOp::kArnLike:
-      break;
-    default:
-      return false;
-  }
+  bool equality = cond.op == ConditionOp::kStringEquals ||
+                  cond.op == ConditionOp::kStringEqualsIgnoreCase ||
+                  cond.op == ConditionOp::kStringLike || cond.op == ConditionOp::kArnEquals ||
+                  cond.op == ConditionOp::kArnLike;
+  if (!equality) return false;
   if (std::find(std::begin(kFixingKeys), std::end(kFixingKeys), cond.key) ==
       std::end(kFixingKeys)) {
     return false;
