@@ -907,7 +907,8 @@ class PolicyParser {
             if (rest == "root") {
               st->principals.emplace_back(s.substr(13, 12));
             } else if ((rest.starts_with("user/") || rest.starts_with("role/")) &&
-                       rest.size() > 5 && rest.back() != '/') {
+                       rest.size() > 5 && rest.back() != '/' &&
+                       rest.find_first_of("*?") == std::string_view::npos) {
               st->principals.emplace_back(s);
             } else {
               return Fail(std::string(kInvalid));

@@ -646,6 +646,8 @@ const std::vector<Malformed>& MalformedCases() {
       {Stmt(kAllowJ, R"({"CanonicalUser":"abc"})", kGet, kObjects), "Invalid principal in policy"},
       {Stmt(kAllowJ, R"({"Bogus":"x"})", kGet, kObjects), "Invalid principal in policy"},
       {Stmt(kAllowJ, R"({"Service":""})", kGet, kObjects), "Invalid principal in policy"},
+      {Stmt(kAllowJ, R"({"AWS":"arn:aws:iam::123456789012:user/*"})", kGet, kObjects),
+       "Invalid principal in policy"},
       {Stmt(kAllowJ, R"({"AWS":"arn:aws:sts::123456789012:federated-user/x"})", kGet, kObjects),
        "Invalid principal in policy"},
       {Stmt(kAllowJ, R"({"AWS":5})", kGet, kObjects), "Invalid principal in policy"},
