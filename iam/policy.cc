@@ -186,6 +186,10 @@ class Matcher {
       }
     } else if (parts_.size() == 1 && parts_[0].kind == Kind::kLiteral) {
       return Equal(parts_[0].text, s);
+    } else if (parts_.size() == 2 && parts_[0].kind == Kind::kLiteral &&
+               parts_[1].kind == Kind::kStar) {  // "arn:aws:s3:::bucket/prefix*"
+      return s.size() >= parts_[0].text.size() &&
+             Equal(parts_[0].text, s.substr(0, parts_[0].text.size()));
     }
     Cursor c;
     if (!Settle(&c)) return false;
