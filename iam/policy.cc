@@ -821,7 +821,8 @@ class PolicyParser {
         return Fail("Unknown field " + m.name);
       }
     }
-    if (!st.sid.empty()) {
+    // IAM refuses a repeated Sid; S3 keeps bucket policies that repeat one.
+    if (options_.kind == PolicyKind::kIdentity && !st.sid.empty()) {
       for (const policy_internal::Statement& other : policy_.statements_) {
         if (other.sid == st.sid) {
           return Fail("Statement IDs (SID) in a single policy must be unique.");

@@ -190,24 +190,31 @@ class Policy {
 };
 
 // Reads and checks `text`. On success, the compiled policy. On failure a Status with code
-// kInvalidArgument whose message is the one AWS gives where AWS has one (S3 answers it as
-// 400 MalformedPolicy, IAM as 400 MalformedPolicyDocument), among them:
+// kInvalidArgument whose message says what is wrong (S3 answers it as 400 MalformedPolicy, IAM
+// as 400 MalformedPolicyDocument). AWS's own messages where AWS has one:
 //   "This policy contains invalid Json", "Policies must be valid JSON and the first byte must be
 //   '{'", "The policy must contain a valid version string", "Missing required field Statement",
 //   "Could not parse the policy: Statement is empty!", "Unknown field <name>",
 //   "Missing required field Effect", "Invalid effect: <value>", "Missing required field
 //   Principal", "Invalid principal in policy", "Policy document should not specify a principal."
-//   (kIdentity), "Missing required field Action", "Policy has invalid action", "Missing required
-//   field Resource", "Policy has invalid resource", "Action does not apply to any resource(s) in
-//   statement", "Invalid Condition type : <operator>", "Policy has an invalid condition key",
-//   "Invalid IP address in Conditions", "Invalid value in Conditions for operator <operator>",
-//   "Policy has duplicate field <name>", "Policy exceeds the maximum allowed document size".
+//   (kIdentity), "Statement IDs (SID) in a single policy must be unique." (kIdentity; S3 keeps
+//   repeated Sids), "Missing required field Action", "Policy has invalid action", "Missing
+//   required field Resource", "Policy has invalid resource", "Action does not apply to any
+//   resource(s) in statement", "Invalid Condition type : <operator>", "Policy has an invalid
+//   condition key", "Invalid IP address in Conditions".
+// cubby's own, where no AWS text is known: "Policy has duplicate field <name>" (a JSON object
+// naming a member twice), "Policy has invalid Id", "Policy has invalid Sid", "Invalid value in
+// Conditions for operator <operator>" (a number, date, Bool or Null value that does not parse, or
+// a value that is not a string, number or boolean), "Policy exceeds the maximum allowed document
+// size".
 // Checks beyond the grammar: every action names or matches at least one action of S3 or of
 // IAM's user, access key, user policy and user tag actions ("*", "s3:*", "s3:Get*" are fine);
 // kBucket resources belong to options.bucket and every Action applies to one of them (object
 // actions need an object resource, bucket actions the bucket); kBucket condition keys are
 // "aws:..." or one of S3's own keys; principals are "*", 12-digit account ids,
-// "arn:aws:iam::<account>:root|user/...|role/...", or CanonicalUser ids (64 hex).
+// "arn:aws:iam::<account>:root|user/...|role/..." (no wildcards), assumed-role ARNs, or
+// CanonicalUser ids (64 hex). Operators are matched exactly ("StringEquals", not
+// "stringequals"); Effect is "Allow" or "Deny" exactly.
 storage::Result<Policy> Parse(std::string_view text, const ParseOptions& options);
 
 // What `policy` says about `request`: kDeny if any Deny statement applies, else kAllow if any
