@@ -126,6 +126,13 @@ const XmlNode* XmlNode::Child(std::string_view child_name) const {
   return nullptr;
 }
 
+const std::string* XmlNode::Attribute(std::string_view ns, std::string_view attribute_name) const {
+  for (const XmlAttribute& a : attributes) {
+    if (a.ns == ns && a.name == attribute_name) return &a.value;
+  }
+  return nullptr;
+}
+
 namespace {
 
 constexpr int kMaxDepth = 64;
@@ -146,7 +153,19 @@ void Refuse(TreeBuilder* builder) {
   XML_StopParser(builder->parser, XML_FALSE);
 }
 
-void XMLCALL OnStartElement(void* data, const XML_Char* name, const XML_Char** /*attributes*/) {
+// Splits expat's "<uri><separator><local>" (or a bare "<local>") into its two parts.
+void SplitQualifiedName(std::string_view qualified, std::string* ns, std::string* local) {
+  const size_t separator = qualified.rfind(kNamespaceSeparator);
+  if (separator == std::string_view::npos) {
+    ns->clear();
+    *local = qualified;
+  } else {
+    *ns = qualified.substr(0, separator);
+    *local = qualified.substr(separator + 1);
+  }
+}
+
+void XMLCALL OnStartElement(void* data, const XML_Char* name, const XML_Char** attributes) {
   auto* builder = static_cast<TreeBuilder*>(data);
   if (builder->open.size() >= static_cast<size_t>(kMaxDepth)) return Refuse(builder);
   XmlNode* node = builder->root;
@@ -155,9 +174,14 @@ void XMLCALL OnStartElement(void* data, const XML_Char* name, const XML_Char** /
   } else {
     node = &builder->open.back()->children.emplace_back();
   }
-  std::string_view qualified(name);
-  const size_t separator = qualified.rfind(kNamespaceSeparator);
-  node->name = separator == std::string_view::npos ? qualified : qualified.substr(separator + 1);
+  std::string element_ns;
+  SplitQualifiedName(name, &element_ns, &node->name);
+  // expat passes name, value, name, value, ..., nullptr.
+  for (const XML_Char** a = attributes; a[0] != nullptr; a += 2) {
+    XmlAttribute& attribute = node->attributes.emplace_back();
+    SplitQualifiedName(a[0], &attribute.ns, &attribute.name);
+    attribute.value = a[1];
+  }
   builder->open.push_back(node);
 }
 

@@ -44,13 +44,26 @@ class XmlWriter {
   std::vector<std::string> open_;
 };
 
+// An attribute as the namespaces resolve it: xsi:type (with xmlns:xsi bound to the schema
+// instance URI) is {"http://www.w3.org/2001/XMLSchema-instance", "type", value}. An attribute
+// without a prefix has no namespace (XML Namespaces 1.0 §6.2). Namespace declarations (xmlns,
+// xmlns:p) are not attributes here.
+struct XmlAttribute {
+  std::string ns;
+  std::string name;   // local name
+  std::string value;  // decoded, normalized as XML says
+};
+
 struct XmlNode {
   std::string name;  // local name: a namespace prefix ("s3:Key" → "Key") is dropped
   std::string text;  // concatenated character data directly inside this element, decoded
+  std::vector<XmlAttribute> attributes;  // in document order
   std::vector<XmlNode> children;
 
   // First child with this local name, or nullptr.
   const XmlNode* Child(std::string_view child_name) const;
+  // The value of the attribute with this namespace and local name, or nullptr.
+  const std::string* Attribute(std::string_view ns, std::string_view attribute_name) const;
 };
 
 // Parses a whole document into its root element. Returns false (the caller answers
@@ -59,7 +72,7 @@ struct XmlNode {
 // "&#x1;", bad names, mismatched tags, unknown entities, an unbound namespace prefix, trailing
 // content), on a DOCTYPE, more than 64 levels or more than kMaxRequestXmlBytes of input. Line
 // ends are normalized as XML says (CR LF and CR are LF; "&#13;" stays CR). A UTF-8 byte order
-// mark is allowed. Attributes are checked and dropped.
+// mark is allowed. Attributes are kept on their element (XmlNode::attributes).
 bool ParseXml(std::string_view doc, XmlNode* root);
 
 }  // namespace cubby::s3api

@@ -96,6 +96,34 @@ TEST(XmlTest, ParsesRequestBodies) {
   ASSERT_TRUE(ParseXml("<a x='1' y=\"&quot;2\"></a >", &root));
 }
 
+// AccessControlPolicy's Grantee names its type in xsi:type: the reader resolves the prefix.
+TEST(XmlTest, KeepsAttributesWithTheirNamespace) {
+  XmlNode root;
+  ASSERT_TRUE(
+      ParseXml("<Grant><Grantee xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+               "xsi:type=\"Canonical&amp;User\" plain='p'><ID>x</ID></Grantee><Other/></Grant>",
+               &root));
+  const XmlNode* grantee = root.Child("Grantee");
+  ASSERT_NE(grantee, nullptr);
+  ASSERT_EQ(grantee->attributes.size(), 2u) << "xmlns:xsi is a declaration, not an attribute";
+  const std::string* type = grantee->Attribute("http://www.w3.org/2001/XMLSchema-instance", "type");
+  ASSERT_NE(type, nullptr);
+  EXPECT_EQ(*type, "Canonical&User");
+  ASSERT_NE(grantee->Attribute("", "plain"), nullptr);
+  EXPECT_EQ(*grantee->Attribute("", "plain"), "p");
+  EXPECT_EQ(grantee->Attribute("", "type"), nullptr) << "the namespace is part of the name";
+  EXPECT_EQ(grantee->Attribute("http://www.w3.org/2001/XMLSchema-instance", "plain"), nullptr);
+  EXPECT_TRUE(root.Child("Other")->attributes.empty());
+
+  // Another prefix bound to the same namespace is the same attribute.
+  ASSERT_TRUE(ParseXml(
+      "<G xmlns:i=\"http://www.w3.org/2001/XMLSchema-instance\" i:type=\"Group\"/>", &root));
+  ASSERT_NE(root.Attribute("http://www.w3.org/2001/XMLSchema-instance", "type"), nullptr);
+  EXPECT_EQ(*root.Attribute("http://www.w3.org/2001/XMLSchema-instance", "type"), "Group");
+  // An unbound prefix is not well-formed with namespaces.
+  EXPECT_FALSE(ParseXml("<G xsi:type=\"Group\"/>", &root));
+}
+
 TEST(XmlTest, RejectsMalformed) {
   const std::vector<std::string> bad = {
       "",
