@@ -14,6 +14,10 @@ namespace {
 // One row per ErrorCode, in the enum's order, so that Info is an index.
 constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kNone, "InternalError", "No error.", 500},
+    // The bucket's object ownership is BucketOwnerEnforced and the request sets an ACL
+    // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-ownership-error-responses.html).
+    {ErrorCode::kAccessControlListNotSupported, "AccessControlListNotSupported",
+     "The bucket does not allow ACLs", 400},
     {ErrorCode::kAccessDenied, "AccessDenied", "Access Denied", 403},
     {ErrorCode::kAuthorizationHeaderMalformed, "AuthorizationHeaderMalformed",
      "The authorization header that you provided is not valid.", 400},
@@ -49,6 +53,8 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kInvalidAccessKeyId, "InvalidAccessKeyId",
      "The AWS access key ID you provided does not exist in our records.", 403},
     {ErrorCode::kInvalidArgument, "InvalidArgument", "Invalid Argument", 400},
+    {ErrorCode::kInvalidBucketAclWithObjectOwnership, "InvalidBucketAclWithObjectOwnership",
+     "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting", 400},
     {ErrorCode::kInvalidBucketName, "InvalidBucketName", "The specified bucket is not valid.", 400},
     {ErrorCode::kInvalidDigest, "InvalidDigest", "The Content-MD5 you specified is not valid.",
      400},
@@ -68,6 +74,9 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kInvalidRequest, "InvalidRequest", "Invalid Request", 400},
     {ErrorCode::kInvalidURI, "InvalidURI", "Couldn't parse the specified URI.", 400},
     {ErrorCode::kKeyTooLongError, "KeyTooLongError", "Your key is too long", 400},
+    {ErrorCode::kMalformedACLError, "MalformedACLError",
+     "The XML you provided was not well-formed or did not validate against our published schema",
+     400},
     {ErrorCode::kMalformedXML, "MalformedXML",
      "The XML you provided was not well-formed or did not validate against our published schema",
      400},
@@ -86,6 +95,8 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kNoSuchKey, "NoSuchKey", "The specified key does not exist.", 404},
     {ErrorCode::kNoSuchLifecycleConfiguration, "NoSuchLifecycleConfiguration",
      "The lifecycle configuration does not exist", 404},
+    {ErrorCode::kNoSuchPublicAccessBlockConfiguration, "NoSuchPublicAccessBlockConfiguration",
+     "The public access block configuration was not found", 404},
     {ErrorCode::kNoSuchTagSet, "NoSuchTagSet", "The TagSet does not exist", 404},
     {ErrorCode::kNoSuchUpload, "NoSuchUpload",
      "The specified upload does not exist. The upload ID may be invalid, or the upload may have "
@@ -102,6 +113,8 @@ constexpr ErrorInfo kErrors[] = {
      "A conflicting conditional operation is currently in progress against this resource. "
      "Try again.",
      409},
+    {ErrorCode::kOwnershipControlsNotFoundError, "OwnershipControlsNotFoundError",
+     "The bucket ownership controls were not found", 404},
     {ErrorCode::kPreconditionFailed, "PreconditionFailed",
      "At least one of the preconditions you specified did not hold.", 412},
     {ErrorCode::kRequestTimeTooSkewed, "RequestTimeTooSkewed",
@@ -118,6 +131,8 @@ constexpr ErrorInfo kErrors[] = {
      "The request signature we calculated does not match the signature you provided. Check your "
      "key and signing method.",
      403},
+    {ErrorCode::kUnresolvableGrantByEmailAddress, "UnresolvableGrantByEmailAddress",
+     "The email address you provided does not match any account on record.", 400},
     {ErrorCode::kXAmzContentSHA256Mismatch, "XAmzContentSHA256Mismatch",
      "The provided 'x-amz-content-sha256' header does not match what was computed.", 400},
 };

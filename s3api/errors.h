@@ -9,6 +9,7 @@ namespace cubby::s3api {
 
 enum class ErrorCode {
   kNone,
+  kAccessControlListNotSupported,
   kAccessDenied,
   kAuthorizationHeaderMalformed,
   kAuthorizationQueryParametersError,
@@ -23,6 +24,7 @@ enum class ErrorCode {
   kInternalError,
   kInvalidAccessKeyId,
   kInvalidArgument,
+  kInvalidBucketAclWithObjectOwnership,
   kInvalidBucketName,
   kInvalidDigest,
   kInvalidLocationConstraint,
@@ -33,6 +35,7 @@ enum class ErrorCode {
   kInvalidRequest,
   kInvalidURI,
   kKeyTooLongError,
+  kMalformedACLError,
   kMalformedXML,
   kMetadataTooLarge,
   kMethodNotAllowed,
@@ -43,6 +46,7 @@ enum class ErrorCode {
   kNoSuchCORSConfiguration,
   kNoSuchKey,
   kNoSuchLifecycleConfiguration,
+  kNoSuchPublicAccessBlockConfiguration,
   kNoSuchTagSet,
   kNoSuchUpload,
   kNoSuchWebsiteConfiguration,
@@ -50,12 +54,14 @@ enum class ErrorCode {
   kNotModified,
   kObjectLockConfigurationNotFoundError,
   kOperationAborted,
+  kOwnershipControlsNotFoundError,
   kPreconditionFailed,
   kRequestTimeTooSkewed,
   kRequestTimeout,
   kServerSideEncryptionConfigurationNotFoundError,
   kServiceUnavailable,
   kSignatureDoesNotMatch,
+  kUnresolvableGrantByEmailAddress,
   kXAmzContentSHA256Mismatch,
   // Not a code: how many there are. Keep it last; errors.cc's table must have a row for every
   // code above, in this order (a static_assert checks it).

@@ -56,6 +56,30 @@ TEST(ErrorsTest, SpotChecks) {
   }
 }
 
+// The access-control codes: names and statuses as AWS's error list and the Object Ownership
+// troubleshooting page give them.
+TEST(ErrorsTest, AccessControlCodes) {
+  struct Case {
+    ErrorCode code;
+    std::string_view name;
+    int status;
+  };
+  for (const Case& c : {
+           Case{ErrorCode::kAccessControlListNotSupported, "AccessControlListNotSupported", 400},
+           Case{ErrorCode::kInvalidBucketAclWithObjectOwnership,
+                "InvalidBucketAclWithObjectOwnership", 400},
+           Case{ErrorCode::kMalformedACLError, "MalformedACLError", 400},
+           Case{ErrorCode::kNoSuchPublicAccessBlockConfiguration,
+                "NoSuchPublicAccessBlockConfiguration", 404},
+           Case{ErrorCode::kOwnershipControlsNotFoundError, "OwnershipControlsNotFoundError", 404},
+           Case{ErrorCode::kUnresolvableGrantByEmailAddress, "UnresolvableGrantByEmailAddress",
+                400},
+       }) {
+    EXPECT_EQ(Info(c.code).code, c.name);
+    EXPECT_EQ(Info(c.code).http_status, c.status) << c.name;
+  }
+}
+
 // storage → S3: every storage::Code (service.cc's FromStorage).
 TEST(ErrorsTest, FromStorageEveryCode) {
   using storage::Code;
