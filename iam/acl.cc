@@ -412,6 +412,12 @@ AclStatus CheckBucketAclForOwnership(ObjectOwnership ownership, const AclRecord&
   return {};
 }
 
+AclRecord EffectiveAcl(ObjectOwnership ownership, const AclRecord& stored,
+                       std::string_view bucket_owner_id) {
+  if (ownership != ObjectOwnership::kBucketOwnerEnforced) return stored;
+  return {std::string(bucket_owner_id), {UserGrant(bucket_owner_id, AclPermission::kFullControl)}};
+}
+
 std::string_view NewObjectOwner(ObjectOwnership ownership, std::string_view writer_id,
                                 std::string_view bucket_owner_id, std::optional<CannedAcl> canned) {
   switch (ownership) {

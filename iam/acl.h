@@ -254,6 +254,13 @@ AclStatus CheckAclAllowedByOwnership(ObjectOwnership ownership, std::optional<Ca
 // kInvalidBucketAclWithObjectOwnership. Other ownerships: always OK.
 AclStatus CheckBucketAclForOwnership(ObjectOwnership ownership, const AclRecord& bucket_acl);
 
+// The ACL that counts for a bucket or object in a bucket with `ownership`. BucketOwnerEnforced
+// disables ACLs: whatever is stored (an object may keep a public ACL from before the switch),
+// GetBucketAcl/GetObjectAcl answer, and evaluation sees, the bucket owner's FULL_CONTROL alone,
+// owned by the bucket owner. Any other ownership: `stored`.
+AclRecord EffectiveAcl(ObjectOwnership ownership, const AclRecord& stored,
+                       std::string_view bucket_owner_id);
+
 // Who owns an object `writer_id` writes: the writer (ObjectWriter); the bucket owner
 // (BucketOwnerEnforced); BucketOwnerPreferred: the bucket owner if the writer sent the
 // bucket-owner-full-control canned ACL, else the writer.

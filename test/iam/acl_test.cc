@@ -588,6 +588,18 @@ TEST(AclTest, CheckBucketAclForOwnership) {
   }
 }
 
+TEST(AclTest, EffectiveAcl) {
+  const AclRecord stored{kAlice, {User(kAlice, kFull), Group(kAllUsersGroup, kRead)}};
+  EXPECT_EQ(EffectiveAcl(ObjectOwnership::kObjectWriter, stored, kBob), stored);
+  EXPECT_EQ(EffectiveAcl(ObjectOwnership::kBucketOwnerPreferred, stored, kBob), stored);
+  const AclRecord enforced = EffectiveAcl(ObjectOwnership::kBucketOwnerEnforced, stored, kBob);
+  EXPECT_EQ(enforced, (AclRecord{kBob, {User(kBob, kFull)}}));
+  // The public grant stops counting; the writer's too.
+  EXPECT_FALSE(AclAllows(enforced, AclCaller::Anonymous(), kRead));
+  EXPECT_FALSE(AclAllows(enforced, AclCaller::User(kAlice), kReadAcp));
+  EXPECT_TRUE(AclAllows(enforced, AclCaller::User(kBob), kFull));
+}
+
 TEST(AclTest, NewObjectOwner) {
   struct Case {
     ObjectOwnership ownership;
