@@ -263,7 +263,10 @@ AclRecord EffectiveAcl(ObjectOwnership ownership, const AclRecord& stored,
 
 // Who owns an object `writer_id` writes: the writer (ObjectWriter); the bucket owner
 // (BucketOwnerEnforced); BucketOwnerPreferred: the bucket owner if the writer sent the
-// bucket-owner-full-control canned ACL, else the writer.
+// bucket-owner-full-control canned ACL, else the writer. The new object's ACL is then expanded
+// for that owner: ExpandCanned(canned, NewObjectOwner(...), bucket_owner_id, false) (so
+// bucket-owner-full-control under BucketOwnerPreferred is the bucket owner's FULL_CONTROL), and
+// EffectiveAcl under BucketOwnerEnforced.
 std::string_view NewObjectOwner(ObjectOwnership ownership, std::string_view writer_id,
                                 std::string_view bucket_owner_id, std::optional<CannedAcl> canned);
 
