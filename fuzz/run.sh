@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(request auth payload xml policy)
+all_targets=(request auth payload xml policy acl)
 seconds=30
 targets=()
 while (($#)); do
