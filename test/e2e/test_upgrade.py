@@ -28,7 +28,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "test", "cosi"))
 from test_cosi_e2e import Cosi, wait_for_socket  # noqa: E402
 
-FIXTURES = ["format0"]  # one per earlier format: test/fixtures/README.md
+FIXTURES = ["format0", "format1"]  # one per earlier format: test/fixtures/README.md
 CURRENT_FORMAT = "1"    # storage/format.h kFormatVersion
 EXIT_FORMAT_TOO_NEW = 3
 
