@@ -5,9 +5,10 @@
 #include <utility>
 
 #include "cosi/params.h"
-#include "storage/bucket_name.h"
 #include "cosi/status_map.h"
+#include "storage/bucket_name.h"
 #include "storage/keygen.h"
+#include "storage/users.h"
 
 namespace cubby::cosi {
 namespace {
@@ -99,6 +100,16 @@ grpc::Status ProvisionerService::CreateBucket(const v1::DriverCreateBucketReques
   candidate.created_by_cosi = true;
   const Parameters effective = EffectiveParameters(*wanted);
   candidate.cosi_parameters = {effective.begin(), effective.end()};
+  // COSI's buckets belong to root, the administrator, as every bucket did before users; their
+  // anonymous mode is also their ACL (storage::BucketAclFor). A store without root (a test's)
+  // leaves the owner empty.
+  storage::Result<storage::UserRecord> root = store_->GetUser(storage::kRootUserName);
+  if (root.ok()) {
+    candidate.owner_id = root->user_id;
+    candidate.acl = storage::BucketAclFor(root->user_id, candidate.anonymous);
+  } else if (root.status().code() != storage::Code::kNoSuchEntity) {
+    return ToGrpcStatus(root.status());
+  }
 
   std::lock_guard<std::mutex> lock(BucketLock(name));
   bool created = false;

@@ -12,12 +12,17 @@ grpc::StatusCode ToGrpcCode(storage::Code code) {
     case Code::kNoSuchKey:
     case Code::kNoSuchUpload:
     case Code::kNoSuchAccessKey:
+    case Code::kNoSuchEntity:
       return grpc::StatusCode::NOT_FOUND;
     case Code::kBucketAlreadyExists:
+    case Code::kEntityAlreadyExists:
       return grpc::StatusCode::ALREADY_EXISTS;
     case Code::kBucketNotEmpty:
     case Code::kPreconditionFailed:
+    case Code::kDeleteConflict:
       return grpc::StatusCode::FAILED_PRECONDITION;
+    case Code::kLimitExceeded:
+      return grpc::StatusCode::RESOURCE_EXHAUSTED;
     case Code::kInvalidArgument:
     case Code::kInvalidPart:
       return grpc::StatusCode::INVALID_ARGUMENT;

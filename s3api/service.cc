@@ -309,6 +309,11 @@ ErrorCode FromStorage(storage::Code code) {
     case storage::Code::kCorruption: return ErrorCode::kInternalError;
     case storage::Code::kFormatTooNew: return ErrorCode::kInternalError;  // only Store::Open
     case storage::Code::kNoSpace: return ErrorCode::kInsufficientStorage;
+    // User codes reach S3 handlers only through a bug: the IAM API maps them itself.
+    case storage::Code::kNoSuchEntity: return ErrorCode::kInternalError;
+    case storage::Code::kEntityAlreadyExists: return ErrorCode::kInternalError;
+    case storage::Code::kDeleteConflict: return ErrorCode::kInternalError;
+    case storage::Code::kLimitExceeded: return ErrorCode::kInternalError;
   }
   return ErrorCode::kInternalError;
 }

@@ -84,8 +84,25 @@ Status WriteSecretFile(const std::string& dir, const std::string& path,
   return Status::Ok();
 }
 
+// The id of the user `root`, which owns the root key: made here on a new data folder (the
+// format-2 migration makes it for an older one).
+Result<std::string> RootUserId(storage::Store& store, int64_t now_ms) {
+  Result<storage::UserRecord> root = store.GetUser(storage::kRootUserName);
+  if (!root.ok() && root.status().code() == Code::kNoSuchEntity) {
+    storage::UserRecord user;
+    user.name = std::string(storage::kRootUserName);
+    user.display_name = std::string(storage::kRootUserName);
+    user.created_ms = now_ms;
+    root = store.CreateUser(user);
+  }
+  if (!root.ok()) return Context(root.status(), "making the root user");
+  return root->user_id;
+}
+
 Result<RootCredentials> UseConfiguredKey(storage::Store& store, const std::string& path,
                                          const RootKeyConfig& configured, int64_t now_ms) {
+  Result<std::string> root_user = RootUserId(store, now_ms);
+  if (!root_user.ok()) return root_user.status();
   const std::string& id = configured.access_key_id;
   std::optional<std::string> previous;
   if (auto setting = store.GetSetting(kRootKeySetting); setting.ok()) {
@@ -114,6 +131,7 @@ Result<RootCredentials> UseConfiguredKey(storage::Store& store, const std::strin
   record.secret = configured.secret;
   record.all_buckets = true;
   record.created_ms = now_ms;
+  record.user_id = *root_user;
   if (Status s = store.PutAccessKey(record); !s.ok()) return Context(s, "storing the root key");
   if (!previous || *previous != id) {
     if (Status s = store.PutSetting(kRootKeySetting, id); !s.ok()) {
@@ -138,6 +156,8 @@ Result<RootCredentials> EnsureRootCredentials(storage::Store& store, const std::
                                               int64_t now_ms) {
   const std::string path = data_dir + "/" + std::string(kRootCredentialsFile);
   if (configured) return UseConfiguredKey(store, path, *configured, now_ms);
+  Result<std::string> root_user = RootUserId(store, now_ms);
+  if (!root_user.ok()) return root_user.status();
 
   std::optional<storage::AccessKeyRecord> key;
   if (auto setting = store.GetSetting(kRootKeySetting); setting.ok()) {
@@ -156,6 +176,7 @@ Result<RootCredentials> EnsureRootCredentials(storage::Store& store, const std::
     if (!fresh.ok()) return Context(fresh.status(), "generating the root key");
     fresh->all_buckets = true;
     fresh->created_ms = now_ms;
+    fresh->user_id = *root_user;
     // Setting first, then the key: a crash in between leaves a setting naming a missing key,
     // which the next start replaces; never a root key nobody knows about.
     if (Status s = store.PutSetting(kRootKeySetting, fresh->access_key_id); !s.ok()) {
@@ -164,6 +185,9 @@ Result<RootCredentials> EnsureRootCredentials(storage::Store& store, const std::
     if (Status s = store.PutAccessKey(*fresh); !s.ok()) return Context(s, "storing the root key");
     key = std::move(*fresh);
     generated = true;
+  } else if (key->user_id != *root_user) {
+    key->user_id = *root_user;  // a key stored before its user existed
+    if (Status s = store.PutAccessKey(*key); !s.ok()) return Context(s, "storing the root key");
   }
 
   std::string text = SharedCredentialsText(*key);

@@ -15,10 +15,11 @@
 #include "server/config.h"
 #include "storage/status.h"
 #include "storage/store.h"
+#include "storage/users.h"
 
 namespace cubby::server {
 
-inline constexpr std::string_view kRootKeySetting = "root_access_key_id";
+using storage::kRootKeySetting;  // storage/users.h: the format-2 migration reads it too
 inline constexpr std::string_view kRootCredentialsFile = "root-credentials";
 
 struct RootCredentials {

@@ -6,8 +6,12 @@ namespace cubby::storage::codec {
 namespace {
 
 constexpr uint8_t kVersion1 = 1;
+// BucketRecord, AccessKeyRecord: version 1 followed by the fields of format 2.
+constexpr uint8_t kVersion2 = 2;
 // ObjectMeta only: version 1 followed by a segment list (multipart objects).
 constexpr uint8_t kVersionSegments = 2;
+// ObjectMeta only: version 2 whose segment list may be empty, then owner_id and acl.
+constexpr uint8_t kVersionOwner = 3;
 
 // ---- Writer helpers.
 void PutVarint(std::string* out, uint64_t v) {
@@ -116,10 +120,39 @@ class Reader {
     uint8_t v;
     return GetByte(&v) && v == kVersion1;
   }
-  bool MetaVersion(bool* segments) {
+  // Version 1 or 2; *v2 tells which.
+  bool Version12(bool* v2) {
     uint8_t v;
-    if (!GetByte(&v) || (v != kVersion1 && v != kVersionSegments)) return false;
-    *segments = v == kVersionSegments;
+    if (!GetByte(&v) || (v != kVersion1 && v != kVersion2)) return false;
+    *v2 = v == kVersion2;
+    return true;
+  }
+  bool MetaVersion(uint8_t* version) {
+    return GetByte(version) &&
+           (*version == kVersion1 || *version == kVersionSegments || *version == kVersionOwner);
+  }
+  bool GetAcl(AclRecord* acl) {
+    uint64_t n;
+    if (!GetString(&acl->owner_id) || !GetCount(&n, 3)) return false;
+    acl->grants.resize(n);
+    for (AclGrant& g : acl->grants) {
+      uint8_t type, permission;
+      if (!GetByte(&type) || type < 1 || type > 2 || !GetString(&g.grantee) ||
+          !GetByte(&permission) || permission < 1 || permission > 5) {
+        return false;
+      }
+      g.type = static_cast<GranteeType>(type);
+      g.permission = static_cast<AclPermission>(permission);
+    }
+    return true;
+  }
+  bool GetPairs(std::vector<std::pair<std::string, std::string>>* pairs) {
+    uint64_t n;
+    if (!GetCount(&n, 2)) return false;
+    pairs->resize(n);
+    for (auto& [k, v] : *pairs) {
+      if (!GetString(&k) || !GetString(&v)) return false;
+    }
     return true;
   }
   bool GetSegment(DataSegment* seg) {
@@ -162,29 +195,73 @@ void PutSegment(std::string* out, const DataSegment& seg) {
   PutVarint(out, seg.chunk_size);
 }
 
+void PutAcl(std::string* out, const AclRecord& acl) {
+  PutBytes(out, acl.owner_id);
+  PutVarint(out, acl.grants.size());
+  for (const AclGrant& g : acl.grants) {
+    PutByte(out, static_cast<uint8_t>(g.type));
+    PutBytes(out, g.grantee);
+    PutByte(out, static_cast<uint8_t>(g.permission));
+  }
+}
+
+void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::string>>& pairs) {
+  PutVarint(out, pairs.size());
+  for (const auto& [k, v] : pairs) {
+    PutBytes(out, k);
+    PutBytes(out, v);
+  }
+}
+
 }  // namespace
 
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  PutByte(&out, kVersion1);
+  PutByte(&out, kVersion2);
   PutBytes(&out, r.name);
   PutSigned(&out, r.created_ms);
   PutByte(&out, static_cast<uint8_t>(r.anonymous));
   PutBool(&out, r.force_delete);
   PutBool(&out, r.created_by_cosi);
   PutStringMap(&out, r.cosi_parameters);
+  // Version 2.
+  PutBytes(&out, r.owner_id);
+  PutAcl(&out, r.acl);
+  PutByte(&out, static_cast<uint8_t>(r.object_ownership));
+  const PublicAccessBlock& pab = r.public_access_block;
+  PutByte(&out, static_cast<uint8_t>((pab.configured ? 1 : 0) | (pab.block_public_acls ? 2 : 0) |
+                                     (pab.ignore_public_acls ? 4 : 0) |
+                                     (pab.block_public_policy ? 8 : 0) |
+                                     (pab.restrict_public_buckets ? 16 : 0)));
+  PutBytes(&out, r.policy);
   return out;
 }
 
 Result<BucketRecord> DecodeBucket(std::string_view in) {
   Reader rd(in);
   BucketRecord r;
-  if (!rd.Version() || !rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) ||
+  bool v2 = false;
+  if (!rd.Version12(&v2) || !rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) ||
       !rd.GetMode(&r.anonymous) || !rd.GetBool(&r.force_delete) ||
-      !rd.GetBool(&r.created_by_cosi) || !rd.GetStringMap(&r.cosi_parameters) || !rd.done()) {
+      !rd.GetBool(&r.created_by_cosi) || !rd.GetStringMap(&r.cosi_parameters)) {
     return Corrupt("bucket");
   }
+  if (v2) {
+    uint8_t ownership, flags;
+    if (!rd.GetString(&r.owner_id) || !rd.GetAcl(&r.acl) || !rd.GetByte(&ownership) ||
+        ownership > 2 || !rd.GetByte(&flags) || flags > 31 || !rd.GetString(&r.policy)) {
+      return Corrupt("bucket");
+    }
+    r.object_ownership = static_cast<ObjectOwnership>(ownership);
+    PublicAccessBlock& pab = r.public_access_block;
+    pab.configured = (flags & 1) != 0;
+    pab.block_public_acls = (flags & 2) != 0;
+    pab.ignore_public_acls = (flags & 4) != 0;
+    pab.block_public_policy = (flags & 8) != 0;
+    pab.restrict_public_buckets = (flags & 16) != 0;
+  }
+  if (!rd.done()) return Corrupt("bucket");
   return r;
 }
 
@@ -192,7 +269,8 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
 std::string EncodeObjectMeta(const ObjectMeta& m) {
   std::string out;
   out.reserve(64 + m.etag.size() + m.content_type.size() + m.inline_data.size());
-  PutByte(&out, m.segments.empty() ? kVersion1 : kVersionSegments);
+  const bool owner = !m.owner_id.empty() || m.acl != AclRecord{};
+  PutByte(&out, owner ? kVersionOwner : m.segments.empty() ? kVersion1 : kVersionSegments);
   PutVarint(&out, m.size);
   PutBytes(&out, m.etag);
   PutSigned(&out, m.last_modified_ms);
@@ -213,9 +291,13 @@ std::string EncodeObjectMeta(const ObjectMeta& m) {
   PutVarint(&out, m.data_id);
   PutVarint(&out, m.chunk_size);
   PutBytes(&out, m.inline_data);
-  if (!m.segments.empty()) {
+  if (owner || !m.segments.empty()) {
     PutVarint(&out, m.segments.size());
     for (const DataSegment& seg : m.segments) PutSegment(&out, seg);
+  }
+  if (owner) {
+    PutBytes(&out, m.owner_id);
+    PutAcl(&out, m.acl);
   }
   return out;
 }
@@ -223,8 +305,8 @@ std::string EncodeObjectMeta(const ObjectMeta& m) {
 Result<ObjectSummary> DecodeObjectSummary(std::string_view in) {
   Reader rd(in);
   ObjectSummary s;
-  bool segments;
-  if (!rd.MetaVersion(&segments) || !rd.GetVarint(&s.size) || !rd.GetString(&s.etag) ||
+  uint8_t version;
+  if (!rd.MetaVersion(&version) || !rd.GetVarint(&s.size) || !rd.GetString(&s.etag) ||
       !rd.GetSigned(&s.last_modified_ms)) {
     return Corrupt("object");
   }
@@ -234,8 +316,8 @@ Result<ObjectSummary> DecodeObjectSummary(std::string_view in) {
 Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
   Reader rd(in);
   ObjectMeta m;
-  bool segments;
-  if (!rd.MetaVersion(&segments) || !rd.GetVarint(&m.size) || !rd.GetString(&m.etag) ||
+  uint8_t version;
+  if (!rd.MetaVersion(&version) || !rd.GetVarint(&m.size) || !rd.GetString(&m.etag) ||
       !rd.GetSigned(&m.last_modified_ms) || !rd.GetString(&m.content_type) ||
       !rd.GetString(&m.content_encoding) || !rd.GetString(&m.content_disposition) ||
       !rd.GetString(&m.content_language) || !rd.GetString(&m.cache_control) ||
@@ -260,15 +342,20 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
   if (!rd.GetVarint(&m.data_id) || !rd.GetU32(&m.chunk_size) || !rd.GetString(&m.inline_data)) {
     return Corrupt("object");
   }
-  if (segments) {
-    // At least one segment: version 2 is only written for multipart objects.
-    if (!rd.GetCount(&n, 3) || n == 0) return Corrupt("object");
+  if (version != kVersion1) {
+    // Version 2 is only written for multipart objects: at least one segment. Version 3 may
+    // have none.
+    if (!rd.GetCount(&n, 3) || (n == 0 && version == kVersionSegments)) return Corrupt("object");
     m.segments.resize(n);
     for (DataSegment& seg : m.segments) {
       if (!rd.GetSegment(&seg)) return Corrupt("object");
     }
   }
+  if (version == kVersionOwner && (!rd.GetString(&m.owner_id) || !rd.GetAcl(&m.acl))) {
+    return Corrupt("object");
+  }
   if (!rd.done()) return Corrupt("object");
+  const bool segments = !m.segments.empty();
   // Invariants the reader relies on: inline bytes match the size; data elsewhere (chunks or a
   // file) has no inline bytes; segments add up to the size and are never inline.
   if (segments) {
@@ -377,7 +464,7 @@ bool DecodeStatsDelta(std::string_view in, int64_t* objects, int64_t* bytes) {
 // ---- AccessKeyRecord.
 std::string EncodeAccessKey(const AccessKeyRecord& r) {
   std::string out;
-  PutByte(&out, kVersion1);
+  PutByte(&out, kVersion2);
   PutBytes(&out, r.access_key_id);
   PutBytes(&out, r.secret.reveal());
   PutBool(&out, r.all_buckets);
@@ -388,6 +475,9 @@ std::string EncodeAccessKey(const AccessKeyRecord& r) {
   }
   PutBytes(&out, r.grant_name);
   PutSigned(&out, r.created_ms);
+  // Version 2.
+  PutBytes(&out, r.user_id);
+  PutByte(&out, static_cast<uint8_t>(r.status));
   return out;
 }
 
@@ -396,7 +486,8 @@ Result<AccessKeyRecord> DecodeAccessKey(std::string_view in) {
   AccessKeyRecord r;
   std::string secret;
   uint64_t n;
-  if (!rd.Version() || !rd.GetString(&r.access_key_id) || !rd.GetString(&secret) ||
+  bool v2 = false;
+  if (!rd.Version12(&v2) || !rd.GetString(&r.access_key_id) || !rd.GetString(&secret) ||
       !rd.GetBool(&r.all_buckets) || !rd.GetCount(&n, 2)) {
     return Corrupt("access key");
   }
@@ -407,8 +498,41 @@ Result<AccessKeyRecord> DecodeAccessKey(std::string_view in) {
     if (!rd.GetString(&bucket) || !rd.GetMode(&mode)) return Corrupt("access key");
     r.grants[std::move(bucket)] = mode;
   }
-  if (!rd.GetString(&r.grant_name) || !rd.GetSigned(&r.created_ms) || !rd.done()) {
-    return Corrupt("access key");
+  if (!rd.GetString(&r.grant_name) || !rd.GetSigned(&r.created_ms)) return Corrupt("access key");
+  if (v2) {
+    uint8_t status;
+    if (!rd.GetString(&r.user_id) || !rd.GetByte(&status) || status > 1) {
+      return Corrupt("access key");
+    }
+    r.status = static_cast<KeyStatus>(status);
+  }
+  if (!rd.done()) return Corrupt("access key");
+  return r;
+}
+
+// ---- UserRecord.
+std::string EncodeUser(const UserRecord& r) {
+  std::string out;
+  PutByte(&out, kVersion1);
+  PutBytes(&out, r.user_id);
+  PutBytes(&out, r.name);
+  PutBytes(&out, r.path);
+  PutBytes(&out, r.display_name);
+  PutBytes(&out, r.email);
+  PutSigned(&out, r.created_ms);
+  PutPairs(&out, r.tags);
+  PutStringMap(&out, r.policies);
+  return out;
+}
+
+Result<UserRecord> DecodeUser(std::string_view in) {
+  Reader rd(in);
+  UserRecord r;
+  if (!rd.Version() || !rd.GetString(&r.user_id) || !rd.GetString(&r.name) ||
+      !rd.GetString(&r.path) || !rd.GetString(&r.display_name) || !rd.GetString(&r.email) ||
+      !rd.GetSigned(&r.created_ms) || !rd.GetPairs(&r.tags) || !rd.GetStringMap(&r.policies) ||
+      !rd.done()) {
+    return Corrupt("user");
   }
   return r;
 }
@@ -520,6 +644,29 @@ std::string GrantIndexKey(std::string_view bucket, std::string_view grant_name) 
 }
 std::string GrantIndexPrefix(std::string_view bucket) { return GrantIndexKey(bucket, {}); }
 std::string GrantIndexPrefixEnd(std::string_view bucket) { return "g" + ObjectPrefixEnd(bucket); }
+
+std::string UserKey(std::string_view user_id) {
+  return std::string(1, kUserTag) + std::string(user_id);
+}
+std::string UserNameKey(std::string_view folded_name) {
+  return std::string(1, kUserNameTag) + std::string(folded_name);
+}
+std::string UserEmailKey(std::string_view folded_email) { return "e" + std::string(folded_email); }
+std::string UserAccessKeyKey(std::string_view user_id, std::string_view access_key_id) {
+  std::string out("o");
+  out.append(user_id);
+  out.push_back('\0');
+  out.append(access_key_id);
+  return out;
+}
+std::string UserAccessKeyPrefix(std::string_view user_id) { return UserAccessKeyKey(user_id, {}); }
+std::string UserAccessKeyPrefixEnd(std::string_view user_id) {
+  return "o" + ObjectPrefixEnd(user_id);
+}
+std::string_view UserAccessKeyId(std::string_view user_id, std::string_view encoded) {
+  const size_t head = 1 + user_id.size() + 1;
+  return encoded.size() < head ? std::string_view() : encoded.substr(head);
+}
 
 std::string PrefixSuccessor(std::string_view prefix) {
   std::string out(prefix);

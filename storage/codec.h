@@ -19,6 +19,10 @@
 //             'c' <upload_id>                           -> CompletedRecord (retried completes)
 //   keys:     'k' <access_key_id>                       -> AccessKeyRecord
 //             'g' <bucket> 0x00 <grant_name>            -> access_key_id (COSI grant index)
+//             'u' <user_id>                             -> UserRecord (format 2)
+//             'n' <folded user name>                    -> user_id (names are unique folded)
+//             'e' <folded e-mail address>               -> user_id (addresses too, when set)
+//             'o' <user_id> 0x00 <access_key_id>        -> "" (the keys a user owns)
 //   default:  <setting name>                            -> value
 //             0x00 "stats" 0x00 <bucket>                -> BucketStats as merged int64 deltas
 #pragma once
@@ -33,9 +37,12 @@
 
 namespace cubby::storage::codec {
 
+// Version 1 (before format 2) decodes with the access-control fields at their defaults.
 std::string EncodeBucket(const BucketRecord& record);
 Result<BucketRecord> DecodeBucket(std::string_view in);
 
+// Versions 1 (one run of data) and 2 (segments) when owner_id and acl are empty, as before
+// format 2; version 3 (segments, possibly none, then owner_id and acl) otherwise.
 std::string EncodeObjectMeta(const ObjectMeta& meta);
 Result<ObjectMeta> DecodeObjectMeta(std::string_view in);
 
@@ -67,8 +74,12 @@ Result<CompletedRecord> DecodeCompleted(std::string_view in);
 std::string EncodeStatsDelta(int64_t objects, int64_t bytes);
 bool DecodeStatsDelta(std::string_view in, int64_t* objects, int64_t* bytes);
 
+// Version 1 (before format 2) decodes with user_id empty and status kActive.
 std::string EncodeAccessKey(const AccessKeyRecord& record);
 Result<AccessKeyRecord> DecodeAccessKey(std::string_view in);
+
+std::string EncodeUser(const UserRecord& record);
+Result<UserRecord> DecodeUser(std::string_view in);
 
 // ---- Keys.
 std::string ObjectKey(std::string_view bucket, std::string_view key);
@@ -105,6 +116,17 @@ std::string AccessKeyKey(std::string_view access_key_id);
 std::string GrantIndexKey(std::string_view bucket, std::string_view grant_name);
 std::string GrantIndexPrefix(std::string_view bucket);
 std::string GrantIndexPrefixEnd(std::string_view bucket);
+
+inline constexpr char kUserTag = 'u';
+inline constexpr char kUserNameTag = 'n';
+std::string UserKey(std::string_view user_id);
+std::string UserNameKey(std::string_view folded_name);
+std::string UserEmailKey(std::string_view folded_email);
+std::string UserAccessKeyKey(std::string_view user_id, std::string_view access_key_id);
+std::string UserAccessKeyPrefix(std::string_view user_id);
+std::string UserAccessKeyPrefixEnd(std::string_view user_id);
+// The access key id of a UserAccessKeyKey of `user_id`.
+std::string_view UserAccessKeyId(std::string_view user_id, std::string_view encoded);
 
 // The smallest string greater than every string starting with `prefix`; empty if there is none
 // (prefix empty or all 0xff).

@@ -1,13 +1,19 @@
 #include "storage/format.h"
 
+#include <chrono>
 #include <filesystem>
 #include <iterator>
 #include <memory>
+#include <set>
 #include <system_error>
 
+#include "storage/codec.h"
 #include "storage/db_options.h"
 #include "storage/engine_log.h"
 #include "storage/format_internal.h"
+#include "storage/keygen.h"
+#include "storage/users.h"
+#include "storage/users_internal.h"
 #include "text/ascii.h"
 
 namespace cubby::storage {
@@ -35,8 +41,96 @@ Status MarkFormat(rocksdb::DB*, const std::vector<rocksdb::ColumnFamilyHandle*>&
   return Status::Ok();
 }
 
+std::string_view ToView(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A new user named `name`, owning nothing yet.
+Result<UserRecord> NewUser(std::string_view name, int64_t now_ms) {
+  Result<std::string> id = GenerateCanonicalId();
+  if (!id.ok()) return id.status();
+  UserRecord user;
+  user.user_id = std::move(id).value();
+  user.name = std::string(name);
+  user.display_name = std::string(name);
+  user.created_ms = now_ms;
+  return user;
+}
+
+// 1 → 2: users. One batch, so a crash leaves format 1 untouched and the next start reruns it:
+//  - the folder's account id;
+//  - the user `root`, owning the root key (the key the root-key setting names, and any other
+//    all-buckets key);
+//  - each COSI key (one with a grant name) becomes a user named after its grant (or
+//    "cosi-<key id>" when that name is not a valid or free user name) owning it, its grants
+//    kept;
+//  - every bucket is owned by root, with the ACL its anonymous mode amounts to (BucketAclFor).
+// Objects are not rewritten: an object without an owner is owned by its bucket's owner.
+Status AddUsers(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& families,
+                rocksdb::WriteBatch* batch) {
+  rocksdb::ColumnFamilyHandle* keys = families[kKeysCf];
+  const int64_t now = NowMs();
+  Result<std::string> account = GenerateAccountId();
+  if (!account.ok()) return account.status();
+  if (Status s = FromRocks(batch->Put(families[kDefaultCf], ToSlice(kAccountIdSetting), *account));
+      !s.ok()) {
+    return s;
+  }
+  Result<UserRecord> root = NewUser(kRootUserName, now);
+  if (!root.ok()) return root.status();
+  AddPutUser(batch, keys, *root);
+
+  std::string root_key_id;
+  rocksdb::Status got =
+      db->Get(rocksdb::ReadOptions(), families[kDefaultCf], ToSlice(kRootKeySetting), &root_key_id);
+  if (!got.ok() && !got.IsNotFound()) return FromRocks(got);
+
+  std::set<std::string> taken = {FoldName(kRootUserName)};
+  {
+    const std::string begin = codec::AccessKeyKey(""), end = codec::PrefixSuccessor(begin);
+    rocksdb::Slice upper(end);
+    rocksdb::ReadOptions ro;
+    ro.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, keys));
+    for (it->Seek(begin); it->Valid(); it->Next()) {
+      Result<AccessKeyRecord> key = codec::DecodeAccessKey(ToView(it->value()));
+      if (!key.ok()) return key.status();
+      if (key->all_buckets || key->access_key_id == root_key_id) {
+        key->user_id = root->user_id;
+      } else if (!key->grant_name.empty()) {
+        std::string name = key->grant_name;
+        if (!ValidateUserName(name).ok() || taken.contains(FoldName(name))) {
+          name = "cosi-" + FoldName(key->access_key_id);
+        }
+        Result<UserRecord> user = NewUser(name, key->created_ms != 0 ? key->created_ms : now);
+        if (!user.ok()) return user.status();
+        taken.insert(FoldName(name));
+        AddPutUser(batch, keys, *user);
+        key->user_id = user->user_id;
+      }
+      AddPutUserKey(batch, keys, *key);
+    }
+    if (!it->status().ok()) return FromRocks(it->status());
+  }
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator({}, families[kBucketsCf]));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    Result<BucketRecord> bucket = codec::DecodeBucket(ToView(it->value()));
+    if (!bucket.ok()) return bucket.status();
+    bucket->owner_id = root->user_id;
+    bucket->acl = BucketAclFor(root->user_id, bucket->anonymous);
+    batch->Put(families[kBucketsCf], it->key(), codec::EncodeBucket(*bucket));
+  }
+  return FromRocks(it->status());
+}
+
 constexpr MigrationStep kSteps[] = {
     {0, "record the data folder's format version", &MarkFormat},
+    {1, "add users: root owns the root key and every bucket, each COSI key gets its user",
+     &AddUsers},
 };
 static_assert(std::size(kSteps) == kFormatVersion, "one step per version, from 0");
 
@@ -105,10 +199,16 @@ Result<std::optional<uint32_t>> ReadFormatMarker(rocksdb::DB* db,
 }
 
 Status WriteFormatMarker(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* settings) {
+  Result<std::string> account = GenerateAccountId();
+  if (!account.ok()) return account.status();
+  rocksdb::WriteBatch batch;
+  rocksdb::Status s =
+      batch.Put(settings, ToSlice(kFormatVersionSetting), std::to_string(kFormatVersion));
+  if (s.ok()) s = batch.Put(settings, ToSlice(kAccountIdSetting), *account);
+  if (!s.ok()) return FromRocks(s);
   rocksdb::WriteOptions sync;
   sync.sync = true;
-  return FromRocks(
-      db->Put(sync, settings, ToSlice(kFormatVersionSetting), std::to_string(kFormatVersion)));
+  return FromRocks(db->Write(sync, &batch));
 }
 
 Status Migrate(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& families,

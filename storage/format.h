@@ -4,7 +4,10 @@
 // default column family, so a RocksDB checkpoint (a backup) carries it and a migration can
 // write its changes and the new version in one WriteBatch. Versions:
 //   0  no marker: every release up to cubby 0.1.0 (fixture test/fixtures/format0)
-//   1  the marker itself; records are as in format 0
+//   1  the marker itself; records are as in format 0 (fixture test/fixtures/format1)
+//   2  users: the account id setting, user records and their indexes, every key owned by a
+//      user (root's key by `root`, each COSI key by a user named after its grant), every
+//      bucket owned by root with the ACL of its anonymous mode (format.cc AddUsers)
 //
 // Store::Open (store.h) reads the version before anything writes to the folder: it opens
 // RocksDB read-only (which writes no file) and refuses a folder newer than kFormatVersion with
@@ -39,7 +42,7 @@
 namespace cubby::storage {
 
 // The format this build writes, and the newest one it opens.
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
 
 // One migration step as Store::Open reports it: once with done == false just before the step
 // writes anything, once with done == true right after its version is durable.

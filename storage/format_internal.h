@@ -30,7 +30,8 @@ Status FormatTooNew(uint32_t version);
 Result<std::optional<uint32_t>> ReadFormatMarker(rocksdb::DB* db,
                                                  rocksdb::ColumnFamilyHandle* settings);
 
-// Writes kFormatVersion as the marker of a store created just now (synced).
+// Writes kFormatVersion as the marker of a store created just now, and a new account id
+// (kAccountIdSetting, users.h), in one synced batch.
 Status WriteFormatMarker(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* settings);
 
 // Migrates an open store from `on_disk` to kFormatVersion: each step N→N+1 of format.cc in its

@@ -31,7 +31,22 @@ bool AppendRandom(std::string_view alphabet, size_t count, std::string* out) {
   return true;
 }
 
+constexpr std::string_view kHexAlphabet = "0123456789abcdef";
+constexpr std::string_view kDigits = "0123456789";
+
 }  // namespace
+
+Result<std::string> GenerateCanonicalId() {
+  std::string id;
+  if (!AppendRandom(kHexAlphabet, 64, &id)) return Status(Code::kIOError, "RAND_bytes failed");
+  return id;
+}
+
+Result<std::string> GenerateAccountId() {
+  std::string id;
+  if (!AppendRandom(kDigits, 12, &id)) return Status(Code::kIOError, "RAND_bytes failed");
+  return id;
+}
 
 Result<AccessKeyRecord> GenerateAccessKey() {
   AccessKeyRecord record;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "storage/access_records.h"
 #include "storage/secret.h"
 
 namespace cubby::storage {
@@ -24,6 +25,12 @@ struct BucketRecord {
   bool force_delete = false;              // COSI forceDelete parameter
   bool created_by_cosi = false;
   std::map<std::string, std::string> cosi_parameters;  // effective parameters of the COSI create
+  // Access control (format 2). Stored as given; what they mean lives in iam/.
+  std::string owner_id;  // the owning user's canonical id; set for every bucket from format 2 on
+  AclRecord acl;         // the bucket's ACL (owner FULL_CONTROL at least, once set)
+  ObjectOwnership object_ownership = ObjectOwnership::kObjectWriter;
+  PublicAccessBlock public_access_block;
+  std::string policy;  // the bucket policy document as given; empty: none
 };
 
 // One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the
@@ -57,7 +64,16 @@ struct ObjectMeta {
   // Multipart objects: the parts' data in order (the object is their concatenation); then
   // data_id == 0 and inline_data is empty.
   std::vector<DataSegment> segments;
+
+  // Access control (format 2). Empty owner_id: the object was written before users existed, and
+  // the bucket's owner owns it. An empty acl (no owner, no grants): none set.
+  std::string owner_id;
+  AclRecord acl;
 };
+
+// An access key's status (IAM's Active / Inactive). An Inactive key does not authenticate.
+// The numbers are stored: never renumber.
+enum class KeyStatus : uint8_t { kActive = 0, kInactive = 1 };
 
 struct AccessKeyRecord {
   std::string access_key_id;
@@ -66,6 +82,24 @@ struct AccessKeyRecord {
   std::map<std::string, AccessMode> grants;  // bucket name -> rights (keys issued by COSI: one entry)
   std::string grant_name;                    // COSI BucketAccess name ("ba-<uid>"); empty for root
   int64_t created_ms = 0;
+  std::string user_id;  // the owning user's canonical id; empty: none
+                        // (only keys written before format 2)
+  KeyStatus status = KeyStatus::kActive;
+};
+
+// A user (IAM's model): https://docs.aws.amazon.com/IAM/latest/APIReference/API_User.html
+// Its ARN is not stored: UserArn(account id, name) in storage/users.h.
+struct UserRecord {
+  std::string user_id;  // canonical id: 64 lowercase hex characters, random, never reused
+  std::string name;     // unique, compared case-insensitively (ValidateUserName)
+  std::string path = "/";
+  std::string display_name;  // for ACL owner elements; defaults to the name
+  std::string email;         // optional; unique (case-insensitively) when set
+  int64_t created_ms = 0;    // Unix epoch milliseconds
+  std::vector<std::pair<std::string, std::string>> tags;  // key -> value, in the order added
+  // Inline policies: name -> document as given (PutUserPolicy). Parsing and validation belong
+  // to iam/ (the policy language); storage keeps the text.
+  std::map<std::string, std::string> policies;
 };
 
 }  // namespace cubby::storage

@@ -19,6 +19,10 @@ const char* CodeName(Code code) {
     case Code::kCorruption: return "Corruption";
     case Code::kFormatTooNew: return "FormatTooNew";
     case Code::kNoSpace: return "NoSpace";
+    case Code::kNoSuchEntity: return "NoSuchEntity";
+    case Code::kEntityAlreadyExists: return "EntityAlreadyExists";
+    case Code::kDeleteConflict: return "DeleteConflict";
+    case Code::kLimitExceeded: return "LimitExceeded";
   }
   return "Unknown";
 }

@@ -18,14 +18,19 @@ enum class Code {
   kNoSuchAccessKey,
   kBucketAlreadyExists,  // a bucket of that name exists (buckets have one owner: the appliance)
   kBucketNotEmpty,
-  kPreconditionFailed,   // a write condition (If-Match / If-None-Match) did not hold
-  kInvalidArgument,      // caller passed something storage cannot represent
-  kInvalidPart,          // CompleteUpload named a part number the upload does not hold
-  kAborted,              // a conflicting concurrent change won; retrying may succeed
-  kIOError,              // RocksDB or filesystem failure
-  kCorruption,           // a stored record could not be decoded
-  kFormatTooNew,         // the data folder was written by a newer release (format.h)
-  kNoSpace,              // the store is full: the write would eat into the reserve, or hit ENOSPC
+  kPreconditionFailed,  // a write condition (If-Match / If-None-Match) did not hold
+  kInvalidArgument,     // caller passed something storage cannot represent
+  kInvalidPart,         // CompleteUpload named a part number the upload does not hold
+  kAborted,             // a conflicting concurrent change won; retrying may succeed
+  kIOError,             // RocksDB or filesystem failure
+  kCorruption,          // a stored record could not be decoded
+  kFormatTooNew,        // the data folder was written by a newer release (format.h)
+  kNoSpace,             // the store is full: the write would eat into the reserve, or hit ENOSPC
+  // Users (IAM's codes, which the IAM API answers as they are):
+  kNoSuchEntity,         // no such user, user policy, or access key of that user
+  kEntityAlreadyExists,  // a user of that name or e-mail address, or a key of that id, exists
+  kDeleteConflict,       // the user still owns access keys or policies (or is root)
+  kLimitExceeded,        // more than 2 keys, 50 tags, or 2048 policy characters for a user
 };
 
 const char* CodeName(Code code);

@@ -1,7 +1,8 @@
 // Store: cubby's metadata and object data in one RocksDB.
 //
 // Column families: "buckets", "objects", "data", "uploads" (multipart uploads and in-flight
-// writes), "keys" (access keys and the COSI grant index). Only storage/ sees rocksdb::.
+// writes), "keys" (access keys, the COSI grant index, users and their indexes). Only storage/
+// sees rocksdb::.
 //
 // Thread-safety: a Store is safe for concurrent use from any number of threads. Readers and
 // writers returned by it are used by one thread at a time. REQUIRES: the Store outlives every
@@ -193,6 +194,16 @@ struct ListPage {
   std::string last;
 };
 
+// A user tag: key, value.
+using UserTag = std::pair<std::string, std::string>;
+
+// One page of Store::ListUsers.
+struct UsersPage {
+  std::vector<UserRecord> users;  // by folded name
+  bool truncated = false;
+  std::string next_marker;  // when truncated: the marker of the next page
+};
+
 // How far a Store::Backup is. Totals are known once the checkpoint is taken (the first call).
 struct BackupProgress {
   uint64_t bytes_done = 0;
@@ -323,21 +334,86 @@ class Store {
   virtual Status CheckSpaceFor(uint64_t bytes) = 0;
 
   // ---- Access keys. Looked up on every request, so a change is effective on the next one.
+  // The record is returned whatever its status: callers refuse an Inactive key.
   virtual Result<AccessKeyRecord> GetAccessKey(std::string_view access_key_id) = 0;  // kNoSuchAccessKey
-  // Creates or replaces a key record (used for the root key).
+  // Creates or replaces a key record (used for the root key), with its entry in its user's key
+  // index (moved when the record names another user than before). No key limit is checked.
   virtual Status PutAccessKey(const AccessKeyRecord& key) = 0;
-  // Deletes a key and its grant index entry. OK if absent.
+  // Deletes a key, its grant index entry and its user's index entry; a key issued by COSI takes
+  // its user along when the user owns no other key (revoking the grant). OK if absent.
   virtual Status DeleteAccessKey(std::string_view access_key_id) = 0;
   // COSI grants: the key granted as (bucket, grant_name). If one exists it is returned unchanged
   // (`*created` false); otherwise `candidate` (whose grants must be exactly {bucket: mode} and
-  // grant_name == grant_name) is stored with its index in one batch. kNoSuchBucket if the bucket
-  // does not exist. Atomic with respect to concurrent calls and to DeleteBucket.
+  // grant_name == grant_name) is stored with its index and a new user owning it, named
+  // grant_name (or "cosi-<lowercase key id>" when that name is not a valid or free user name),
+  // in one batch; the stored key (its user_id set) is returned. kNoSuchBucket if the bucket
+  // does not exist. Atomic with respect to concurrent calls and to DeleteBucket, which deletes
+  // the keys granted on the bucket and their users.
   virtual Result<AccessKeyRecord> GetOrCreateGrant(std::string_view bucket,
                                                    std::string_view grant_name,
                                                    const AccessKeyRecord& candidate,
                                                    bool* created) = 0;
   // Every key granted on `bucket` (for tests and admin views).
   virtual Result<std::vector<AccessKeyRecord>> ListGrants(std::string_view bucket) = 0;
+
+  // ---- Users and their access keys (IAM's model; the rules are in storage/users.h). Names
+  // are unique compared case-insensitively and looked up so; e-mail addresses too, when set.
+  // Every change is one synced batch: a user with its indexes, a key with its user's key index.
+  // Errors common to the calls naming a user: kNoSuchEntity ("The user with name N cannot be
+  // found."). Thread-safe; a change is seen by the next call (and the next request).
+
+  // The data folder's 12-digit account id (users' ARNs: UserArn). kNoSuchKey if absent.
+  virtual Result<std::string> GetAccountId() = 0;
+  // Stores a new user. `candidate.name` is checked (ValidateUserName), as are the e-mail
+  // address when set, the tags and the path; an empty user_id gets a new random one; empty
+  // path, display name and created_ms default to "/", the name and now. Returns the stored
+  // record. Errors: kInvalidArgument (a rule broken), kEntityAlreadyExists (the name, the
+  // e-mail address or the given user id is taken), kLimitExceeded (more than 50 tags).
+  virtual Result<UserRecord> CreateUser(const UserRecord& candidate) = 0;
+  virtual Result<UserRecord> GetUser(std::string_view name) = 0;           // kNoSuchEntity
+  virtual Result<UserRecord> GetUserById(std::string_view user_id) = 0;    // kNoSuchEntity
+  virtual Result<UserRecord> FindUserByEmail(std::string_view email) = 0;  // kNoSuchEntity
+  // Users by folded name, after `marker` (exclusive; empty: from the first), at most
+  // `max_items`; UsersPage::next_marker continues a truncated page.
+  virtual Result<UsersPage> ListUsers(std::string_view marker, size_t max_items) = 0;
+  // Deletes a user. kDeleteConflict while it owns access keys or inline policies, and for
+  // `root`. Buckets it owns keep their owner id (root can still reach them).
+  virtual Status DeleteUser(std::string_view name) = 0;
+
+  // Inline policies, stored as given: the policy language (parsing, validation) is iam/'s,
+  // and callers validate before PutUserPolicy. Put creates or replaces; kInvalidArgument for
+  // a bad policy name (ValidatePolicyName) or a document not 1-131072 bytes; kLimitExceeded
+  // when the user's policies together pass kMaxUserPolicyChars (nothing changes).
+  virtual Status PutUserPolicy(std::string_view name, std::string_view policy_name,
+                               std::string_view document) = 0;
+  // kNoSuchEntity for a missing user or policy.
+  virtual Result<std::string> GetUserPolicy(std::string_view name,
+                                            std::string_view policy_name) = 0;
+  virtual Result<std::vector<std::string>> ListUserPolicies(std::string_view name) = 0;  // sorted
+  virtual Status DeleteUserPolicy(std::string_view name, std::string_view policy_name) = 0;
+
+  // Tags: TagUser adds each tag, replacing the value of a key already present (keys compare
+  // exactly); kInvalidArgument (ValidateTag), kLimitExceeded past 50 tags (nothing changes).
+  // UntagUser removes the keys named; absent ones are ignored.
+  virtual Status TagUser(std::string_view name, const std::vector<UserTag>& tags) = 0;
+  virtual Status UntagUser(std::string_view name, const std::vector<std::string>& keys) = 0;
+  virtual Result<std::vector<UserTag>> ListUserTags(std::string_view name) = 0;  // as added
+
+  // A new key for user `user_name`: candidate's access_key_id and secret (GenerateAccessKey's,
+  // or given ones for fixtures), Active, created now (unless candidate.created_ms is set); a
+  // key of `root` is an all-buckets key. Errors: kInvalidArgument (id or secret empty),
+  // kLimitExceeded (the user has kMaxAccessKeysPerUser keys), kEntityAlreadyExists (the id is
+  // in use by any key).
+  virtual Result<AccessKeyRecord> CreateAccessKey(std::string_view user_name,
+                                                  const AccessKeyRecord& candidate) = 0;
+  // The user's keys, by id.
+  virtual Result<std::vector<AccessKeyRecord>> ListAccessKeys(std::string_view user_name) = 0;
+  // kNoSuchEntity when the key does not exist or is not the user's.
+  virtual Status UpdateAccessKeyStatus(std::string_view user_name, std::string_view access_key_id,
+                                       KeyStatus status) = 0;
+  // kNoSuchEntity when the key does not exist or is not the user's.
+  virtual Status DeleteUserAccessKey(std::string_view user_name,
+                                     std::string_view access_key_id) = 0;
 
   // ---- Small settings (e.g. the persisted root key id). NotFound is kNoSuchKey.
   virtual Result<std::string> GetSetting(std::string_view name) = 0;

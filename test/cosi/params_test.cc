@@ -211,6 +211,10 @@ TEST(StatusMapTest, EveryCode) {
       {Code::kIOError, grpc::StatusCode::UNAVAILABLE},
       {Code::kCorruption, grpc::StatusCode::DATA_LOSS},
       {Code::kNoSpace, grpc::StatusCode::RESOURCE_EXHAUSTED},
+      {Code::kNoSuchEntity, grpc::StatusCode::NOT_FOUND},
+      {Code::kEntityAlreadyExists, grpc::StatusCode::ALREADY_EXISTS},
+      {Code::kDeleteConflict, grpc::StatusCode::FAILED_PRECONDITION},
+      {Code::kLimitExceeded, grpc::StatusCode::RESOURCE_EXHAUSTED},
   };
   for (const auto& [code, want] : cases) {
     EXPECT_EQ(ToGrpcCode(code), want) << storage::CodeName(code);

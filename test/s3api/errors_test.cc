@@ -98,6 +98,10 @@ TEST(ErrorsTest, FromStorageEveryCode) {
       {Code::kIOError, ErrorCode::kInternalError},
       {Code::kCorruption, ErrorCode::kInternalError},
       {Code::kNoSpace, ErrorCode::kInsufficientStorage},
+      {Code::kNoSuchEntity, ErrorCode::kInternalError},  // IAM's codes: the IAM API maps them
+      {Code::kEntityAlreadyExists, ErrorCode::kInternalError},
+      {Code::kDeleteConflict, ErrorCode::kInternalError},
+      {Code::kLimitExceeded, ErrorCode::kInternalError},
   };
   for (const auto& [code, want] : cases) {
     EXPECT_EQ(FromStorage(code), want) << storage::CodeName(code);

@@ -83,9 +83,11 @@ class BackupEndpointTest : public ::testing::Test {
     auto opened = storage::Store::Open(options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(*opened);
-    storage::AccessKeyRecord root{kRootId, storage::SecretKey(kRootSecret), true, {}, "", 1};
+    storage::AccessKeyRecord root{kRootId, storage::SecretKey(kRootSecret), true, {}, "", 1,
+                                  "",      storage::KeyStatus::kActive};
     ASSERT_TRUE(store_->PutAccessKey(root).ok());
-    storage::AccessKeyRecord user{kUserId, storage::SecretKey(kUserSecret), false, {}, "ba-1", 1};
+    storage::AccessKeyRecord user{kUserId, storage::SecretKey(kUserSecret), false, {}, "ba-1", 1,
+                                  "",      storage::KeyStatus::kActive};
     ASSERT_TRUE(store_->PutAccessKey(user).ok());
     runner_ = std::make_unique<BackupRunner>(
         store_.get(), dir_ + "/data", &logger_,
