@@ -39,19 +39,28 @@ enum class Action {
 // "s3:GetObject", ...; "cubby:AnyBucketAccess" and "cubby:Unimplemented" for the two gates.
 std::string_view ActionName(Action action);
 
-// Who asks: an access key (its record, as authentication found it) or nobody (anonymous).
+// Who asks: an access key (its record, as authentication found it) or nobody (anonymous). The
+// key names its user (key->user_id, a canonical id): the user is who asks. Kinds of keys:
+//  - root's (all_buckets): the administrator;
+//  - a COSI grant's (grant_name set): its user exists, but the grants decide, as before users;
+//  - any other user's.
 struct Identity {
   const storage::AccessKeyRecord* key = nullptr;  // null: anonymous; else must outlive the call
 
   static Identity Anonymous() { return {}; }
   static Identity Key(const storage::AccessKeyRecord& record) { return {&record}; }
   bool anonymous() const { return key == nullptr; }
+  // The canonical id of the user asking; empty for anonymous callers.
+  std::string_view user_id() const { return key == nullptr ? std::string_view() : key->user_id; }
 };
 
 // What is asked about: the service (empty bucket), a bucket (empty key) or an object.
 struct Resource {
   std::string_view bucket;
   std::string_view key;
+  // The bucket's record when the caller has read it already (ListBuckets asks once per bucket);
+  // null: the Authorizer reads it when a rule needs it.
+  const storage::BucketRecord* record = nullptr;
 };
 
 // What the request says about itself beyond action and resource (what policies' condition keys
@@ -76,13 +85,20 @@ struct Decision {
   bool allowed() const { return verdict == Verdict::kAllow; }
 };
 
-// Today's rules (ahead of users, ACLs and policies):
-//  - the root key (all_buckets) may do anything;
-//  - any other key (issued by COSI) has a mode per bucket in its grants: read actions need a
+// The interim rules, until ACLs and policies are enforced (issue 13): users own buckets and
+// nothing else grants access.
+//  - root's keys (all_buckets) may do anything; kListAllMyBuckets with a bucket (is it listed?)
+//    is true for root's own buckets (and those without an owner, from before users);
+//  - a COSI key (grant_name set) has a mode per bucket in its grants: read actions need a
 //    readable mode, write actions a writable one, the gates a mode other than kNone; bucket
 //    creation, deletion and PutBucketAcl are denied; kListAllMyBuckets is allowed, and with a
 //    bucket it asks whether that bucket is in the grants (ListBuckets lists only those); a
 //    request without a bucket (kUnimplemented on the service) is allowed;
+//  - a key without a user (written before format 2) follows the two rules above, by all_buckets;
+//  - any other user's key may create buckets and list its own (kListAllMyBuckets with a bucket:
+//    the user owns it), and may do anything to a bucket it owns and the objects in it; on a
+//    bucket another user owns everything is denied (AccessDenied), and a missing bucket is
+//    kNoSuchBucket; requests without a bucket are allowed;
 //  - anonymous callers follow the bucket's anonymous mode (COSI's anonymousBucketAccessMode, or
 //    the canned ACLs public-read / public-read-write): readable → kListBucket and kGetObject;
 //    writable → kPutObject of a whole object (no copy, no multipart); read-write →
@@ -101,6 +117,11 @@ class Authorizer {
  private:
   Decision AuthorizeAnonymous(Action action, const Resource& resource,
                               const RequestFacts& facts) const;
+  Decision AuthorizeUser(const storage::AccessKeyRecord& key, Action action,
+                         const Resource& resource) const;
+  // The bucket of `resource` (its record, or read from the store), or the verdict for a
+  // missing or unreadable one.
+  storage::Result<storage::BucketRecord> BucketOf(const Resource& resource) const;
 
   storage::Store* store_;
 };

@@ -6,6 +6,7 @@
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
 #include "storage/bucket_name.h"
+#include "storage/users.h"
 
 namespace cubby::s3api {
 
@@ -35,19 +36,28 @@ HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_vie
                        "are supported.");
 }
 
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListBuckets.html: the caller's own
+// buckets, and the caller as their owner.
 HttpResponse ListBuckets(const Context& ctx) {
   storage::Result<std::vector<storage::BucketRecord>> buckets = ctx.store->ListBuckets();
   if (!buckets.ok()) return StorageError(ctx, buckets.status());
   XmlWriter w;
   w.Open("ListAllMyBucketsResult", kS3Namespace);
   w.Open("Owner");
-  w.Element("ID", kOwnerId);
-  w.Element("DisplayName", kOwnerDisplayName);
+  if (const std::string& user_id = ctx.auth.key->user_id; !user_id.empty()) {
+    storage::Result<storage::UserRecord> caller = ctx.store->GetUserById(user_id);
+    if (!caller.ok()) return StorageError(ctx, caller.status());
+    w.Element("ID", caller->user_id);
+    w.Element("DisplayName", caller->display_name);
+  } else {  // a key from before users (tests plant them)
+    w.Element("ID", kOwnerId);
+    w.Element("DisplayName", kOwnerDisplayName);
+  }
   w.Close();
   w.Open("Buckets");
   for (const storage::BucketRecord& b : *buckets) {
-    // A key issued by COSI sees only the buckets of its grants.
-    if (Authorize(ctx, iam::Action::kListAllMyBuckets, {b.name, ""}) != ErrorCode::kNone) {
+    // A user sees the buckets it owns; a key issued by COSI those of its grants.
+    if (Authorize(ctx, iam::Action::kListAllMyBuckets, {b.name, "", &b}) != ErrorCode::kNone) {
       continue;
     }
     w.Open("Bucket");
@@ -91,8 +101,24 @@ HttpResponse CreateBucket(const Context& ctx) {
     if (!ok) return ErrorResponse(ctx, ErrorCode::kInvalidLocationConstraint);
   }
 
-  storage::Status s = ctx.store->CreateBucket(record);
-  if (!s.ok()) return StorageError(ctx, s);
+  // The caller owns the bucket; its ACL follows from the canned ACL (storage::BucketAclFor).
+  record.owner_id = ctx.auth.key->user_id;
+  if (!record.owner_id.empty())
+    record.acl = storage::BucketAclFor(record.owner_id, record.anonymous);
+  bool created = false;
+  storage::Result<storage::BucketRecord> stored = ctx.store->GetOrCreateBucket(record, &created);
+  if (!stored.ok()) return StorageError(ctx, stored.status());
+  if (!created) {
+    // Another user's bucket: BucketAlreadyExists. The caller's own: BucketAlreadyOwnedByYou,
+    // except in us-east-1, where S3 answers 200 for backward compatibility (the "Errors" of
+    // CreateBucket). Nothing changes either way.
+    if (stored->owner_id != record.owner_id) {
+      return ErrorResponse(ctx, ErrorCode::kBucketAlreadyExists);
+    }
+    if (ctx.options.region != "us-east-1") {
+      return ErrorResponse(ctx, ErrorCode::kBucketAlreadyOwnedByYou);
+    }
+  }
   HttpResponse r;
   r.Set("Location", "/" + name);
   return r;

@@ -109,6 +109,10 @@ Failure OpenCopySource(const Context& ctx, CopySource* source,
       e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
   }
+  if (ErrorCode e = CheckExpectedBucketOwner(ctx, kSourceExpectedBucketOwner, source->bucket);
+      e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e);
+  }
   storage::Result<std::unique_ptr<storage::ObjectReader>> opened =
       ctx.store->OpenObject(source->bucket, source->key);
   if (!opened.ok()) return StorageError(ctx, opened.status());

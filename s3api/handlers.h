@@ -19,6 +19,7 @@
 #include "s3api/http.h"
 #include "s3api/router.h"
 #include "s3api/service.h"
+#include "s3api/xml.h"
 #include "storage/store.h"
 #include "text/ascii.h"
 
@@ -114,6 +115,30 @@ HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_vie
 // names besides its own bucket and key (the source of a copy, each key of DeleteObjects).
 ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource,
                     const iam::RequestFacts& facts = {});
+
+// An owner as S3 writes it (<Owner><ID/><DisplayName/></Owner>).
+struct OwnerName {
+  std::string id;
+  std::string display_name;
+};
+// The owner of the request's bucket (ctx.route.bucket): its user's canonical id and display
+// name; kOwnerId and kOwnerDisplayName for a bucket without an owner (tests plant them) or whose
+// user is gone. Objects are reported as owned by their bucket's owner until object ownership is
+// enforced. Costs a bucket and a user read.
+OwnerName BucketOwnerName(const Context& ctx);
+void WriteOwner(XmlWriter& w, std::string_view element, const OwnerName& owner);
+
+// x-amz-expected-bucket-owner (of the request's bucket) and x-amz-source-expected-bucket-owner
+// (of a copy's source bucket): kNone when `header` is absent, names the owner of `bucket`, or
+// the bucket does not exist (the handler answers NoSuchBucket); otherwise kAccessDenied, as S3
+// answers (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucket-owner-condition.html).
+// Every cubby user is its own "account": the owner is named by its canonical id; root's
+// buckets also by the data folder's 12-digit account id (the id in users' ARNs), which is what
+// AWS tools pass.
+ErrorCode CheckExpectedBucketOwner(const Context& ctx, std::string_view header,
+                                   std::string_view bucket);
+inline constexpr std::string_view kExpectedBucketOwner = "x-amz-expected-bucket-owner";
+inline constexpr std::string_view kSourceExpectedBucketOwner = "x-amz-source-expected-bucket-owner";
 
 // ---- Shared by the object handlers (object.cc).
 inline constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB: single PUT, copy source, part

@@ -17,19 +17,15 @@ std::string Enc(const ListParams& p, std::string_view s) {
   return p.url_encode ? text::UriEncode(s, text::Slash::kKeep) : std::string(s);
 }
 
+// `owner`: the objects' owner, or null when the listing leaves it out.
 void WriteContents(XmlWriter& w, const ListParams& p, const storage::ListEntry& e,
-                   bool owner) {
+                   const OwnerName* owner) {
   w.Open("Contents");
   w.Element("Key", Enc(p, e.key));
   w.Element("LastModified", Iso8601(e.last_modified_ms));
   w.Element("ETag", QuoteEtag(e.etag));
   w.Element("Size", std::to_string(e.size));
-  if (owner) {
-    w.Open("Owner");
-    w.Element("ID", kOwnerId);
-    w.Element("DisplayName", kOwnerDisplayName);
-    w.Close();
-  }
+  if (owner != nullptr) WriteOwner(w, "Owner", *owner);
   w.Element("StorageClass", "STANDARD");
   w.Close();
 }
@@ -61,7 +57,8 @@ HttpResponse ListObjects(const Context& ctx) {
   if (!p.delimiter.empty()) w.Element("Delimiter", Enc(p, p.delimiter));
   if (p.url_encode) w.Element("EncodingType", "url");
   w.Element("IsTruncated", page->truncated ? "true" : "false");
-  for (const storage::ListEntry& e : page->objects) WriteContents(w, p, e, /*owner=*/true);
+  const OwnerName owner = BucketOwnerName(ctx);
+  for (const storage::ListEntry& e : page->objects) WriteContents(w, p, e, &owner);
   WriteCommonPrefixes(w, p, *page);
   return XmlResponse(std::move(w).Finish());
 }
@@ -85,7 +82,10 @@ HttpResponse ListObjectsV2(const Context& ctx) {
   // The token is opaque to clients: base64 of the last key or common prefix returned.
   if (page->truncated) w.Element("NextContinuationToken", text::Base64Encode(page->last));
   if (p.start_after) w.Element("StartAfter", Enc(p, *p.start_after));
-  for (const storage::ListEntry& e : page->objects) WriteContents(w, p, e, p.fetch_owner);
+  const OwnerName owner = p.fetch_owner ? BucketOwnerName(ctx) : OwnerName{};
+  for (const storage::ListEntry& e : page->objects) {
+    WriteContents(w, p, e, p.fetch_owner ? &owner : nullptr);
+  }
   WriteCommonPrefixes(w, p, *page);
   return XmlResponse(std::move(w).Finish());
 }

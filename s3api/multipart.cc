@@ -28,13 +28,6 @@ std::optional<auth::ChecksumAlgorithm> UploadAlgorithm(const storage::UploadReco
   return auth::ParseChecksumAlgorithm(upload.checksum_algorithm);
 }
 
-void WriteOwner(XmlWriter& w, std::string_view element) {
-  w.Open(element);
-  w.Element("ID", kOwnerId);
-  w.Element("DisplayName", kOwnerDisplayName);
-  w.Close();
-}
-
 // <ChecksumCRC32>...</ChecksumCRC32> etc. for each stored checksum.
 void WriteChecksums(XmlWriter& w, const std::map<std::string, std::string>& checksums) {
   for (const auto& [name, value] : checksums) {
@@ -400,8 +393,9 @@ HttpResponse ListParts(const Context& ctx) {
   w.Element("Bucket", ctx.route.bucket);
   w.Element("Key", ctx.route.key);
   w.Element("UploadId", ctx.route.upload_id);
-  WriteOwner(w, "Initiator");
-  WriteOwner(w, "Owner");
+  const OwnerName owner = BucketOwnerName(ctx);
+  WriteOwner(w, "Initiator", owner);
+  WriteOwner(w, "Owner", owner);
   w.Element("StorageClass", "STANDARD");
   w.Element("PartNumberMarker", std::to_string(marker));
   w.Element("NextPartNumberMarker",
@@ -454,12 +448,13 @@ HttpResponse ListMultipartUploads(const Context& ctx) {
   w.Element("MaxUploads", std::to_string(q.max_uploads));
   if (url) w.Element("EncodingType", "url");
   w.Element("IsTruncated", page->truncated ? "true" : "false");
+  const OwnerName owner = BucketOwnerName(ctx);
   for (const storage::UploadRecord& u : page->uploads) {
     w.Open("Upload");
     w.Element("Key", enc(u.key));
     w.Element("UploadId", u.upload_id);
-    WriteOwner(w, "Initiator");
-    WriteOwner(w, "Owner");
+    WriteOwner(w, "Initiator", owner);
+    WriteOwner(w, "Owner", owner);
     w.Element("StorageClass", "STANDARD");
     w.Element("Initiated", Iso8601(u.initiated_ms));
     if (!u.checksum_algorithm.empty()) {

@@ -8,6 +8,7 @@
 #include "s3api/router.h"
 #include "s3api/unimplemented.h"
 #include "s3api/xml.h"
+#include "storage/users.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
 
@@ -161,6 +162,43 @@ ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource&
   return ErrorCode::kAccessDenied;
 }
 
+OwnerName BucketOwnerName(const Context& ctx) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (bucket.ok() && !bucket->owner_id.empty()) {
+    storage::Result<storage::UserRecord> user = ctx.store->GetUserById(bucket->owner_id);
+    if (user.ok()) return {user->user_id, user->display_name};
+  }
+  return {std::string(kOwnerId), std::string(kOwnerDisplayName)};
+}
+
+void WriteOwner(XmlWriter& w, std::string_view element, const OwnerName& owner) {
+  w.Open(element);
+  w.Element("ID", owner.id);
+  w.Element("DisplayName", owner.display_name);
+  w.Close();
+}
+
+ErrorCode CheckExpectedBucketOwner(const Context& ctx, std::string_view header,
+                                   std::string_view bucket) {
+  const std::string* expected = ctx.request.Find(header);
+  if (expected == nullptr || bucket.empty()) return ErrorCode::kNone;
+  storage::Result<storage::BucketRecord> record = ctx.store->GetBucket(bucket);
+  if (!record.ok()) {
+    return record.status().code() == storage::Code::kNoSuchBucket
+               ? ErrorCode::kNone
+               : FromStorage(record.status().code());
+  }
+  if (!record->owner_id.empty() && *expected == record->owner_id) return ErrorCode::kNone;
+  // Root's buckets (and those from before users) are the account's.
+  storage::Result<storage::UserRecord> root = ctx.store->GetUser(storage::kRootUserName);
+  const bool roots = record->owner_id.empty() || (root.ok() && root->user_id == record->owner_id);
+  if (roots) {
+    storage::Result<std::string> account = ctx.store->GetAccountId();
+    if (account.ok() && *expected == *account) return ErrorCode::kNone;
+  }
+  return ErrorCode::kAccessDenied;
+}
+
 namespace {
 
 HttpResponse Dispatch(const Context& ctx) {
@@ -226,6 +264,10 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
   if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
     return ErrorResponse(ctx, denied);
   }
+  if (ErrorCode denied = CheckExpectedBucketOwner(ctx, kExpectedBucketOwner, route.bucket);
+      denied != ErrorCode::kNone) {
+    return ErrorResponse(ctx, denied);
+  }
   if (ParamErrorAnsweredBeforeHandler(route)) {
     return ErrorResponse(ctx, route.param_error.code, route.param_error.message);
   }
@@ -266,7 +308,9 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
   const auth::KeyLookup lookup =
       [this](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
     storage::Result<storage::AccessKeyRecord> key = store_->GetAccessKey(id);
-    if (!key.ok()) return std::nullopt;
+    // An Inactive key is refused as an unknown one (InvalidAccessKeyId), as AWS does; the
+    // status is read on every request, so UpdateAccessKey takes effect on the next one.
+    if (!key.ok() || key->status != storage::KeyStatus::kActive) return std::nullopt;
     return std::move(key).value();
   };
   HttpResponse response;

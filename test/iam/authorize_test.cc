@@ -202,6 +202,74 @@ TEST_F(AuthorizeTest, EveryAction) {
   }
 }
 
+// Users (format 2, interim rules): every right on the buckets they own, none on others; root's
+// keys may do anything, but list only root's own buckets; a COSI user's key keeps its grants.
+TEST_F(AuthorizeTest, Users) {
+  const std::string alice(64, 'a'), bob(64, 'b'), root(64, 'f');
+  storage::BucketRecord owned = Bucket("alices");
+  owned.owner_id = alice;
+  ASSERT_OK(store_->CreateBucket(owned));
+  storage::BucketRecord roots = Bucket("roots");
+  roots.owner_id = root;
+  ASSERT_OK(store_->CreateBucket(roots));
+  storage::AccessKeyRecord alice_key, bob_key, root_key, cosi_key;
+  alice_key.user_id = alice;
+  bob_key.user_id = bob;
+  root_key.user_id = root;
+  root_key.all_buckets = true;
+  cosi_key.user_id = std::string(64, 'c');
+  cosi_key.grant_name = "ba-1";
+  cosi_key.grants["shared"] = AccessMode::kReadWrite;
+  const Authorizer authorizer(store_.get());
+  const Verdict allow = Verdict::kAllow, deny = Verdict::kDeny;
+  struct UserCase {
+    const storage::AccessKeyRecord* key;
+    Action action;
+    std::string bucket;
+    Verdict verdict;
+  } cases[] = {
+      {&alice_key, Action::kCreateBucket, "new", allow},
+      {&alice_key, Action::kListAllMyBuckets, "", allow},
+      {&alice_key, Action::kListAllMyBuckets, "alices", allow},
+      {&alice_key, Action::kListAllMyBuckets, "roots", deny},
+      {&alice_key, Action::kListAllMyBuckets, "missing", deny},
+      {&alice_key, Action::kUnimplemented, "", allow},
+      {&bob_key, Action::kListAllMyBuckets, "alices", deny},
+      {&root_key, Action::kListAllMyBuckets, "roots", allow},
+      {&root_key, Action::kListAllMyBuckets, "alices", deny},    // listed: its own only
+      {&root_key, Action::kListAllMyBuckets, "private", allow},  // no owner: from before users
+      {&root_key, Action::kDeleteObject, "alices", allow},       // but may do anything
+      {&cosi_key, Action::kPutObject, "shared", allow},
+      {&cosi_key, Action::kGetObject, "alices", deny},
+      {&cosi_key, Action::kCreateBucket, "new", deny},
+  };
+  for (const UserCase& c : cases) {
+    SCOPED_TRACE(std::string(ActionName(c.action)) + " on " + c.bucket + " by " + c.key->user_id);
+    EXPECT_EQ(authorizer.Authorize(Identity::Key(*c.key), c.action, {c.bucket, ""}, kPlain).verdict,
+              c.verdict);
+  }
+  for (Action action : kEveryAction) {
+    SCOPED_TRACE(ActionName(action));
+    EXPECT_TRUE(
+        authorizer.Authorize(Identity::Key(alice_key), action, {"alices", "k"}, kPlain).allowed());
+    const bool service = action == Action::kCreateBucket;
+    EXPECT_EQ(authorizer.Authorize(Identity::Key(bob_key), action, {"alices", "k"}, kPlain).verdict,
+              service ? allow : deny);
+    const Verdict missing =
+        authorizer.Authorize(Identity::Key(bob_key), action, {"missing", "k"}, kPlain).verdict;
+    EXPECT_EQ(missing, service                               ? allow
+                       : action == Action::kListAllMyBuckets ? deny
+                                                             : Verdict::kNoSuchBucket);
+  }
+  // A record handed in is used as it is (ListBuckets passes each one).
+  storage::BucketRecord other = Bucket("alices");
+  other.owner_id = bob;
+  EXPECT_TRUE(authorizer
+                  .Authorize(Identity::Key(bob_key), Action::kListAllMyBuckets,
+                             {"alices", "", &other}, kPlain)
+                  .allowed());
+}
+
 TEST(ActionNameTest, IamNames) {
   EXPECT_EQ(ActionName(Action::kListAllMyBuckets), "s3:ListAllMyBuckets");
   EXPECT_EQ(ActionName(Action::kGetObject), "s3:GetObject");
