@@ -1,10 +1,12 @@
-// S3Service::Handle: route → authenticate → authorize (iam) → one exhaustive dispatch.
+// S3Service::Handle: route → authenticate → authorize (iam) → one exhaustive dispatch; the IAM
+// query API's requests go to iam_front.cc first.
 #include "s3api/service.h"
 
 #include <exception>
 
 #include "s3api/auth/auth.h"
 #include "s3api/handlers.h"
+#include "s3api/iam_front.h"
 #include "s3api/router.h"
 #include "s3api/unimplemented.h"
 #include "s3api/xml.h"
@@ -315,6 +317,12 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
   };
   HttpResponse response;
   try {
+    if (IsIamRequest(request)) {
+      response = ServeIam(*store_, options_, request, counted, options_.clock(), lookup, &sum);
+      sum.bytes_in = counted.count();
+      response.Set("x-amz-request-id", request.request_id);
+      return response;
+    }
     const std::string* host = request.Find("host");
     const Route route =
         RouteRequest(request.method, request.target, host ? *host : std::string_view{},

@@ -1,13 +1,15 @@
-// XML for S3 bodies: a writer for responses and a safe reader for request bodies
-// (CreateBucketConfiguration, Delete, CompleteMultipartUpload, AccessControlPolicy) on libexpat.
-// The reader takes no DTD at all (a DOCTYPE is rejected), so there is no entity expansion;
-// depth and size are capped.
+// XML for S3 bodies: the writer for responses (text/xml_writer.h) and a safe reader for request
+// bodies (CreateBucketConfiguration, Delete, CompleteMultipartUpload, AccessControlPolicy) on
+// libexpat. The reader takes no DTD at all (a DOCTYPE is rejected), so there is no entity
+// expansion; depth and size are capped.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "text/xml_writer.h"
 
 namespace cubby::s3api {
 
@@ -17,32 +19,9 @@ inline constexpr std::string_view kS3Namespace = "http://s3.amazonaws.com/doc/20
 // DeleteObjects of 1000 keys of 1024 bytes.
 inline constexpr size_t kMaxRequestXmlBytes = 4 << 20;
 
-// `text` as XML character data or an attribute value: & < > " ' become entities; CR becomes
-// "&#xD;" (a raw one would reach the reader as LF); a character XML 1.0 cannot carry (C0 controls
-// but TAB and LF, U+FFFE, U+FFFF) becomes a reference such as "&#x1;", as AWS writes it, which
-// strict parsers refuse (clients ask for encoding-type=url for such keys); a byte that is not
-// UTF-8 becomes U+FFFD. So no raw byte of `text` can make the document ill-formed.
-std::string XmlEscape(std::string_view text);
-
-// Builds a document that starts with <?xml version="1.0" encoding="UTF-8"?>\n.
-class XmlWriter {
- public:
-  XmlWriter();
-  // Opens <name> (with xmlns="..." when xmlns is not empty).
-  void Open(std::string_view name, std::string_view xmlns = {});
-  // Opens <name attr_name="attr_value" ...>, attributes given as raw text (escaped here).
-  void OpenWithAttributes(std::string_view name,
-                          const std::vector<std::pair<std::string, std::string>>& attributes);
-  void Text(std::string_view text);  // escaped character data inside the open element
-  void Close();  // closes the innermost open element
-  void Element(std::string_view name, std::string_view text);  // <name>text</name>
-  // Closes any elements still open and returns the document.
-  std::string Finish() &&;
-
- private:
-  std::string out_;
-  std::vector<std::string> open_;
-};
+// The writer is the text library's (text/xml_writer.h), shared with the IAM API.
+using text::XmlEscape;
+using text::XmlWriter;
 
 // An attribute as the namespaces resolve it: xsi:type (with xmlns:xsi bound to the schema
 // instance URI) is {"http://www.w3.org/2001/XMLSchema-instance", "type", value}. An attribute

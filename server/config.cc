@@ -236,6 +236,11 @@ Status ApplyTlsCert(std::string_view name, std::string_view value, Config* confi
   return Status::Ok();
 }
 
+Status ApplyUsersFile(std::string_view name, std::string_view value, Config* config) {
+  config->users_file = std::string(value);
+  return Status::Ok();
+}
+
 Status ApplyTlsKey(std::string_view name, std::string_view value, Config* config) {
   config->tls_key = std::string(value);
   return Status::Ok();
@@ -264,6 +269,7 @@ constexpr Setting kSettings[] = {
     {"max-header-bytes", "CUBBY_MAX_HEADER_BYTES", ApplyMaxHeaderBytes},
     {"tls-cert", "CUBBY_TLS_CERT", ApplyTlsCert},
     {"tls-key", "CUBBY_TLS_KEY", ApplyTlsKey},
+    {"users-file", "CUBBY_USERS_FILE", ApplyUsersFile},
     {"healthcheck", "", ApplyHealthcheck},  // a one-shot probe; no environment variable
     {"metrics-address", "CUBBY_METRICS_ADDRESS", ApplyMetricsAddress},
     {"disk-reserve", "CUBBY_DISK_RESERVE", ApplyDiskReserve},
@@ -493,6 +499,8 @@ Flags (each also settable by its environment variable; a flag wins):
   --max-header-bytes N  CUBBY_MAX_HEADER_BYTES request header size limit (65536)
   --tls-cert FILE       CUBBY_TLS_CERT     PEM certificate chain: serve HTTPS (with --tls-key)
   --tls-key FILE        CUBBY_TLS_KEY      PEM private key
+  --users-file FILE     CUBBY_USERS_FILE   users with known keys, applied at every start:
+                                           lines "NAME ACCESS_KEY_ID SECRET" ('#' comments)
   --healthcheck URL|/PATH                  GET URL (a /PATH: on this configuration's S3
                                            listener); exit 0 on 200, else 1 (container probes)
   --metrics-address ADDR CUBBY_METRICS_ADDRESS  also serve /_cubby/ (plain HTTP, no S3) on ADDR
@@ -509,6 +517,8 @@ For the root key only: /_cubby/backup (online backups; `cubby backup --help`).
 
 Commands:
   cubby backup --endpoint URL --to DIR   back up a running cubby into DIR (on its machine)
+  cubby user create --endpoint URL --name NAME [--access-key ID --secret-key S]
+                                         create a user (and a key) on a running cubby
 
 Environment only:
   CUBBY_ROOT_ACCESS_KEY, CUBBY_ROOT_SECRET_KEY   the root key (both or neither). When unset, a key

@@ -75,6 +75,8 @@ struct Config {
 
   // TLS on the S3 listener: PEM certificate chain and private key, both or neither.
   std::optional<std::string> tls_cert;
+  // Users with known keys, applied at every start (server/users_file.h). Unset: none.
+  std::optional<std::string> users_file;
   std::optional<std::string> tls_key;
 
   // --healthcheck URL: GET the URL, exit 0 on a 200 answer and 1 otherwise (for container

@@ -12,9 +12,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +35,8 @@
 #include "server/ready_line.h"
 #include "server/root_credentials.h"
 #include "server/tls.h"
+#include "server/user_command.h"
+#include "server/users_file.h"
 #include "storage/keygen.h"
 #include "storage/store.h"
 
@@ -288,12 +292,16 @@ class Instance {
     if (storage::Status s = LoadTls(); !s.ok()) return s;
     if (storage::Status s = OpenStore(); !s.ok()) return s;
     if (storage::Status s = LoadRootCredentials(); !s.ok()) return s;
+    if (storage::Status s = ApplyUsers(); !s.ok()) return s;
     if (storage::Status s = StartS3Listener(); !s.ok()) return s;
     if (storage::Status s = StartMetricsListener(); !s.ok()) return s;
     if (storage::Status s = StartCosiListener(); !s.ok()) return s;
     AnnounceReady();
     return storage::Status::Ok();
   }
+
+  // Whether Start failed for the configuration's fault (exit 2), not the machine's.
+  bool config_error() const { return config_error_; }
 
   // Waits for SIGINT/SIGTERM (of `signals`) and returns it. Meanwhile, each tick, watches the
   // store's free space (which also resumes a store stopped for lack of space); once no request
@@ -470,6 +478,32 @@ class Instance {
     }
   }
 
+  // CUBBY_USERS_FILE: users with known keys, applied at every start (server/users_file.h).
+  storage::Status ApplyUsers() {
+    if (!config_.users_file) return storage::Status::Ok();
+    std::ifstream in(*config_.users_file, std::ios::binary);
+    if (!in) {
+      config_error_ = true;
+      return storage::Status(storage::Code::kInvalidArgument,
+                             "cannot read the users file " + *config_.users_file);
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto lines = ParseUsersFile(text);
+    if (!lines.ok()) {
+      config_error_ = true;
+      return WithContext(*config_.users_file + ": ", lines.status());
+    }
+    auto applied = ApplyUsersFile(*store_, *lines, NowMs());
+    if (!applied.ok()) {
+      config_error_ = applied.status().code() == storage::Code::kInvalidArgument;
+      return WithContext(*config_.users_file + ": ", applied.status());
+    }
+    logger_.Always("users file applied", {{"file", *config_.users_file},
+                                          {"users_created", applied->users_created},
+                                          {"keys_created", applied->keys_created}});
+    return storage::Status::Ok();
+  }
+
   storage::Status LoadRootCredentials() {
     auto root = EnsureRootCredentials(*store_, data_dir_, config_.root_key, NowMs());
     if (!root.ok()) return WithContext("root credentials: ", root.status());
@@ -597,6 +631,7 @@ class Instance {
   bool storage_full_ = false;  // as WatchCapacity last logged it
   bool needs_restart_ = false;  // logged once by WatchCapacity
   std::unique_ptr<BackupRunner> backup_;
+  bool config_error_ = false;
   HttpServerOptions http_options_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<HttpServer> metrics_http_;
@@ -607,6 +642,10 @@ int Run(int argc, char** argv) {
   // `cubby backup ...`: a client of a running cubby, with its own flags.
   if (argc > 1 && std::string_view(argv[1]) == "backup") {
     return RunBackupCommand(argc - 1, argv + 1, ProcessEnv());
+  }
+  // `cubby user create ...`: a client of a running cubby's IAM API.
+  if (argc > 1 && std::string_view(argv[1]) == "user") {
+    return RunUserCommand(argc - 1, argv + 1, ProcessEnv());
   }
   LimitMallocArenas();  // before any thread allocates
   auto parsed = ParseConfig(argc, argv, ProcessEnv());
@@ -622,6 +661,7 @@ int Run(int argc, char** argv) {
   Instance cubby(std::move(*parsed), &logger);
   if (storage::Status status = cubby.Start(); !status.ok()) {
     Fatal(status.message());
+    if (cubby.config_error()) return 2;
     return status.code() == storage::Code::kFormatTooNew ? kExitFormatTooNew : 1;
   }
   int signal_number = cubby.WaitForShutdownSignal(waited_signals);

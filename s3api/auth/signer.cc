@@ -31,10 +31,10 @@ std::vector<Header> LowercaseHeaders(const std::vector<Header>& headers) {
   return out;
 }
 
-// "<date>/<region>/s3/aws4_request"
+// "<date>/<region>/<service>/aws4_request"
 std::string Scope(const SignInput& in, std::string_view amz_date) {
   return sigv4::Credential{in.access_key_id, std::string(amz_date.substr(0, 8)), in.region,
-                           std::string(sigv4::kService), std::string(sigv4::kTerminator)}
+                           in.service, std::string(sigv4::kTerminator)}
       .Scope();
 }
 
@@ -47,8 +47,8 @@ std::string SignatureOf(const SignInput& in, std::string_view amz_date, std::str
       in.method, sigv4::CanonicalUri(in.path),
       sigv4::CanonicalQueryString(sigv4::SplitQuery(query)),
       sigv4::CanonicalHeaders(headers, names), sigv4::JoinSignedHeaders(names), payload);
-  const std::string signing_key = sigv4::CachedSigningKey(
-      in.secret_key, amz_date.substr(0, 8), in.region, sigv4::kService);
+  const std::string signing_key =
+      sigv4::CachedSigningKey(in.secret_key, amz_date.substr(0, 8), in.region, in.service);
   return sigv4::Signature(signing_key,
                           sigv4::StringToSign(amz_date, Scope(in, amz_date), canonical_request));
 }

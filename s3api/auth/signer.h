@@ -24,6 +24,7 @@ struct SignInput {
   std::string secret_key;
   std::string region;
   std::chrono::system_clock::time_point now;
+  std::string service = "s3";  // "iam" for the IAM query API
 };
 // Headers to add to the request: host, x-amz-date, x-amz-content-sha256, authorization.
 std::vector<Header> SignV4(const SignInput& in);

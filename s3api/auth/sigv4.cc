@@ -252,7 +252,7 @@ std::optional<Credential> ParseCredential(std::string_view text) {
 }
 
 std::string CheckScope(const Credential& credential, std::string_view request_date,
-                       std::string_view region) {
+                       std::string_view region, std::string_view service) {
   if (credential.date != request_date) {
     return "Invalid credential date \"" + credential.date + "\". This date is not the same as " +
            "the request date \"" + std::string(request_date) + "\".";
@@ -261,8 +261,9 @@ std::string CheckScope(const Credential& credential, std::string_view request_da
     return "the region '" + credential.region + "' is wrong; expecting '" + std::string(region) +
            "'";
   }
-  if (credential.service != kService) {
-    return "incorrect service \"" + credential.service + "\". This endpoint belongs to \"s3\".";
+  if (credential.service != service) {
+    return "incorrect service \"" + credential.service + "\". This endpoint belongs to \"" +
+           std::string(service) + "\".";
   }
   if (credential.terminator != kTerminator) {
     return "incorrect terminal \"" + credential.terminator +

@@ -21,6 +21,10 @@ inline constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
 inline constexpr std::string_view kChunkAlgorithm = "AWS4-HMAC-SHA256-PAYLOAD";
 inline constexpr std::string_view kTrailerAlgorithm = "AWS4-HMAC-SHA256-TRAILER";
 inline constexpr std::string_view kService = "s3";
+// The IAM query API on the S3 port (VerifyIamHeader): its service, and the region the aws cli
+// and SDKs sign IAM requests for whatever the endpoint.
+inline constexpr std::string_view kIamService = "iam";
+inline constexpr std::string_view kIamSigningRegion = "us-east-1";
 inline constexpr std::string_view kTerminator = "aws4_request";
 inline constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
 inline constexpr std::string_view kStreamingSignedPayload = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD";
@@ -146,9 +150,10 @@ struct Credential {
 std::optional<Credential> ParseCredential(std::string_view text);
 
 // Why a credential's scope does not fit this server, or "" if it does: date must equal
-// `request_date` (YYYYMMDD), region `region`, service "s3", terminator "aws4_request".
+// `request_date` (YYYYMMDD), region `region`, service `service` ("s3" but for the IAM API's
+// "iam"), terminator "aws4_request".
 std::string CheckScope(const Credential& credential, std::string_view request_date,
-                       std::string_view region);
+                       std::string_view region, std::string_view service = kService);
 
 // "a;b;c" → {"a","b","c"}; nullopt if empty or any name is empty.
 std::optional<std::vector<std::string>> ParseSignedHeaders(std::string_view text);

@@ -2,8 +2,10 @@
 
 #include <utility>
 
+#include "s3api/auth/crypto.h"
 #include "s3api/auth/sigv4_verify.h"
 #include "text/ascii.h"
+#include "text/encoding.h"
 #include "text/time.h"
 
 namespace cubby::s3api::auth::sigv4 {
@@ -69,6 +71,45 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization) {
   s.signed_headers = std::move(parsed->signed_headers);
   s.signature = std::move(parsed->signature);
   s.hashed_payload = *FindHeader(headers, kAmzContentSha256);
+  s.canonical_query = CanonicalQueryString(in.params);
+  return VerifySignature(in, s, std::move(result));
+}
+
+AuthResult VerifyIamHeader(const VerifyInput& in, std::string_view authorization,
+                           std::string_view body) {
+  const std::vector<Header>& headers = in.request.headers;
+  std::string why;
+  std::optional<ParsedAuthorization> parsed = ParseAuthorization(authorization, &why);
+  if (!parsed) {
+    return Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);
+  }
+  const std::optional<TimePoint> when = RequestTime(headers);
+  if (!when) {
+    return Refuse(ErrorCode::kAccessDenied,
+                  "AWS authentication requires a valid Date or x-amz-date header");
+  }
+  SignedRequest s;
+  s.amz_date = text::FormatIso8601Basic(*when);
+  const std::string_view region =
+      parsed->credential.region == kIamSigningRegion ? kIamSigningRegion : in.region;
+  why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), region,
+                   kIamService);
+  if (!why.empty()) {
+    return Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);
+  }
+  AuthResult result = RequireSigned(headers, parsed->signed_headers, AuthResult{});
+  if (result.error != ErrorCode::kNone) return result;
+  if (in.now - *when > kMaxSkew || *when - in.now > kMaxSkew) {
+    return Refuse(ErrorCode::kRequestTimeTooSkewed);
+  }
+  s.hashed_payload = text::HexEncode(Sha256(body));
+  if (const std::string* sent = FindHeader(headers, kAmzContentSha256);
+      sent != nullptr && text::AsciiLowercase(*sent) != s.hashed_payload) {
+    return Refuse(ErrorCode::kXAmzContentSHA256Mismatch);
+  }
+  s.credential = std::move(parsed->credential);
+  s.signed_headers = std::move(parsed->signed_headers);
+  s.signature = std::move(parsed->signature);
   s.canonical_query = CanonicalQueryString(in.params);
   return VerifySignature(in, s, std::move(result));
 }

@@ -28,6 +28,16 @@ namespace cubby::s3api::auth::sigv4 {
 //  - unknown access key → InvalidAccessKeyId; wrong signature → SignatureDoesNotMatch
 AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization);
 
+// The IAM query API's form of a header-signed request (service "iam"), whose whole body is
+// already read: the payload hash is the SHA-256 of `body` (x-amz-content-sha256 is optional,
+// and must then be that hash); the credential's region may be in.region or "us-east-1" (the aws
+// cli and SDKs sign IAM for us-east-1 whatever the endpoint). Otherwise as VerifyHeader: a
+// malformed header or a wrong scope → AuthorizationHeaderMalformed; unsigned host or x-amz-*
+// headers → AccessDenied; skew → RequestTimeTooSkewed; unknown key → InvalidAccessKeyId; wrong
+// signature → SignatureDoesNotMatch (the IAM front maps these to IAM's codes).
+AuthResult VerifyIamHeader(const VerifyInput& in, std::string_view authorization,
+                           std::string_view body);
+
 struct ParsedAuthorization {
   Credential credential;
   std::vector<std::string> signed_headers;

@@ -34,6 +34,9 @@ from botocore.credentials import Credentials
 ROOT_ACCESS_KEY = "AKIAE2ETESTROOT00001"
 ROOT_SECRET_KEY = "e2e/SecretKey+ForCubbyRootUser0000000001"
 REGION = "us-east-1"
+# Secrets of the users tests make (test_iam.py): test_zz_secrets.py scans the servers' output
+# for them too.
+USER_SECRETS = set()
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 30.0
 S3_NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"

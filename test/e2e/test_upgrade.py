@@ -17,6 +17,7 @@ import tarfile
 import time
 import uuid
 
+import boto3
 import grpc
 import pytest
 from botocore.exceptions import ClientError
@@ -142,9 +143,33 @@ def check_cosi_keys(srv, manifest):
         with pytest.raises(ClientError) as e:
             s3.list_objects_v2(Bucket=other)
         assert error_code(e) == "AccessDenied"
+        # Format 2: the key belongs to a user named after its grant, and lists its bucket only.
+        listed = s3.list_buckets()
+        assert listed["Owner"]["DisplayName"] == grant["name"]
+        assert [b["Name"] for b in listed["Buckets"]] == [bucket]
+
+
+def check_users(srv, manifest):
+    """Format 2: the root key belongs to the user root, which owns every bucket of the folder,
+    and each COSI key to a user named after its grant, as the IAM API shows them."""
+    listed = make_client(srv).list_buckets()
+    assert listed["Owner"]["DisplayName"] == "root"
+    assert len(listed["Owner"]["ID"]) == 64
+    assert {b["name"] for b in manifest["buckets"]} <= {b["Name"] for b in listed["Buckets"]}
+    iam = boto3.session.Session(aws_access_key_id=srv.access_key,
+                                aws_secret_access_key=srv.secret_key,
+                                region_name="us-east-1").client("iam", endpoint_url=srv.endpoint)
+    users = {u["UserName"]: u for u in iam.list_users()["Users"]}
+    assert users["root"]["UserId"] == listed["Owner"]["ID"]
+    assert [k["AccessKeyId"] for k in iam.list_access_keys()["AccessKeyMetadata"]] == \
+        [manifest["root"]["access_key"]]
+    for grant in manifest["grants"]:
+        keys = iam.list_access_keys(UserName=grant["name"])["AccessKeyMetadata"]
+        assert [(k["AccessKeyId"], k["Status"]) for k in keys] == [(grant["access_key"], "Active")]
 
 
 def check_intact(srv, manifest):
+    check_users(srv, manifest)
     s3 = make_client(srv)
     check_objects(s3, manifest)
     check_upload_in_progress(s3, manifest)

@@ -6,11 +6,15 @@ import json
 import os
 import re
 
+import boto3
 import pytest
 
 import cubby_e2e
 from appliance import Endpoint, start_ephemeral
 from cubby_e2e import make_client, new_bucket_name
+
+# Every user secret the session's tests handed out (test_iam.py adds to it too).
+USER_SECRETS = cubby_e2e.USER_SECRETS
 
 FORBIDDEN = [
     re.compile(r"Signature=[0-9a-fA-F]{8}"),  # header or presigned URL signature
@@ -36,6 +40,19 @@ def _exercise(server, tmp_path):
                               headers={"Authorization": "AWS4-HMAC-SHA256 Credential=x/y, "
                                                         "SignedHeaders=host, Signature=" + "ab" * 32})
     assert r.status in (400, 403)
+    # Users' secrets (issue 13): made by the IAM API, used, refused once Inactive.
+    iam = boto3.session.Session(aws_access_key_id=server.access_key,
+                                aws_secret_access_key=server.secret_key,
+                                region_name="us-east-1").client("iam", endpoint_url=server.endpoint)
+    name = "secrets-" + bucket
+    iam.create_user(UserName=name)
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    USER_SECRETS.add(key["SecretAccessKey"])
+    user = make_client(server, key["AccessKeyId"], key["SecretAccessKey"])
+    user.list_buckets()
+    iam.update_access_key(UserName=name, AccessKeyId=key["AccessKeyId"], Status="Inactive")
+    with pytest.raises(user.exceptions.ClientError):
+        user.list_buckets()
 
 
 def test_no_secret_in_any_server_output(start_server, cubby_bin, tmp_path, home):
@@ -58,7 +75,7 @@ def test_no_secret_in_any_server_output(start_server, cubby_bin, tmp_path, home)
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
     assert len(lines) > 20, path
-    secrets = {cubby_e2e.ROOT_SECRET_KEY}
+    secrets = {cubby_e2e.ROOT_SECRET_KEY} | USER_SECRETS
     allowed = set()
     for i, line in enumerate(lines):
         body = line.split("] ", 1)[1] if "] " in line else line

@@ -1,0 +1,640 @@
+#include "iam/iam_api.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "storage/keygen.h"
+#include "storage/users.h"
+#include "text/ascii.h"
+#include "text/time.h"
+#include "text/xml_writer.h"
+
+namespace cubby::iam {
+namespace {
+
+using storage::AccessKeyRecord;
+using storage::Code;
+using storage::Result;
+using storage::Status;
+using storage::UserRecord;
+using text::XmlWriter;
+
+std::string Iso8601(int64_t ms) { return text::FormatIso8601Millis(text::FromUnixMillis(ms)); }
+
+// IAM's answer to a storage failure. The message of a server fault stays out of the response.
+IamError FromStorage(Code code) {
+  switch (code) {
+    case Code::kNoSuchEntity:
+      return IamError::kNoSuchEntity;
+    case Code::kEntityAlreadyExists:
+      return IamError::kEntityAlreadyExists;
+    case Code::kDeleteConflict:
+      return IamError::kDeleteConflict;
+    case Code::kLimitExceeded:
+      return IamError::kLimitExceeded;
+    case Code::kInvalidArgument:
+      return IamError::kValidationError;
+    case Code::kOk:
+    case Code::kNoSuchBucket:
+    case Code::kNoSuchKey:
+    case Code::kNoSuchUpload:
+    case Code::kNoSuchAccessKey:
+    case Code::kBucketAlreadyExists:
+    case Code::kBucketNotEmpty:
+    case Code::kPreconditionFailed:
+    case Code::kInvalidPart:
+    case Code::kAborted:
+    case Code::kIOError:
+    case Code::kCorruption:
+    case Code::kFormatTooNew:
+    case Code::kNoSpace:
+      return IamError::kServiceFailure;
+  }
+  return IamError::kServiceFailure;
+}
+
+// One call being answered: the request, the caller and where the response goes.
+class Call {
+ public:
+  Call(storage::Store& store, const AccessKeyRecord& caller, const IamRequest& request,
+       std::string_view request_id, int64_t now_ms)
+      : store_(store),
+        caller_(caller),
+        request_(request),
+        request_id_(request_id),
+        now_ms_(now_ms) {}
+
+  IamResponse Run();
+
+ private:
+  IamResponse CreateUser();
+  IamResponse GetUser();
+  IamResponse ListUsers();
+  IamResponse DeleteUser();
+  IamResponse CreateAccessKey();
+  IamResponse ListAccessKeys();
+  IamResponse UpdateAccessKey();
+  IamResponse DeleteAccessKey();
+  IamResponse PutUserPolicy();
+  IamResponse GetUserPolicy();
+  IamResponse ListUserPolicies();
+  IamResponse DeleteUserPolicy();
+  IamResponse TagUser();
+  IamResponse UntagUser();
+  IamResponse ListUserTags();
+
+  IamResponse Error(IamError error, std::string_view message) const {
+    IamResponse r = ErrorResponse(error, message, request_id_);
+    r.action = request_.action;
+    return r;
+  }
+  IamResponse StorageError(const Status& status) const {
+    const IamError error = FromStorage(status.code());
+    return Error(error, Info(error).sender ? status.message() : "internal error");
+  }
+  // A required parameter, or the ValidationError IAM answers for a missing one.
+  const std::string* Required(std::string_view name, std::string_view member,
+                              IamResponse* missing) const {
+    const std::string* value = request_.Find(name);
+    if (value == nullptr) {
+      *missing = Error(IamError::kValidationError,
+                       "1 validation error detected: Value null at '" + std::string(member) +
+                           "' failed to satisfy constraint: Member must not be null");
+    }
+    return value;
+  }
+  // UserName, or the caller's own user when it is absent (the actions where IAM allows that).
+  Result<std::string> UserNameOrCaller() const;
+
+  // <Action>Response><Action>Result>...; Finish() adds ResponseMetadata.
+  XmlWriter Begin(bool result = true) const {
+    XmlWriter w;
+    w.Open(request_.action + "Response", kIamNamespace);
+    if (result) w.Open(request_.action + "Result");
+    return w;
+  }
+  IamResponse Finish(XmlWriter w, bool result = true) const {
+    if (result) w.Close();
+    w.Open("ResponseMetadata");
+    w.Element("RequestId", request_id_);
+    w.Close();
+    IamResponse r;
+    r.body = std::move(w).Finish();
+    r.action = request_.action;
+    return r;
+  }
+  IamResponse Empty() const { return Finish(Begin(false), false); }
+
+  void WriteUser(XmlWriter& w, const UserRecord& user, bool tags) const;
+
+  storage::Store& store_;
+  const AccessKeyRecord& caller_;
+  const IamRequest& request_;
+  std::string_view request_id_;
+  int64_t now_ms_;
+  std::string account_id_;
+};
+
+using Handler = IamResponse (Call::*)();
+
+IamResponse Call::Run() {
+  static const std::map<std::string_view, Handler> kHandlers = {
+      {"CreateUser", &Call::CreateUser},
+      {"GetUser", &Call::GetUser},
+      {"ListUsers", &Call::ListUsers},
+      {"DeleteUser", &Call::DeleteUser},
+      {"CreateAccessKey", &Call::CreateAccessKey},
+      {"ListAccessKeys", &Call::ListAccessKeys},
+      {"UpdateAccessKey", &Call::UpdateAccessKey},
+      {"DeleteAccessKey", &Call::DeleteAccessKey},
+      {"PutUserPolicy", &Call::PutUserPolicy},
+      {"GetUserPolicy", &Call::GetUserPolicy},
+      {"ListUserPolicies", &Call::ListUserPolicies},
+      {"DeleteUserPolicy", &Call::DeleteUserPolicy},
+      {"TagUser", &Call::TagUser},
+      {"UntagUser", &Call::UntagUser},
+      {"ListUserTags", &Call::ListUserTags},
+  };
+  auto handler = kHandlers.find(request_.action);
+  if (handler == kHandlers.end()) {
+    return Error(IamError::kInvalidAction, "Could not find operation " + request_.action +
+                                               " for version " + std::string(kIamVersion));
+  }
+  const std::string* target = request_.Find("UserName");
+  if (!MayCallIam(caller_, request_.action, target ? *target : std::string_view())) {
+    return Error(IamError::kAccessDenied,
+                 "User is not authorized to perform: iam:" + request_.action);
+  }
+  Result<std::string> account = store_.GetAccountId();
+  if (!account.ok()) return StorageError(account.status());
+  account_id_ = std::move(account).value();
+  return (this->*(handler->second))();
+}
+
+Result<std::string> Call::UserNameOrCaller() const {
+  if (const std::string* name = request_.Find("UserName")) return *name;
+  if (caller_.user_id.empty()) return Status(Code::kNoSuchEntity, "The caller has no user.");
+  Result<UserRecord> me = store_.GetUserById(caller_.user_id);
+  if (!me.ok()) return me.status();
+  return me->name;
+}
+
+void Call::WriteUser(XmlWriter& w, const UserRecord& user, bool tags) const {
+  w.Element("Path", user.path);
+  w.Element("UserName", user.name);
+  w.Element("UserId", user.user_id);
+  w.Element("Arn", storage::UserArn(account_id_, user));
+  w.Element("CreateDate", Iso8601(user.created_ms));
+  if (tags && !user.tags.empty()) {
+    w.Open("Tags");
+    for (const auto& [key, value] : user.tags) {
+      w.Open("member");
+      w.Element("Key", key);
+      w.Element("Value", value);
+      w.Close();
+    }
+    w.Close();
+  }
+}
+
+// Tags.member.N.Key / Tags.member.N.Value (N from 1), in N order.
+bool ReadTags(const IamRequest& request, std::vector<storage::UserTag>* tags,
+              std::string* problem) {
+  std::map<int, storage::UserTag> by_index;
+  constexpr std::string_view kPrefix = "Tags.member.";
+  for (const text::NameValue& p : request.params) {
+    if (!p.name.starts_with(kPrefix)) continue;
+    std::string_view rest = std::string_view(p.name).substr(kPrefix.size());
+    const size_t dot = rest.find('.');
+    int index = 0;
+    auto [end, err] = std::from_chars(rest.data(), rest.data() + dot, index);
+    if (dot == std::string_view::npos || err != std::errc() || end != rest.data() + dot ||
+        index < 1) {
+      *problem = "malformed tag parameter " + p.name;
+      return false;
+    }
+    const std::string_view field = rest.substr(dot + 1);
+    if (field == "Key") {
+      by_index[index].first = p.value;
+    } else if (field == "Value") {
+      by_index[index].second = p.value;
+    } else {
+      *problem = "malformed tag parameter " + p.name;
+      return false;
+    }
+  }
+  std::set<std::string> keys;
+  for (auto& [index, tag] : by_index) {
+    if (!keys.insert(tag.first).second) {
+      *problem = "Duplicate tag keys found. Please note that Tag keys are case insensitive.";
+      return false;
+    }
+    tags->push_back(std::move(tag));
+  }
+  return true;
+}
+
+IamResponse Call::CreateUser() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  UserRecord user;
+  user.name = *name;
+  if (const std::string* path = request_.Find("Path")) user.path = *path;
+  user.created_ms = now_ms_;
+  std::string problem;
+  if (!ReadTags(request_, &user.tags, &problem)) return Error(IamError::kInvalidInput, problem);
+  Result<UserRecord> created = store_.CreateUser(user);
+  if (!created.ok()) return StorageError(created.status());
+  XmlWriter w = Begin();
+  w.Open("User");
+  WriteUser(w, *created, /*tags=*/true);
+  w.Close();
+  return Finish(std::move(w));
+}
+
+IamResponse Call::GetUser() {
+  Result<std::string> name = UserNameOrCaller();
+  if (!name.ok()) return StorageError(name.status());
+  Result<UserRecord> user = store_.GetUser(*name);
+  if (!user.ok()) return StorageError(user.status());
+  XmlWriter w = Begin();
+  w.Open("User");
+  WriteUser(w, *user, /*tags=*/true);
+  w.Close();
+  return Finish(std::move(w));
+}
+
+IamResponse Call::ListUsers() {
+  size_t max_items = 100;
+  if (const std::string* max = request_.Find("MaxItems")) {
+    uint64_t n = 0;
+    if (!text::ParseUint64(*max, &n) || n < 1 || n > 1000) {
+      return Error(IamError::kValidationError,
+                   "1 validation error detected: Value '" + *max +
+                       "' at 'maxItems' failed to satisfy constraint: Member must have value "
+                       "between 1 and 1000");
+    }
+    max_items = n;
+  }
+  const std::string* marker = request_.Find("Marker");
+  const std::string* path_prefix = request_.Find("PathPrefix");
+  Result<storage::UsersPage> page = store_.ListUsers(marker ? *marker : "", max_items);
+  if (!page.ok()) return StorageError(page.status());
+  XmlWriter w = Begin();
+  w.Open("Users");
+  for (const UserRecord& user : page->users) {
+    if (path_prefix != nullptr && !user.path.starts_with(*path_prefix)) continue;
+    w.Open("member");
+    WriteUser(w, user, /*tags=*/false);
+    w.Close();
+  }
+  w.Close();
+  w.Element("IsTruncated", page->truncated ? "true" : "false");
+  if (page->truncated) w.Element("Marker", page->next_marker);
+  return Finish(std::move(w));
+}
+
+IamResponse Call::DeleteUser() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  if (Status s = store_.DeleteUser(*name); !s.ok()) return StorageError(s);
+  return Empty();
+}
+
+const char* StatusName(storage::KeyStatus status) {
+  switch (status) {
+    case storage::KeyStatus::kActive:
+      return "Active";
+    case storage::KeyStatus::kInactive:
+      return "Inactive";
+  }
+  return "Inactive";
+}
+
+// IAM's accessKeyIdType: 16-128 characters of [\w].
+bool ValidKeyId(std::string_view id) {
+  return id.size() >= 16 && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  c == '_';
+         });
+}
+
+// A secret: 1-128 printable ASCII characters other than space.
+bool ValidSecret(std::string_view secret) {
+  return !secret.empty() && secret.size() <= 128 &&
+         std::all_of(secret.begin(), secret.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
+IamResponse Call::CreateAccessKey() {
+  Result<std::string> name = UserNameOrCaller();
+  if (!name.ok()) return StorageError(name.status());
+  const std::string* given_id = request_.Find("AccessKeyId");
+  const std::string* given_secret = request_.Find("SecretAccessKey");
+  AccessKeyRecord candidate;
+  if (given_id != nullptr || given_secret != nullptr) {
+    // cubby's own parameters, for fixtures (only callers MayCallIam lets through get here).
+    if (given_id == nullptr || given_secret == nullptr) {
+      return Error(IamError::kValidationError,
+                   "AccessKeyId and SecretAccessKey are given together or not at all");
+    }
+    if (!ValidKeyId(*given_id)) {
+      return Error(IamError::kValidationError,
+                   "AccessKeyId must be 16 to 128 letters, digits or underscores");
+    }
+    if (!ValidSecret(*given_secret)) {
+      return Error(IamError::kValidationError,
+                   "SecretAccessKey must be 1 to 128 printable characters without spaces");
+    }
+    candidate.access_key_id = *given_id;
+    candidate.secret = storage::SecretKey(*given_secret);
+  } else {
+    Result<AccessKeyRecord> generated = storage::GenerateAccessKey();
+    if (!generated.ok()) return StorageError(generated.status());
+    candidate = std::move(generated).value();
+  }
+  candidate.created_ms = now_ms_;
+  Result<AccessKeyRecord> key = store_.CreateAccessKey(*name, candidate);
+  if (!key.ok()) return StorageError(key.status());
+  XmlWriter w = Begin();
+  w.Open("AccessKey");
+  w.Element("UserName", *name);
+  w.Element("AccessKeyId", key->access_key_id);
+  w.Element("Status", StatusName(key->status));
+  w.Element("SecretAccessKey", key->secret.reveal());  // the one place a secret is answered
+  w.Element("CreateDate", Iso8601(key->created_ms));
+  w.Close();
+  return Finish(std::move(w));
+}
+
+IamResponse Call::ListAccessKeys() {
+  Result<std::string> name = UserNameOrCaller();
+  if (!name.ok()) return StorageError(name.status());
+  Result<std::vector<AccessKeyRecord>> keys = store_.ListAccessKeys(*name);
+  if (!keys.ok()) return StorageError(keys.status());
+  Result<UserRecord> user = store_.GetUser(*name);
+  if (!user.ok()) return StorageError(user.status());
+  XmlWriter w = Begin();
+  w.Element("UserName", user->name);
+  w.Open("AccessKeyMetadata");
+  for (const AccessKeyRecord& key : *keys) {
+    w.Open("member");
+    w.Element("UserName", user->name);
+    w.Element("AccessKeyId", key.access_key_id);
+    w.Element("Status", StatusName(key.status));
+    w.Element("CreateDate", Iso8601(key.created_ms));
+    w.Close();
+  }
+  w.Close();
+  w.Element("IsTruncated", "false");
+  return Finish(std::move(w));
+}
+
+IamResponse Call::UpdateAccessKey() {
+  IamResponse missing;
+  const std::string* id = Required("AccessKeyId", "accessKeyId", &missing);
+  if (id == nullptr) return missing;
+  const std::string* status = Required("Status", "status", &missing);
+  if (status == nullptr) return missing;
+  storage::KeyStatus wanted;
+  if (*status == "Active") {
+    wanted = storage::KeyStatus::kActive;
+  } else if (*status == "Inactive") {
+    wanted = storage::KeyStatus::kInactive;
+  } else {
+    return Error(IamError::kValidationError,
+                 "1 validation error detected: Value '" + *status +
+                     "' at 'status' failed to satisfy constraint: Member must satisfy enum "
+                     "value set: [Active, Inactive]");
+  }
+  Result<std::string> name = UserNameOrCaller();
+  if (!name.ok()) return StorageError(name.status());
+  if (Status s = store_.UpdateAccessKeyStatus(*name, *id, wanted); !s.ok()) {
+    return StorageError(s);
+  }
+  return Empty();
+}
+
+IamResponse Call::DeleteAccessKey() {
+  IamResponse missing;
+  const std::string* id = Required("AccessKeyId", "accessKeyId", &missing);
+  if (id == nullptr) return missing;
+  Result<std::string> name = UserNameOrCaller();
+  if (!name.ok()) return StorageError(name.status());
+  if (Status s = store_.DeleteUserAccessKey(*name, *id); !s.ok()) return StorageError(s);
+  return Empty();
+}
+
+IamResponse Call::PutUserPolicy() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  const std::string* policy = Required("PolicyName", "policyName", &missing);
+  if (policy == nullptr) return missing;
+  const std::string* document = Required("PolicyDocument", "policyDocument", &missing);
+  if (document == nullptr) return missing;
+  if (std::string problem = PolicyDocumentProblem(*document); !problem.empty()) {
+    return Error(IamError::kMalformedPolicyDocument, problem);
+  }
+  if (Status s = store_.PutUserPolicy(*name, *policy, *document); !s.ok()) {
+    return StorageError(s);
+  }
+  return Empty();
+}
+
+IamResponse Call::GetUserPolicy() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  const std::string* policy = Required("PolicyName", "policyName", &missing);
+  if (policy == nullptr) return missing;
+  Result<std::string> document = store_.GetUserPolicy(*name, *policy);
+  if (!document.ok()) return StorageError(document.status());
+  Result<UserRecord> user = store_.GetUser(*name);
+  if (!user.ok()) return StorageError(user.status());
+  XmlWriter w = Begin();
+  w.Element("UserName", user->name);
+  w.Element("PolicyName", *policy);
+  // IAM returns policy documents URL-encoded (RFC 3986); SDKs decode them.
+  w.Element("PolicyDocument", text::UriEncode(*document, text::Slash::kEncode));
+  return Finish(std::move(w));
+}
+
+IamResponse Call::ListUserPolicies() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  Result<std::vector<std::string>> names = store_.ListUserPolicies(*name);
+  if (!names.ok()) return StorageError(names.status());
+  XmlWriter w = Begin();
+  w.Open("PolicyNames");
+  for (const std::string& n : *names) w.Element("member", n);
+  w.Close();
+  w.Element("IsTruncated", "false");
+  return Finish(std::move(w));
+}
+
+IamResponse Call::DeleteUserPolicy() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  const std::string* policy = Required("PolicyName", "policyName", &missing);
+  if (policy == nullptr) return missing;
+  if (Status s = store_.DeleteUserPolicy(*name, *policy); !s.ok()) return StorageError(s);
+  return Empty();
+}
+
+IamResponse Call::TagUser() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  std::vector<storage::UserTag> tags;
+  std::string problem;
+  if (!ReadTags(request_, &tags, &problem)) return Error(IamError::kInvalidInput, problem);
+  if (tags.empty()) {
+    return Error(IamError::kValidationError,
+                 "1 validation error detected: Value null at 'tags' failed to satisfy "
+                 "constraint: Member must not be null");
+  }
+  if (Status s = store_.TagUser(*name, tags); !s.ok()) return StorageError(s);
+  return Empty();
+}
+
+IamResponse Call::UntagUser() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  std::vector<std::string> keys;
+  for (const text::NameValue& p : request_.params) {
+    if (p.name.starts_with("TagKeys.member.")) keys.push_back(p.value);
+  }
+  if (Status s = store_.UntagUser(*name, keys); !s.ok()) return StorageError(s);
+  return Empty();
+}
+
+IamResponse Call::ListUserTags() {
+  IamResponse missing;
+  const std::string* name = Required("UserName", "userName", &missing);
+  if (name == nullptr) return missing;
+  Result<std::vector<storage::UserTag>> tags = store_.ListUserTags(*name);
+  if (!tags.ok()) return StorageError(tags.status());
+  XmlWriter w = Begin();
+  w.Open("Tags");
+  for (const auto& [key, value] : *tags) {
+    w.Open("member");
+    w.Element("Key", key);
+    w.Element("Value", value);
+    w.Close();
+  }
+  w.Close();
+  w.Element("IsTruncated", "false");
+  return Finish(std::move(w));
+}
+
+}  // namespace
+
+IamErrorInfo Info(IamError error) {
+  switch (error) {
+    case IamError::kNone:
+      return {"", 200, true};
+    case IamError::kAccessDenied:
+      return {"AccessDenied", 403, true};
+    case IamError::kDeleteConflict:
+      return {"DeleteConflict", 409, true};
+    case IamError::kEntityAlreadyExists:
+      return {"EntityAlreadyExists", 409, true};
+    case IamError::kIncompleteSignature:
+      return {"IncompleteSignature", 400, true};
+    case IamError::kInvalidAction:
+      return {"InvalidAction", 400, true};
+    case IamError::kInvalidClientTokenId:
+      return {"InvalidClientTokenId", 403, true};
+    case IamError::kInvalidInput:
+      return {"InvalidInput", 400, true};
+    case IamError::kLimitExceeded:
+      return {"LimitExceeded", 409, true};
+    case IamError::kMalformedPolicyDocument:
+      return {"MalformedPolicyDocument", 400, true};
+    case IamError::kMissingAuthenticationToken:
+      return {"MissingAuthenticationToken", 403, true};
+    case IamError::kNoSuchEntity:
+      return {"NoSuchEntity", 404, true};
+    case IamError::kRequestEntityTooLarge:
+      return {"RequestEntityTooLarge", 413, true};
+    case IamError::kServiceFailure:
+      return {"ServiceFailure", 500, false};
+    case IamError::kSignatureDoesNotMatch:
+      return {"SignatureDoesNotMatch", 403, true};
+    case IamError::kValidationError:
+      return {"ValidationError", 400, true};
+  }
+  return {"ServiceFailure", 500, false};
+}
+
+IamResponse ErrorResponse(IamError error, std::string_view message, std::string_view request_id) {
+  const IamErrorInfo info = Info(error);
+  XmlWriter w;
+  w.Open("ErrorResponse", kIamNamespace);
+  w.Open("Error");
+  w.Element("Type", info.sender ? "Sender" : "Receiver");
+  w.Element("Code", info.code);
+  w.Element("Message", message);
+  w.Close();
+  w.Element("RequestId", request_id);
+  IamResponse r;
+  r.status = info.http_status;
+  r.body = std::move(w).Finish();
+  r.error = error;
+  return r;
+}
+
+IamError ParseIamForm(std::string_view form, IamRequest* out, std::string* message) {
+  if (form.size() > kMaxIamFormBytes) {
+    *message = "the request is larger than " + std::to_string(kMaxIamFormBytes) + " bytes";
+    return IamError::kRequestEntityTooLarge;
+  }
+  out->params.clear();
+  if (!text::SplitUrlEncodedStrict(form, text::Plus::kSpace, &out->params)) {
+    *message = "the request holds a malformed percent-escape";
+    return IamError::kValidationError;
+  }
+  const std::string* action = out->Find("Action");
+  if (action == nullptr || action->empty()) {
+    *message = "the request names no Action";
+    return IamError::kInvalidAction;
+  }
+  out->action = *action;
+  return IamError::kNone;
+}
+
+bool MayCallIam(const storage::AccessKeyRecord& caller, std::string_view action,
+                std::string_view target_user) {
+  (void)action;
+  (void)target_user;
+  // TODO(issue 13, policies): a user whose policy allows "iam:<action>" on the target's ARN.
+  return caller.all_buckets;
+}
+
+std::string PolicyDocumentProblem(std::string_view document) {
+  // TODO(issue 13, iam/policy): parse and validate with the policy language.
+  std::string_view trimmed = document;
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!trimmed.empty() && blank(trimmed.front())) trimmed.remove_prefix(1);
+  while (!trimmed.empty() && blank(trimmed.back())) trimmed.remove_suffix(1);
+  if (trimmed.size() < 2 || trimmed.front() != '{' || trimmed.back() != '}') {
+    return "Syntax errors in policy.";
+  }
+  return {};
+}
+
+IamResponse HandleIam(storage::Store& store, const storage::AccessKeyRecord& caller,
+                      const IamRequest& request, std::string_view request_id, int64_t now_ms) {
+  return Call(store, caller, request, request_id, now_ms).Run();
+}
+
+}  // namespace cubby::iam

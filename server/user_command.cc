@@ -1,0 +1,221 @@
+#include "server/user_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "s3api/auth/crypto.h"
+#include "s3api/auth/signer.h"
+#include "s3api/xml.h"
+#include "server/http_client.h"
+#include "text/ascii.h"
+#include "text/encoding.h"
+#include "text/uri.h"
+
+namespace cubby::server {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: cubby user create --endpoint URL --name NAME [--access-key ID --secret-key SECRET]\n"
+    "                         [--credentials-file FILE] [--region REGION]\n"
+    "  Creates user NAME and an access key on the cubby at URL through its IAM API, as root\n"
+    "  (credentials from FILE, e.g. <data dir>/root-credentials, or AWS_ACCESS_KEY_ID /\n"
+    "  AWS_SECRET_ACCESS_KEY). With --access-key and --secret-key the key gets that id and\n"
+    "  secret; otherwise the server makes one and its secret is printed once.\n";
+constexpr std::chrono::seconds kCallTimeout{30};
+
+struct Options {
+  std::string endpoint, name, access_key, secret_key, credentials_file, region;
+  std::string root_id, root_secret;
+};
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "cubby user: %s\n", message.c_str());
+  return code;
+}
+
+// aws_access_key_id / aws_secret_access_key of the [default] profile of `path`.
+bool ReadCredentialsFile(const std::string& path, Options* options) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  bool in_default = true;
+  while (std::getline(in, line)) {
+    std::string_view l = text::TrimOws(line);
+    if (l.starts_with("[")) {
+      in_default = l == "[default]";
+      continue;
+    }
+    const size_t eq = l.find('=');
+    if (!in_default || eq == std::string_view::npos) continue;
+    const std::string_view name = text::TrimOws(l.substr(0, eq));
+    const std::string value(text::TrimOws(l.substr(eq + 1)));
+    if (name == "aws_access_key_id") options->root_id = value;
+    if (name == "aws_secret_access_key") options->root_secret = value;
+  }
+  return !options->root_id.empty() && !options->root_secret.empty();
+}
+
+std::optional<Options> ParseFlags(int argc, const char* const* argv, int* exit_code) {
+  Options options;
+  *exit_code = 2;
+  if (argc < 2 || std::string_view(argv[1]) != "create") {
+    if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
+      std::fputs(kUsage, stdout);
+      *exit_code = 0;
+      return std::nullopt;
+    }
+    Fail(2, std::string("expected `create`\n") + kUsage);
+    return std::nullopt;
+  }
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      *exit_code = 0;
+      return std::nullopt;
+    }
+    std::string value;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg.resize(eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      Fail(2, arg + " needs a value");
+      return std::nullopt;
+    }
+    if (arg == "--endpoint") {
+      options.endpoint = value;
+    } else if (arg == "--name") {
+      options.name = value;
+    } else if (arg == "--access-key") {
+      options.access_key = value;
+    } else if (arg == "--secret-key") {
+      options.secret_key = value;
+    } else if (arg == "--credentials-file") {
+      options.credentials_file = value;
+    } else if (arg == "--region") {
+      options.region = value;
+    } else {
+      Fail(2, "unknown flag " + arg + "\n" + kUsage);
+      return std::nullopt;
+    }
+  }
+  if (options.endpoint.empty() || options.name.empty()) {
+    Fail(2, std::string("--endpoint and --name are required\n") + kUsage);
+    return std::nullopt;
+  }
+  if (options.access_key.empty() != options.secret_key.empty()) {
+    Fail(2, "give --access-key and --secret-key together, or neither");
+    return std::nullopt;
+  }
+  return options;
+}
+
+// The IAM error of an answer: "HTTP 409 EntityAlreadyExists: ...".
+std::string Describe(const ClientResponse& answer) {
+  s3api::XmlNode root;
+  std::string detail;
+  if (s3api::ParseXml(answer.body, &root) && root.name == "ErrorResponse") {
+    if (const s3api::XmlNode* error = root.Child("Error")) {
+      const s3api::XmlNode* code = error->Child("Code");
+      const s3api::XmlNode* message = error->Child("Message");
+      detail = " " + (code ? code->text : "") + ": " + (message ? message->text : "");
+    }
+  }
+  return "HTTP " + std::to_string(answer.status) + detail;
+}
+
+// One IAM call as GET /?Action=...&Version=2010-05-08&..., signed for service "iam".
+storage::Result<ClientResponse> IamCall(
+    const Options& options, const ProbeTarget& target,
+    const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string query = "Version=2010-05-08";
+  for (const auto& [name, value] : params) {
+    query += "&" + name + "=" + text::UriEncode(value, text::Slash::kEncode);
+  }
+  s3api::auth::SignInput in;
+  in.method = "GET";
+  in.host = HostHeader(target);
+  in.path = "/";
+  in.query = query;
+  in.payload_sha256 = text::HexEncode(s3api::auth::Sha256(""));
+  in.access_key_id = options.root_id;
+  in.secret_key = options.root_secret;
+  in.region = options.region;
+  in.service = "iam";
+  in.now = std::chrono::system_clock::now();
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (const s3api::Header& h : s3api::auth::SignV4(in)) {
+    if (h.name != "host") headers.emplace_back(h.name, h.value);
+  }
+  headers.emplace_back("User-Agent", "cubby-user");
+  return HttpCall(target, "GET", "/?" + query, headers, kCallTimeout);
+}
+
+// The text of <name> anywhere under `node`, or "".
+std::string Find(const s3api::XmlNode& node, std::string_view name) {
+  if (node.name == name) return node.text;
+  for (const s3api::XmlNode& child : node.children) {
+    std::string found = Find(child, name);
+    if (!found.empty()) return found;
+  }
+  return {};
+}
+
+}  // namespace
+
+int RunUserCommand(int argc, const char* const* argv, const EnvLookup& env) {
+  int exit_code = 2;
+  std::optional<Options> options = ParseFlags(argc, argv, &exit_code);
+  if (!options) return exit_code;
+  if (!options->credentials_file.empty()) {
+    if (!ReadCredentialsFile(options->credentials_file, &*options)) {
+      return Fail(2,
+                  "no aws_access_key_id and aws_secret_access_key in " + options->credentials_file);
+    }
+  } else {
+    options->root_id = env("AWS_ACCESS_KEY_ID").value_or("");
+    options->root_secret = env("AWS_SECRET_ACCESS_KEY").value_or("");
+    if (options->root_id.empty() || options->root_secret.empty()) {
+      return Fail(2,
+                  "no credentials: pass --credentials-file or set AWS_ACCESS_KEY_ID and "
+                  "AWS_SECRET_ACCESS_KEY to the root key");
+    }
+  }
+  // IAM is signed for us-east-1 whatever the endpoint, as the aws cli does.
+  if (options->region.empty()) options->region = "us-east-1";
+  std::optional<ProbeTarget> target = ParseProbeUrl(options->endpoint);
+  if (!target) return Fail(2, "--endpoint: cannot parse " + options->endpoint);
+
+  storage::Result<ClientResponse> created =
+      IamCall(*options, *target, {{"Action", "CreateUser"}, {"UserName", options->name}});
+  if (!created.ok()) return Fail(1, options->endpoint + ": " + created.status().message());
+  if (created->status != 200) return Fail(1, "CreateUser: " + Describe(*created));
+  std::vector<std::pair<std::string, std::string>> key_params = {{"Action", "CreateAccessKey"},
+                                                                 {"UserName", options->name}};
+  if (!options->access_key.empty()) {
+    key_params.emplace_back("AccessKeyId", options->access_key);
+    key_params.emplace_back("SecretAccessKey", options->secret_key);
+  }
+  storage::Result<ClientResponse> key = IamCall(*options, *target, key_params);
+  if (!key.ok()) return Fail(1, options->endpoint + ": " + key.status().message());
+  if (key->status != 200) return Fail(1, "CreateAccessKey: " + Describe(*key));
+  s3api::XmlNode root;
+  if (!s3api::ParseXml(key->body, &root)) return Fail(1, "the server's answer is not IAM XML");
+  std::printf("[%s]\naws_access_key_id = %s\n", options->name.c_str(),
+              Find(root, "AccessKeyId").c_str());
+  // The secret goes to stdout only when the server made it (the caller knows a given one).
+  if (options->secret_key.empty()) {
+    std::printf("aws_secret_access_key = %s\n", Find(root, "SecretAccessKey").c_str());
+  }
+  return 0;
+}
+
+}  // namespace cubby::server
