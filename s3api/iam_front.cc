@@ -14,19 +14,17 @@ namespace {
 // The IAM code for an authentication failure (https://docs.aws.amazon.com/IAM/latest/
 // APIReference/CommonErrors.html).
 iam::IamError FromAuth(const auth::AuthResult& auth) {
-  switch (auth.error) {
-    case ErrorCode::kInvalidAccessKeyId:
-      return iam::IamError::kInvalidClientTokenId;
-    case ErrorCode::kSignatureDoesNotMatch:
-      return iam::IamError::kSignatureDoesNotMatch;
-    case ErrorCode::kAccessDenied:
-      return auth.error_message == "missing" ? iam::IamError::kMissingAuthenticationToken
-                                             : iam::IamError::kIncompleteSignature;
-    case ErrorCode::kRequestTimeTooSkewed:
-      return iam::IamError::kSignatureDoesNotMatch;
-    default:
-      return iam::IamError::kIncompleteSignature;
+  if (auth.error == ErrorCode::kInvalidAccessKeyId) return iam::IamError::kInvalidClientTokenId;
+  if (auth.error == ErrorCode::kSignatureDoesNotMatch ||
+      auth.error == ErrorCode::kRequestTimeTooSkewed) {
+    return iam::IamError::kSignatureDoesNotMatch;
   }
+  if (auth.error == ErrorCode::kAccessDenied && auth.error_message == "missing") {
+    return iam::IamError::kMissingAuthenticationToken;
+  }
+  // A malformed or mis-scoped Authorization, unsigned x-amz-* headers, a payload hash that does
+  // not match the body.
+  return iam::IamError::kIncompleteSignature;
 }
 
 std::string_view Query(const HttpRequest& request) {
@@ -76,13 +74,10 @@ HttpResponse ServeIam(storage::Store& store, const ServiceOptions& options,
   summary->operation = "iam:Unknown";
   std::string form;
   if (request.method == "POST") {
-    if (const std::string* length = request.Find("content-length")) {
-      uint64_t n = 0;
-      if (text::ParseUint64(*length, &n) && n > iam::kMaxIamFormBytes) {
-        return ToHttp(iam::ErrorResponse(iam::IamError::kRequestEntityTooLarge,
-                                         "the request body is too large", request.request_id),
-                      request, summary);
-      }
+    if (request.content_length && *request.content_length > iam::kMaxIamFormBytes) {
+      return ToHttp(iam::ErrorResponse(iam::IamError::kRequestEntityTooLarge,
+                                       "the request body is too large", request.request_id),
+                    request, summary);
     }
     char buf[16 << 10];
     for (;;) {

@@ -76,7 +76,7 @@ std::string HostHeader(const ProbeTarget& target) {
 storage::Result<ClientResponse> HttpCall(
     const ProbeTarget& target, std::string_view method, std::string_view path_and_query,
     const std::vector<std::pair<std::string, std::string>>& headers,
-    std::chrono::milliseconds timeout) {
+    std::chrono::milliseconds timeout, std::string_view body) {
   namespace asio = boost::asio;
   auto deadline = PollStream::Clock::now() + timeout;
   asio::ip::tcp::endpoint endpoint(asio::ip::make_address(target.host), target.port);
@@ -102,7 +102,8 @@ storage::Result<ClientResponse> HttpCall(
   std::string request = std::string(method) + " " + std::string(path_and_query) +
                         " HTTP/1.1\r\nHost: " + HostHeader(target) + "\r\n";
   for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
-  request += "Content-Length: 0\r\nConnection: close\r\n\r\n";
+  request += "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
+  request.append(body);
   if (auto ec = stream.WriteAll(request.data(), request.size())) {
     return Failed("send: " + ec.message());
   }

@@ -20,14 +20,15 @@ struct ClientResponse {
   std::string body;
 };
 
-// Sends `method` `path_and_query` with `headers` (Host and Connection are added) and an empty
-// body, and reads the answer: status and body (by Content-Length, else to the end of the
-// connection; at most 1 MiB). The whole exchange is bounded by `timeout`. kIOError (with what
-// failed: connect, TLS handshake, send, receive, not an HTTP answer) when there is no answer.
+// Sends `method` `path_and_query` with `headers` (Host, Content-Length and Connection are
+// added) and `body` (empty by default), and reads the answer: status and body (by Content-Length,
+// else to the end of the connection; at most 1 MiB). The whole exchange is bounded by `timeout`.
+// kIOError (with what failed: connect, TLS handshake, send, receive, not an HTTP answer) when there
+// is no answer.
 storage::Result<ClientResponse> HttpCall(
     const ProbeTarget& target, std::string_view method, std::string_view path_and_query,
     const std::vector<std::pair<std::string, std::string>>& headers,
-    std::chrono::milliseconds timeout);
+    std::chrono::milliseconds timeout, std::string_view body = {});
 
 // The Host header value for `target`: host, with the port unless it is the scheme's default
 // (IPv6 literals in brackets), as clients send and sign it.

@@ -132,31 +132,33 @@ std::string Describe(const ClientResponse& answer) {
   return "HTTP " + std::to_string(answer.status) + detail;
 }
 
-// One IAM call as GET /?Action=...&Version=2010-05-08&..., signed for service "iam".
+// One IAM call: POST / with the form (so no secret rides in a URL), signed for service "iam".
 storage::Result<ClientResponse> IamCall(
     const Options& options, const ProbeTarget& target,
     const std::vector<std::pair<std::string, std::string>>& params) {
-  std::string query = "Version=2010-05-08";
+  std::string form = "Version=2010-05-08";
   for (const auto& [name, value] : params) {
-    query += "&" + name + "=" + text::UriEncode(value, text::Slash::kEncode);
+    form += "&" + name + "=" + text::UriEncode(value, text::Slash::kEncode);
   }
   s3api::auth::SignInput in;
-  in.method = "GET";
+  in.method = "POST";
   in.host = HostHeader(target);
   in.path = "/";
-  in.query = query;
-  in.payload_sha256 = text::HexEncode(s3api::auth::Sha256(""));
+  in.extra_headers = {{"content-type", "application/x-www-form-urlencoded; charset=utf-8"}};
+  in.payload_sha256 = text::HexEncode(s3api::auth::Sha256(form));
   in.access_key_id = options.root_id;
   in.secret_key = options.root_secret;
   in.region = options.region;
   in.service = "iam";
   in.now = std::chrono::system_clock::now();
-  std::vector<std::pair<std::string, std::string>> headers;
+  // SignV4 returns the headers it adds; the signed content-type is sent as given.
+  std::vector<std::pair<std::string, std::string>> headers = {
+      {in.extra_headers[0].name, in.extra_headers[0].value}};
   for (const s3api::Header& h : s3api::auth::SignV4(in)) {
     if (h.name != "host") headers.emplace_back(h.name, h.value);
   }
   headers.emplace_back("User-Agent", "cubby-user");
-  return HttpCall(target, "GET", "/?" + query, headers, kCallTimeout);
+  return HttpCall(target, "POST", "/", headers, kCallTimeout, form);
 }
 
 // The text of <name> anywhere under `node`, or "".
