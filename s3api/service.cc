@@ -321,6 +321,7 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
       response = ServeIam(*store_, options_, request, counted, options_.clock(), lookup, &sum);
       sum.bytes_in = counted.count();
       response.Set("x-amz-request-id", request.request_id);
+      response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
       return response;
     }
     const std::string* host = request.Find("host");
