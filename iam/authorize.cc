@@ -1,5 +1,20 @@
 #include "iam/authorize.h"
 
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "iam/acl.h"
+#include "iam/policy.h"
+#include "storage/users.h"
+
 namespace cubby::iam {
 
 namespace {
@@ -14,6 +29,11 @@ Need NeedOf(Action action) {
     case Action::kCreateBucket:
     case Action::kDeleteBucket:
     case Action::kPutBucketAcl:
+    case Action::kPutObjectAcl:
+    case Action::kPutBucketPolicy:
+    case Action::kDeleteBucketPolicy:
+    case Action::kPutBucketOwnershipControls:
+    case Action::kPutBucketPublicAccessBlock:
       return Need::kAdmin;
     case Action::kListBucket:
     case Action::kGetBucketLocation:
@@ -23,6 +43,10 @@ Need NeedOf(Action action) {
     case Action::kGetObjectAcl:
     case Action::kListMultipartUploadParts:
     case Action::kListBucketMultipartUploads:
+    case Action::kGetBucketPolicy:
+    case Action::kGetBucketPolicyStatus:
+    case Action::kGetBucketOwnershipControls:
+    case Action::kGetBucketPublicAccessBlock:
       return Need::kRead;
     case Action::kPutObject:
     case Action::kDeleteObject:
@@ -65,39 +89,6 @@ Decision AuthorizeGrants(const storage::AccessKeyRecord& key, Action action,
   return Of(grant != key.grants.end() && ModeAllows(need, grant->second));
 }
 
-// What a bucket's anonymous mode lets anyone do. ReadWrite is also the canned ACL
-// public-read-write, whose bucket WRITE permission lets anyone "create, overwrite, and delete any
-// object in the bucket"
-// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#permissions), so
-// DeleteObject is allowed there; WriteOnly (COSI) is PutObject only.
-bool AnonymousAllowed(Action action, const RequestFacts& facts, storage::AccessMode mode) {
-  switch (action) {
-    case Action::kListBucket:
-    case Action::kGetObject:
-      return storage::CanRead(mode);
-    case Action::kPutObject:
-      return storage::CanWrite(mode) && !facts.copy_source && !facts.multipart;
-    case Action::kDeleteObject:
-      return mode == storage::AccessMode::kReadWrite;
-    case Action::kAnyBucketAccess:
-      return mode != storage::AccessMode::kNone;
-    case Action::kListAllMyBuckets:
-    case Action::kCreateBucket:
-    case Action::kDeleteBucket:
-    case Action::kGetBucketLocation:
-    case Action::kGetBucketVersioning:
-    case Action::kGetBucketAcl:
-    case Action::kPutBucketAcl:
-    case Action::kGetObjectAcl:
-    case Action::kAbortMultipartUpload:
-    case Action::kListMultipartUploadParts:
-    case Action::kListBucketMultipartUploads:
-    case Action::kUnimplemented:
-      return false;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string_view ActionName(Action action) {
@@ -117,11 +108,293 @@ std::string_view ActionName(Action action) {
     case Action::kAbortMultipartUpload: return "s3:AbortMultipartUpload";
     case Action::kListMultipartUploadParts: return "s3:ListMultipartUploadParts";
     case Action::kListBucketMultipartUploads: return "s3:ListBucketMultipartUploads";
+    case Action::kPutObjectAcl: return "s3:PutObjectAcl";
+    case Action::kGetBucketPolicy: return "s3:GetBucketPolicy";
+    case Action::kPutBucketPolicy: return "s3:PutBucketPolicy";
+    case Action::kDeleteBucketPolicy: return "s3:DeleteBucketPolicy";
+    case Action::kGetBucketPolicyStatus: return "s3:GetBucketPolicyStatus";
+    case Action::kGetBucketOwnershipControls: return "s3:GetBucketOwnershipControls";
+    case Action::kPutBucketOwnershipControls: return "s3:PutBucketOwnershipControls";
+    case Action::kGetBucketPublicAccessBlock: return "s3:GetBucketPublicAccessBlock";
+    case Action::kPutBucketPublicAccessBlock: return "s3:PutBucketPublicAccessBlock";
     case Action::kAnyBucketAccess: return "cubby:AnyBucketAccess";
     case Action::kUnimplemented: return "cubby:Unimplemented";
   }
   return "cubby:Unknown";
 }
+
+// Parsed policies, keyed on their text (see Authorizer). Entries are immutable and shared: a
+// reader keeps its shared_ptr while it evaluates, whatever a writer replaces meanwhile.
+class PolicyCache {
+ public:
+  struct BucketEntry {
+    std::string text;
+    std::optional<Policy> policy;  // nullopt: the text does not parse (counts as none)
+    bool is_public = false;
+  };
+  struct UserEntry {
+    std::string name, path;
+    std::map<std::string, std::string> texts;  // as stored: name -> document
+    std::vector<Policy> policies;              // those that parse
+    std::string arn;
+  };
+
+  std::shared_ptr<const BucketEntry> Bucket(std::string_view bucket, std::string_view text) {
+    {
+      std::shared_lock lock(mu_);
+      auto it = buckets_.find(bucket);
+      if (it != buckets_.end() && it->second->text == text) return it->second;
+    }
+    auto entry = std::make_shared<BucketEntry>();
+    entry->text = std::string(text);
+    storage::Result<Policy> parsed = Parse(text, {.kind = PolicyKind::kBucket, .bucket = bucket});
+    if (parsed.ok()) {
+      entry->is_public = IsPublic(*parsed);
+      entry->policy = std::move(parsed).value();
+    }
+    std::unique_lock lock(mu_);
+    if (buckets_.size() >= kMaxEntries) buckets_.clear();
+    buckets_.insert_or_assign(std::string(bucket), entry);
+    return entry;
+  }
+
+  std::shared_ptr<const UserEntry> User(const storage::UserRecord& user,
+                                        std::string_view account_id) {
+    {
+      std::shared_lock lock(mu_);
+      auto it = users_.find(std::string_view(user.user_id));
+      if (it != users_.end() && it->second->texts == user.policies &&
+          it->second->name == user.name && it->second->path == user.path) {
+        return it->second;
+      }
+    }
+    auto entry = std::make_shared<UserEntry>();
+    entry->name = user.name;
+    entry->path = user.path;
+    entry->texts = user.policies;
+    entry->arn = storage::UserArn(account_id, user);
+    for (const auto& [name, text] : user.policies) {
+      storage::Result<Policy> parsed = Parse(text, {.kind = PolicyKind::kIdentity,
+                                                    .bucket = {},
+                                                    .max_bytes = storage::kMaxPolicyDocumentBytes});
+      if (parsed.ok()) entry->policies.push_back(std::move(parsed).value());
+    }
+    std::unique_lock lock(mu_);
+    if (users_.size() >= kMaxEntries) users_.clear();
+    users_.insert_or_assign(user.user_id, entry);
+    return entry;
+  }
+
+  // The data folder's account id, read once.
+  std::string_view AccountId(storage::Store* store) {
+    std::call_once(account_once_, [&] {
+      storage::Result<std::string> account = store->GetAccountId();
+      if (account.ok()) account_id_ = std::move(account).value();
+    });
+    return account_id_;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 100000;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::shared_mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const BucketEntry>, Hash, std::equal_to<>>
+      buckets_;
+  std::unordered_map<std::string, std::shared_ptr<const UserEntry>, Hash, std::equal_to<>> users_;
+  std::once_flag account_once_;
+  std::string account_id_;
+};
+
+namespace {
+
+// The condition keys of one request, computed when a policy first asks (policy.h).
+class RequestKeys final : public ConditionKeys {
+ public:
+  RequestKeys(const RequestFacts& facts, std::string_view user_name, std::string_view user_id,
+              std::string_view principal_type)
+      : facts_(facts), user_name_(user_name), user_id_(user_id), principal_type_(principal_type) {}
+
+  std::span<const std::string_view> Values(std::string_view key) const override {
+    auto one = [&](size_t slot, std::string_view value) -> std::span<const std::string_view> {
+      slots_[slot] = value;
+      return {&slots_[slot], 1};
+    };
+    auto maybe =
+        [&](size_t slot,
+            const std::optional<std::string_view>& v) -> std::span<const std::string_view> {
+      if (!v) return {};
+      return one(slot, *v);
+    };
+    if (key == "aws:sourceip") return facts_.source_ip.empty() ? Empty() : one(0, facts_.source_ip);
+    if (key == "aws:securetransport") return one(1, facts_.secure_transport ? "true" : "false");
+    if (key == "aws:currenttime" || key == "aws:epochtime") {
+      if (facts_.now == std::chrono::system_clock::time_point{}) return {};
+      const int64_t secs =
+          std::chrono::duration_cast<std::chrono::seconds>(facts_.now.time_since_epoch()).count();
+      if (key == "aws:epochtime") {
+        const int n = std::snprintf(epoch_, sizeof(epoch_), "%lld", static_cast<long long>(secs));
+        return one(2, std::string_view(epoch_, n));
+      }
+      const time_t t = static_cast<time_t>(secs);
+      struct tm tm;
+      gmtime_r(&t, &tm);
+      const size_t n = std::strftime(time_, sizeof(time_), "%Y-%m-%dT%H:%M:%SZ", &tm);
+      return one(3, std::string_view(time_, n));
+    }
+    if (key == "aws:username") return user_name_.empty() ? Empty() : one(4, user_name_);
+    if (key == "aws:userid") return user_id_.empty() ? Empty() : one(5, user_id_);
+    if (key == "aws:principaltype") return one(6, principal_type_);
+    if (key == "aws:referer") return maybe(7, facts_.referer);
+    if (key == "aws:useragent") return maybe(8, facts_.user_agent);
+    if (key == "s3:prefix") return maybe(9, facts_.prefix);
+    if (key == "s3:delimiter") return maybe(10, facts_.delimiter);
+    if (key == "s3:max-keys") return maybe(11, facts_.max_keys);
+    if (key == "s3:x-amz-acl") return maybe(12, facts_.canned_acl);
+    if (key == "s3:signatureversion") {
+      return facts_.signature_version.empty() ? Empty() : one(13, facts_.signature_version);
+    }
+    if (key == "s3:authtype") return facts_.auth_type.empty() ? Empty() : one(14, facts_.auth_type);
+    return {};
+  }
+
+ private:
+  static std::span<const std::string_view> Empty() { return {}; }
+  const RequestFacts& facts_;
+  std::string_view user_name_, user_id_, principal_type_;
+  mutable std::array<std::string_view, 15> slots_{};
+  mutable char epoch_[24] = {};
+  mutable char time_[32] = {};
+};
+
+// "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key", in a buffer reused by the thread.
+std::string_view ResourceArn(const Resource& resource) {
+  thread_local std::string arn;
+  arn.assign("arn:aws:s3:::");
+  arn.append(resource.bucket);
+  if (!resource.key.empty()) {
+    arn.push_back('/');
+    arn.append(resource.key);
+  }
+  return arn;
+}
+
+// Bucket-configuration writes: never an anonymous caller's, whatever a policy says (denied
+// before the bucket is read, as before ACLs).
+bool AnonymousNeverAllowed(Action action) {
+  switch (action) {
+    case Action::kListAllMyBuckets:
+    case Action::kCreateBucket:
+    case Action::kDeleteBucket:
+    case Action::kPutBucketAcl:
+    case Action::kPutBucketPolicy:
+    case Action::kDeleteBucketPolicy:
+    case Action::kPutBucketOwnershipControls:
+    case Action::kPutBucketPublicAccessBlock:
+    case Action::kUnimplemented:
+      return true;
+    case Action::kListBucket:
+    case Action::kGetBucketLocation:
+    case Action::kGetBucketVersioning:
+    case Action::kGetBucketAcl:
+    case Action::kGetObject:
+    case Action::kGetObjectAcl:
+    case Action::kPutObject:
+    case Action::kDeleteObject:
+    case Action::kAbortMultipartUpload:
+    case Action::kListMultipartUploadParts:
+    case Action::kListBucketMultipartUploads:
+    case Action::kPutObjectAcl:
+    case Action::kGetBucketPolicy:
+    case Action::kGetBucketPolicyStatus:
+    case Action::kGetBucketOwnershipControls:
+    case Action::kGetBucketPublicAccessBlock:
+    case Action::kAnyBucketAccess:
+      return false;
+  }
+  return true;
+}
+
+// What the ACLs say (step 4 of Authorizer's evaluation). `object` is read lazily.
+struct AclQuestion {
+  const storage::BucketRecord& bucket;
+  const Resource& resource;
+  AclCaller caller;
+  bool owner = false;  // the caller owns the bucket
+};
+
+}  // namespace
+
+storage::AclRecord BucketAclOf(const storage::BucketRecord& bucket) {
+  if (bucket.acl.owner_id.empty() && bucket.acl.grants.empty()) {
+    return storage::BucketAclFor(bucket.owner_id, bucket.anonymous);
+  }
+  return EffectiveAcl(bucket.object_ownership, bucket.acl, bucket.owner_id);
+}
+
+storage::AclRecord ObjectAclOf(const storage::BucketRecord& bucket,
+                               const storage::ObjectMeta& object) {
+  const std::string& owner = object.owner_id.empty() ? bucket.owner_id : object.owner_id;
+  if (bucket.object_ownership == ObjectOwnership::kBucketOwnerEnforced) {
+    return EffectiveAcl(bucket.object_ownership, object.acl, bucket.owner_id);
+  }
+  if (!object.acl.owner_id.empty() || !object.acl.grants.empty()) return object.acl;
+  storage::AclRecord acl;
+  acl.owner_id = owner;
+  if (!owner.empty()) {
+    acl.grants.push_back({GranteeType::kCanonicalUser, owner, AclPermission::kFullControl});
+  }
+  if (AclAllows(BucketAclOf(bucket), AclCaller::Anonymous(), AclPermission::kRead)) {
+    acl.grants.push_back({GranteeType::kGroup, std::string(kAllUsersGroup), AclPermission::kRead});
+  }
+  return acl;
+}
+
+Authorizer::Authorizer(storage::Store* store)
+    : store_(store), cache_(std::make_unique<PolicyCache>()) {}
+Authorizer::~Authorizer() = default;
+
+namespace {
+
+bool AclDecides(storage::Store* store, const AclQuestion& q, Action action) {
+  const AclRequirement requirement = AclRequirementFor(action);
+  const bool ignore_public = IgnorePublicGrants(q.bucket.public_access_block);
+  switch (requirement.scope) {
+    case AclScope::kNotGrantable:
+      return q.owner;
+    case AclScope::kInitiator:
+      // An anonymous caller never initiates an upload (anonymous writes are whole objects).
+      return q.owner || (q.caller.authenticated && AclAllows(BucketAclOf(q.bucket), q.caller,
+                                                             AclPermission::kWrite, ignore_public));
+    case AclScope::kBucket:
+    case AclScope::kBucketAny:
+      return AclGrants(requirement, BucketAclOf(q.bucket), nullptr, q.caller, ignore_public);
+    case AclScope::kObject:
+      break;
+  }
+  storage::ObjectMeta read;
+  const storage::ObjectMeta* object = q.resource.object;
+  if (object == nullptr) {
+    storage::Result<storage::ObjectMeta> head =
+        store->HeadObject(q.resource.bucket, q.resource.key);
+    if (!head.ok()) {
+      // Missing (or unreadable: the handler will meet the failure itself): the bucket owner,
+      // and for GetObject whoever may list the bucket, hear what the handler answers
+      // (NoSuchKey); anyone else AccessDenied.
+      return q.owner ||
+             (action == Action::kGetObject &&
+              AclAllows(BucketAclOf(q.bucket), q.caller, AclPermission::kRead, ignore_public));
+    }
+    read = std::move(head).value();
+    object = &read;
+  }
+  const storage::AclRecord object_acl = ObjectAclOf(q.bucket, *object);
+  return AclGrants(requirement, BucketAclOf(q.bucket), &object_acl, q.caller, ignore_public);
+}
+
+}  // namespace
 
 Decision Authorizer::Authorize(const Identity& who, Action action, const Resource& resource,
                                const RequestFacts& facts) const {
@@ -135,7 +408,7 @@ Decision Authorizer::Authorize(const Identity& who, Action action, const Resourc
   if (key.user_id.empty())
     return key.all_buckets ? Of(true) : AuthorizeGrants(key, action, resource);
   if (!key.all_buckets && !key.grant_name.empty()) return AuthorizeGrants(key, action, resource);
-  return AuthorizeUser(key, action, resource);
+  return AuthorizeUser(key, action, resource, facts);
 }
 
 storage::Result<storage::BucketRecord> Authorizer::BucketOf(const Resource& resource) const {
@@ -143,14 +416,13 @@ storage::Result<storage::BucketRecord> Authorizer::BucketOf(const Resource& reso
   return store_->GetBucket(resource.bucket);
 }
 
-// Interim (see authorize.h): a user has every right on the buckets it owns, and none on others.
-// Root (all_buckets) reaches here only to ask whether a bucket is listed.
-// TODO(issue 13, ACL/policy integration): ACL grants and bucket/user policies extend this.
 Decision Authorizer::AuthorizeUser(const storage::AccessKeyRecord& key, Action action,
-                                   const Resource& resource) const {
-  if (action == Action::kCreateBucket || resource.bucket.empty()) return Of(true);
-  storage::Result<storage::BucketRecord> bucket = BucketOf(resource);
-  if (!bucket.ok()) {
+                                   const Resource& resource, const RequestFacts& facts) const {
+  if (resource.bucket.empty()) return Of(true);
+  const bool create = action == Action::kCreateBucket;
+  storage::Result<storage::BucketRecord> bucket(storage::Status(storage::Code::kNoSuchBucket, ""));
+  if (!create || resource.record != nullptr) bucket = BucketOf(resource);
+  if (!create && !bucket.ok()) {
     if (bucket.status().code() == storage::Code::kNoSuchBucket) {
       // Listing asks only about buckets that exist; any other action hears NoSuchBucket, as
       // AWS answers a signed request for a missing bucket.
@@ -158,16 +430,71 @@ Decision Authorizer::AuthorizeUser(const storage::AccessKeyRecord& key, Action a
     }
     return {Verdict::kStorageFailure, bucket.status()};
   }
-  const bool owner = !key.user_id.empty() && bucket->owner_id == key.user_id;
-  // Buckets from before users have no owner: they are root's.
-  return Of(owner || (key.all_buckets && bucket->owner_id.empty()));
+  const bool owner = bucket.ok() && (bucket->owner_id == key.user_id ||
+                                     (key.all_buckets && bucket->owner_id.empty()));
+  if (action == Action::kListAllMyBuckets) return Of(owner);  // root reaches here too
+
+  // A key's user always exists (a user with keys cannot be deleted); tests plant keys whose
+  // user was never made: they have no policies and no name.
+  storage::Result<storage::UserRecord> user = store_->GetUserById(key.user_id);
+  if (!user.ok() && user.status().code() != storage::Code::kNoSuchEntity) {
+    return {Verdict::kStorageFailure, user.status()};
+  }
+  if (!user.ok()) {
+    storage::UserRecord nameless;
+    nameless.user_id = key.user_id;
+    user = std::move(nameless);
+  }
+  const std::string_view account = cache_->AccountId(store_);
+  const std::shared_ptr<const PolicyCache::UserEntry> user_policies = cache_->User(*user, account);
+  std::shared_ptr<const PolicyCache::BucketEntry> bucket_policy;
+  if (bucket.ok() && !bucket->policy.empty()) {
+    bucket_policy = cache_->Bucket(resource.bucket, bucket->policy);
+  }
+
+  bool allowed = false;
+  if (!user_policies->policies.empty() || (bucket_policy && bucket_policy->policy)) {
+    const RequestKeys keys(facts, user->name, user->user_id, "User");
+    const std::string_view principals[] = {user_policies->arn, user->user_id, account};
+    const RequestContext request{.principals = principals,
+                                 .action = ActionName(action),
+                                 .resource = ResourceArn(resource),
+                                 .keys = &keys};
+    for (const Policy& policy : user_policies->policies) {
+      switch (Evaluate(policy, request)) {
+        case Match::kDeny:
+          return Of(false);
+        case Match::kAllow:
+          allowed = true;
+          break;
+        case Match::kNone:
+          break;
+      }
+    }
+    if (bucket_policy && bucket_policy->policy) {
+      switch (Evaluate(*bucket_policy->policy, request)) {
+        case Match::kDeny:
+          return Of(false);
+        case Match::kAllow:
+          if (owner ||
+              !RestrictPublicBucketAccess(bucket->public_access_block, bucket_policy->is_public)) {
+            allowed = true;
+          }
+          break;
+        case Match::kNone:
+          break;
+      }
+    }
+  }
+  if (allowed || create) return Of(true);
+  return Of(AclDecides(store_, {*bucket, resource, AclCaller::User(key.user_id), owner}, action));
 }
 
 Decision Authorizer::AuthorizeAnonymous(Action action, const Resource& resource,
                                         const RequestFacts& facts) const {
-  const Need need = NeedOf(action);
-  if (need == Need::kService || need == Need::kAdmin || resource.bucket.empty()) {
-    return Of(false);
+  if (resource.bucket.empty() || AnonymousNeverAllowed(action)) {
+    // Requests cubby does not implement, on a missing bucket, still hear NoSuchBucket.
+    if (action != Action::kUnimplemented || resource.bucket.empty()) return Of(false);
   }
   // AWS answers NoSuchBucket to anonymous requests on a missing bucket.
   storage::Result<storage::BucketRecord> bucket = BucketOf(resource);
@@ -177,7 +504,39 @@ Decision Authorizer::AuthorizeAnonymous(Action action, const Resource& resource,
     }
     return {Verdict::kStorageFailure, bucket.status()};
   }
-  return Of(AnonymousAllowed(action, facts, bucket->anonymous));
+  if (action == Action::kUnimplemented) return Of(false);
+  // An anonymous writer writes whole objects (cubby's anonymous modes never allowed more).
+  if (action == Action::kPutObject && (facts.copy_source || facts.multipart)) return Of(false);
+  if (!bucket->policy.empty()) {
+    const std::shared_ptr<const PolicyCache::BucketEntry> entry =
+        cache_->Bucket(resource.bucket, bucket->policy);
+    if (entry->policy) {
+      const RequestKeys keys(facts, {}, {}, "Anonymous");
+      const RequestContext request{.principals = {},  // anonymous: only "*" matches
+                                   .action = ActionName(action),
+                                   .resource = ResourceArn(resource),
+                                   .keys = &keys};
+      switch (Evaluate(*entry->policy, request)) {
+        case Match::kDeny:
+          return Of(false);
+        case Match::kAllow:
+          if (!RestrictPublicBucketAccess(bucket->public_access_block, entry->is_public)) {
+            return Of(true);
+          }
+          break;
+        case Match::kNone:
+          break;
+      }
+    }
+  }
+  // Through ACLs an anonymous caller deletes only where it may also read: COSI's WriteOnly mode
+  // (AllUsers WRITE alone) is a drop box, PutObject only, as it always was.
+  if (action == Action::kDeleteObject &&
+      !AclAllows(BucketAclOf(*bucket), AclCaller::Anonymous(), AclPermission::kRead,
+                 IgnorePublicGrants(bucket->public_access_block))) {
+    return Of(false);
+  }
+  return Of(AclDecides(store_, {*bucket, resource, AclCaller::Anonymous(), false}, action));
 }
 
 }  // namespace cubby::iam

@@ -4,6 +4,10 @@
 //   https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazons3.html
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string_view>
 
 #include "storage/records.h"
@@ -30,6 +34,15 @@ enum class Action {
   kAbortMultipartUpload,
   kListMultipartUploadParts,    // ListParts
   kListBucketMultipartUploads,  // ListMultipartUploads
+  kPutObjectAcl,
+  kGetBucketPolicy,
+  kPutBucketPolicy,
+  kDeleteBucketPolicy,
+  kGetBucketPolicyStatus,
+  kGetBucketOwnershipControls,
+  kPutBucketOwnershipControls,  // Put and DeleteBucketOwnershipControls
+  kGetBucketPublicAccessBlock,
+  kPutBucketPublicAccessBlock,  // Put and DeletePublicAccessBlock
   // Not IAM actions; policies never name them.
   kAnyBucketAccess,  // the gate of DeleteObjects: some right on the bucket (its keys are then
                      // asked one by one as kDeleteObject)
@@ -61,14 +74,30 @@ struct Resource {
   // The bucket's record when the caller has read it already (ListBuckets asks once per bucket);
   // null: the Authorizer reads it when a rule needs it.
   const storage::BucketRecord* record = nullptr;
+  // The object's metadata when the caller has read it already; null: the Authorizer reads it
+  // (HeadObject) when only the object's ACL can decide.
+  const storage::ObjectMeta* object = nullptr;
 };
 
-// What the request says about itself beyond action and resource (what policies' condition keys
-// will read). Today only the anonymous bucket modes look at it: an anonymous writer may PUT a
-// whole object, not copy one or write a multipart upload.
+// What the request says about itself beyond action and resource: what policies' condition keys
+// read (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html,
+// https://docs.aws.amazon.com/AmazonS3/latest/API/bucket-policy-s3-sigv4-conditions.html), and
+// the two facts an anonymous writer is held to (a whole object: no copy, no multipart). Views
+// must outlive the Authorize call. Absent values: the request has no such key.
 struct RequestFacts {
   bool copy_source = false;  // x-amz-copy-source is set (IAM's s3:x-amz-copy-source key)
   bool multipart = false;    // the request writes a multipart upload (create, part, complete)
+  std::string_view source_ip;     // aws:SourceIp: the peer's address, "192.0.2.7" / "2001:db8::1"
+  bool secure_transport = false;  // aws:SecureTransport: the request came over TLS
+  std::chrono::system_clock::time_point now{};  // aws:CurrentTime, aws:EpochTime (epoch: absent)
+  std::optional<std::string_view> referer;      // aws:Referer
+  std::optional<std::string_view> user_agent;   // aws:UserAgent
+  std::optional<std::string_view> prefix;       // s3:prefix (list requests)
+  std::optional<std::string_view> delimiter;    // s3:delimiter
+  std::optional<std::string_view> max_keys;     // s3:max-keys
+  std::optional<std::string_view> canned_acl;   // s3:x-amz-acl
+  std::string_view signature_version;           // s3:signatureversion: "AWS4-HMAC-SHA256" or "AWS"
+  std::string_view auth_type;  // s3:authType: "REST-HEADER", "REST-QUERY-STRING" or "POST"
 };
 
 enum class Verdict {
@@ -85,31 +114,56 @@ struct Decision {
   bool allowed() const { return verdict == Verdict::kAllow; }
 };
 
-// The interim rules, until ACLs and policies are enforced (issue 13): users own buckets and
-// nothing else grants access.
+class PolicyCache;
+
+// One evaluation per request, as S3 describes it
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/how-s3-evaluates-access-control.html,
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html):
 //  - root's keys (all_buckets) may do anything; kListAllMyBuckets with a bucket (is it listed?)
 //    is true for root's own buckets (and those without an owner, from before users);
-//  - a COSI key (grant_name set) has a mode per bucket in its grants: read actions need a
-//    readable mode, write actions a writable one, the gates a mode other than kNone; bucket
-//    creation, deletion and PutBucketAcl are denied; kListAllMyBuckets is allowed, and with a
-//    bucket it asks whether that bucket is in the grants (ListBuckets lists only those); a
-//    request without a bucket (kUnimplemented on the service) is allowed;
-//  - a key without a user (written before format 2) follows the two rules above, by all_buckets;
-//  - any other user's key may create buckets and list its own (kListAllMyBuckets with a bucket:
-//    the user owns it), and may do anything to a bucket it owns and the objects in it; on a
-//    bucket another user owns everything is denied (AccessDenied), and a missing bucket is
-//    kNoSuchBucket; requests without a bucket are allowed;
-//  - anonymous callers follow the bucket's anonymous mode (COSI's anonymousBucketAccessMode, or
-//    the canned ACLs public-read / public-read-write): readable → kListBucket and kGetObject;
-//    writable → kPutObject of a whole object (no copy, no multipart); read-write →
-//    kDeleteObject too; any mode → kAnyBucketAccess. Nothing else, and nothing without a
-//    bucket. The bucket is read from the store: a missing one is kNoSuchBucket, a failed read
-//    kStorageFailure (the service-level and bucket-admin actions are denied before any read).
-// Thread-safe; cheap to construct (it holds the store pointer only).
+//  - a COSI key (grant_name set) keeps its grants, exactly as before users: read actions need a
+//    readable mode on the bucket, write actions a writable one, the gates any mode other than
+//    kNone; bucket creation, deletion and every bucket-configuration write are denied;
+//    kListAllMyBuckets is allowed, and with a bucket asks whether it is in the grants; a
+//    request without a bucket is allowed. A key without a user (before format 2) likewise;
+//  - any other user: requests without a bucket are allowed; kListAllMyBuckets with a bucket
+//    asks whether the user owns it. Otherwise, with the user's inline policies (kIdentity,
+//    resource arn:aws:s3:::bucket[/key]) and the bucket policy (principals: the user's ARN
+//    arn:aws:iam::<account>:user/<name>, its canonical id, the account id):
+//      1. an explicit Deny in either → kDeny;
+//      2. kCreateBucket: allowed (a user may create buckets unless a policy denies it);
+//      3. an Allow in a user policy, or in the bucket policy (unless RestrictPublicBuckets is
+//         set, the policy is public and the caller is not the bucket owner) → kAllow;
+//      4. the ACLs (iam/acl.h AclRequirementFor): bucket or object ACL permission as the table
+//         says, with IgnorePublicAcls honoured and BucketOwnerEnforced making the bucket
+//         owner's FULL_CONTROL the only grant; actions ACLs cannot grant are the bucket
+//         owner's; AbortMultipartUpload and ListParts (the upload initiator's) are the bucket
+//         owner's and any bucket WRITE grantee's; an object action on a missing object is
+//         allowed to whoever may list the bucket (so it hears NoSuchKey, others AccessDenied);
+//      5. otherwise kDeny.
+//  - anonymous callers: service-level requests, bucket creation and bucket-configuration writes
+//    are denied before any read; otherwise the bucket is read (missing: kNoSuchBucket), and the
+//    same steps run with no principal (only "*" matches) and the AllUsers grants; an anonymous
+//    write must be a whole object (no copy, no multipart), an anonymous delete needs the
+//    bucket's AllUsers READ as well as WRITE (COSI's WriteOnly mode stays PutObject only), and
+//    requests cubby does not implement are denied.
+// An object without an ACL of its own (written before format 2, or without x-amz-acl or grant
+// headers) is its owner's FULL_CONTROL plus AllUsers READ while the bucket's ACL grants AllUsers
+// READ: cubby's anonymous bucket modes (COSI's anonymousBucketAccessMode, the canned
+// public-read bucket) have always made a bucket's objects readable, and keep doing so.
+// A bucket with no ACL stored (tests plant them) is storage::BucketAclFor(owner, anonymous).
+// A stored policy that does not parse (none should: they are checked before they are stored)
+// counts as no policy.
+// Parsed policies are cached (the bucket policy per bucket, a user's policies per user), keyed
+// on their text: a changed text is parsed once on its next use; the hot path parses no JSON.
+// Thread-safe; Authorize may run on many threads at once.
 class Authorizer {
  public:
   // `store` must outlive the Authorizer.
-  explicit Authorizer(storage::Store* store) : store_(store) {}
+  explicit Authorizer(storage::Store* store);
+  ~Authorizer();
+  Authorizer(const Authorizer&) = delete;
+  Authorizer& operator=(const Authorizer&) = delete;
 
   Decision Authorize(const Identity& who, Action action, const Resource& resource,
                      const RequestFacts& facts) const;
@@ -118,12 +172,23 @@ class Authorizer {
   Decision AuthorizeAnonymous(Action action, const Resource& resource,
                               const RequestFacts& facts) const;
   Decision AuthorizeUser(const storage::AccessKeyRecord& key, Action action,
-                         const Resource& resource) const;
+                         const Resource& resource, const RequestFacts& facts) const;
   // The bucket of `resource` (its record, or read from the store), or the verdict for a
   // missing or unreadable one.
   storage::Result<storage::BucketRecord> BucketOf(const Resource& resource) const;
 
   storage::Store* store_;
+  std::unique_ptr<PolicyCache> cache_;
 };
+
+// The ACL that counts for an object of `bucket` (what GetObjectAcl answers and evaluation
+// reads): EffectiveAcl under BucketOwnerEnforced; the stored ACL when the object has one; else
+// the default described at Authorizer (owner FULL_CONTROL, plus AllUsers READ while the bucket's
+// ACL grants AllUsers READ). The owner: the object's owner_id, else the bucket's.
+storage::AclRecord ObjectAclOf(const storage::BucketRecord& bucket,
+                               const storage::ObjectMeta& object);
+// The ACL that counts for `bucket`: EffectiveAcl of the stored one, or BucketAclFor(owner,
+// anonymous) when none is stored.
+storage::AclRecord BucketAclOf(const storage::BucketRecord& bucket);
 
 }  // namespace cubby::iam

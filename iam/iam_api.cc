@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "iam/policy.h"
 #include "storage/keygen.h"
 #include "storage/users.h"
 #include "text/ascii.h"
@@ -165,7 +166,7 @@ IamResponse Call::Run() {
                                                " for version " + std::string(kIamVersion));
   }
   const std::string* target = request_.Find("UserName");
-  if (!MayCallIam(caller_, request_.action, target ? *target : std::string_view())) {
+  if (!MayCallIam(store_, caller_, request_.action, target ? *target : std::string_view())) {
     return Error(IamError::kAccessDenied,
                  "User is not authorized to perform: iam:" + request_.action);
   }
@@ -612,24 +613,54 @@ IamError ParseIamForm(std::string_view form, IamRequest* out, std::string* messa
   return IamError::kNone;
 }
 
-bool MayCallIam(const storage::AccessKeyRecord& caller, std::string_view action,
-                std::string_view target_user) {
-  (void)action;
-  (void)target_user;
-  // TODO(issue 13, policies): a user whose policy allows "iam:<action>" on the target's ARN.
-  return caller.all_buckets;
+bool MayCallIam(storage::Store& store, const storage::AccessKeyRecord& caller,
+                std::string_view action, std::string_view target_user) {
+  if (caller.all_buckets) return true;
+  // COSI keys and keys without a user have no policies.
+  if (caller.user_id.empty() || !caller.grant_name.empty()) return false;
+  Result<UserRecord> me = store.GetUserById(caller.user_id);
+  if (!me.ok() || me->policies.empty()) return false;
+  Result<std::string> account = store.GetAccountId();
+  if (!account.ok()) return false;
+  UserRecord target;
+  if (target_user.empty()) {
+    target = *me;
+  } else if (Result<UserRecord> named = store.GetUser(target_user); named.ok()) {
+    target = std::move(named).value();
+  } else {
+    target.name = std::string(target_user);  // a user to be created: its ARN all the same
+  }
+  const std::string resource = storage::UserArn(*account, target);
+  const std::string iam_action = "iam:" + std::string(action);
+  const RequestContext request{.principals = {},  // identity policies: the caller is the principal
+                               .action = iam_action,
+                               .resource = resource,
+                               .keys = nullptr};
+  bool allowed = false;
+  for (const auto& [name, text] : me->policies) {
+    // Not the hot path (IAM calls are rare): parsed on each call.
+    Result<Policy> policy = Parse(text, {.kind = PolicyKind::kIdentity,
+                                         .bucket = {},
+                                         .max_bytes = storage::kMaxPolicyDocumentBytes});
+    if (!policy.ok()) continue;
+    switch (Evaluate(*policy, request)) {
+      case Match::kDeny:
+        return false;
+      case Match::kAllow:
+        allowed = true;
+        break;
+      case Match::kNone:
+        break;
+    }
+  }
+  return allowed;
 }
 
 std::string PolicyDocumentProblem(std::string_view document) {
-  // TODO(issue 13, iam/policy): parse and validate with the policy language.
-  std::string_view trimmed = document;
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!trimmed.empty() && blank(trimmed.front())) trimmed.remove_prefix(1);
-  while (!trimmed.empty() && blank(trimmed.back())) trimmed.remove_suffix(1);
-  if (trimmed.size() < 2 || trimmed.front() != '{' || trimmed.back() != '}') {
-    return "Syntax errors in policy.";
-  }
-  return {};
+  Result<Policy> policy = Parse(
+      document,
+      {.kind = PolicyKind::kIdentity, .bucket = {}, .max_bytes = storage::kMaxPolicyDocumentBytes});
+  return policy.ok() ? std::string() : policy.status().message();
 }
 
 IamResponse HandleIam(storage::Store& store, const storage::AccessKeyRecord& caller,

@@ -82,16 +82,16 @@ struct IamRequest {
 // kInvalidAction when Action is missing. *message says why.
 IamError ParseIamForm(std::string_view form, IamRequest* out, std::string* message);
 
-// THE HOOK for IAM authorization: whether `caller` may call IAM action `action` (e.g.
-// "CreateUser") on user `target_user` (empty: none named). Today only root's keys may
-// (all_buckets). When user policies are enforced, a user whose policy allows "iam:<action>" on
-// the user's ARN plugs in here.
-bool MayCallIam(const storage::AccessKeyRecord& caller, std::string_view action,
-                std::string_view target_user);
+// Whether `caller` may call IAM action `action` (e.g. "CreateUser") on user `target_user`
+// (empty: the caller itself). Root's keys (all_buckets) may call every action; a user may when
+// one of its inline policies allows "iam:<action>" on the target's ARN
+// (arn:aws:iam::<account>:user<path><name>) and none denies it; COSI keys and keys without a
+// user never may.
+bool MayCallIam(storage::Store& store, const storage::AccessKeyRecord& caller,
+                std::string_view action, std::string_view target_user);
 
-// THE HOOK for policy documents: empty when `document` is acceptable as an inline user policy,
-// else why not (answered as MalformedPolicyDocument). Today: a JSON object's outline; the
-// policy language (iam/policy) parses and validates here once it lands.
+// Empty when `document` is acceptable as an inline user policy (iam::Parse as kIdentity), else
+// the parser's message (answered as MalformedPolicyDocument).
 std::string PolicyDocumentProblem(std::string_view document);
 
 // Runs `request` for `caller` (authenticated: an Active key) against `store`. `now_ms` stamps

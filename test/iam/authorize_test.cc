@@ -33,6 +33,15 @@ constexpr Action kEveryAction[] = {
     Action::kAbortMultipartUpload,
     Action::kListMultipartUploadParts,
     Action::kListBucketMultipartUploads,
+    Action::kPutObjectAcl,
+    Action::kGetBucketPolicy,
+    Action::kPutBucketPolicy,
+    Action::kDeleteBucketPolicy,
+    Action::kGetBucketPolicyStatus,
+    Action::kGetBucketOwnershipControls,
+    Action::kPutBucketOwnershipControls,
+    Action::kGetBucketPublicAccessBlock,
+    Action::kPutBucketPublicAccessBlock,
     Action::kAnyBucketAccess,
     Action::kUnimplemented,
 };
@@ -158,12 +167,14 @@ TEST_F(AuthorizeTest, Table) {
       {"anonymous", Action::kGetBucketAcl, "public-read", "", kPlain, deny},
       {"anonymous", Action::kGetBucketLocation, "public-read", "", kPlain, deny},
       {"anonymous", Action::kGetObjectAcl, "public-read", "k", kPlain, deny},
-      {"anonymous", Action::kListBucketMultipartUploads, "public-read", "", kPlain, deny},
+      // Bucket READ: ListBucket and ListBucketMultipartUploads (the ACL permission table).
+      {"anonymous", Action::kListBucketMultipartUploads, "public-read", "", kPlain, allow},
       {"anonymous", Action::kListMultipartUploadParts, "public-read", "k", kPlain, deny},
       {"anonymous", Action::kUnimplemented, "public-read", "", kPlain, deny},
       {"anonymous", Action::kPutObject, "public-write", "k", kPlain, allow},
       {"anonymous", Action::kPutObject, "public-write", "k", kCopy, deny},
       {"anonymous", Action::kPutObject, "public-write", "k", kMultipart, deny},
+      // WriteOnly (AllUsers WRITE alone) stays a drop box: no anonymous delete.
       {"anonymous", Action::kDeleteObject, "public-write", "k", kPlain, deny},
       {"anonymous", Action::kGetObject, "public-write", "k", kPlain, deny},
       {"anonymous", Action::kAnyBucketAccess, "public-write", "", kPlain, allow},
@@ -195,9 +206,12 @@ TEST_F(AuthorizeTest, EveryAction) {
     EXPECT_TRUE(authorizer.Authorize(Who("root"), action, {"missing", "k"}, kPlain).allowed());
     const Verdict anonymous =
         authorizer.Authorize(Who("anonymous"), action, {"missing", "k"}, kPlain).verdict;
-    const bool denied_first = action == Action::kListAllMyBuckets ||
-                              action == Action::kCreateBucket || action == Action::kDeleteBucket ||
-                              action == Action::kPutBucketAcl;
+    const bool denied_first =
+        action == Action::kListAllMyBuckets || action == Action::kCreateBucket ||
+        action == Action::kDeleteBucket || action == Action::kPutBucketAcl ||
+        action == Action::kPutBucketPolicy || action == Action::kDeleteBucketPolicy ||
+        action == Action::kPutBucketOwnershipControls ||
+        action == Action::kPutBucketPublicAccessBlock;
     EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
   }
 }

@@ -14,6 +14,13 @@
 namespace cubby::iam {
 namespace {
 
+// A URL-encoded user policy allowing s3:* whose Sid is `sid`.
+std::string EncodedPolicy(const std::string& sid) {
+  return "%7B%22Version%22%3A%222012-10-17%22%2C%22Statement%22%3A%5B%7B%22Sid%22%3A%22" + sid +
+         "%22%2C%22Effect%22%3A%22Allow%22%2C%22Action%22%3A%22s3%3A*%22%2C%22Resource%22%3A%22*%22"
+         "%7D%5D%7D";
+}
+
 using storage::testing::OpenOrDie;
 using storage::testing::SmallOptions;
 using storage::testing::TempDir;
@@ -288,11 +295,14 @@ TEST_F(IamApiTest, EveryError) {
       {"Action=PutUserPolicy&UserName=alice&PolicyName=p&PolicyDocument=not-json",
        "MalformedPolicyDocument", 400},
       {"Action=PutUserPolicy&UserName=alice&PolicyName=p", "ValidationError", 400},
-      {"Action=PutUserPolicy&UserName=alice&PolicyName=p&PolicyDocument=%7B%22a%22%3A%22" +
-           std::string(3000, 'x') + "%22%7D",
+      // Valid policies (the parser runs first), too large for the user / for a missing user.
+      {"Action=PutUserPolicy&UserName=alice&PolicyName=p&PolicyDocument=" +
+           EncodedPolicy(std::string(3000, 'x')),
        "LimitExceeded", 409},
-      {"Action=PutUserPolicy&UserName=nobody&PolicyName=p&PolicyDocument=%7B%7D", "NoSuchEntity",
-       404},
+      {"Action=PutUserPolicy&UserName=nobody&PolicyName=p&PolicyDocument=" + EncodedPolicy("s"),
+       "NoSuchEntity", 404},
+      {"Action=PutUserPolicy&UserName=alice&PolicyName=p&PolicyDocument=%7B%7D",
+       "MalformedPolicyDocument", 400},
       {"Action=GetUserPolicy&UserName=alice&PolicyName=none", "NoSuchEntity", 404},
       {"Action=DeleteUserPolicy&UserName=alice&PolicyName=none", "NoSuchEntity", 404},
       {"Action=ListUserPolicies", "ValidationError", 400},
