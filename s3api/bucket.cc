@@ -2,6 +2,8 @@
 // GetBucketVersioning.
 #include <string>
 
+#include "iam/acl.h"
+#include "s3api/acl_xml.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
@@ -10,31 +12,44 @@
 
 namespace cubby::s3api {
 
-ErrorCode CannedBucketAcl(std::string_view acl, storage::AccessMode* mode) {
-  if (acl == "private") {
-    *mode = storage::AccessMode::kNone;
-  } else if (acl == "public-read") {
-    *mode = storage::AccessMode::kReadOnly;
-  } else if (acl == "public-read-write") {
-    *mode = storage::AccessMode::kReadWrite;
-  } else if (acl == "authenticated-read" || acl == "aws-exec-read" ||
-             acl == "bucket-owner-read" || acl == "bucket-owner-full-control" ||
-             acl == "log-delivery-write") {
-    return ErrorCode::kNotImplemented;
-  } else {
-    return ErrorCode::kInvalidArgument;
+namespace {
+
+// The owner, object ownership and ACL of a new bucket: the caller owns it; x-amz-object-ownership
+// or the server's default (ServiceOptions::default_object_ownership) is its ownership; x-amz-acl
+// or x-amz-grant-* its ACL (private without them). The AllUsers grants are mirrored as the
+// bucket's anonymous mode. Errors: the ACL errors, InvalidArgument for an unknown ownership,
+// InvalidBucketAclWithObjectOwnership for a non-owner grant under BucketOwnerEnforced.
+Failure NewBucketAccess(const Context& ctx, storage::BucketRecord* record) {
+  record->object_ownership = ctx.options.default_object_ownership;
+  if (const std::string* ownership = ctx.request.Find("x-amz-object-ownership")) {
+    if (iam::AclStatus s = iam::ParseObjectOwnership(*ownership, &record->object_ownership);
+        !s.ok()) {
+      XmlBodyError e = FromAclStatus(s);
+      return ErrorResponse(ctx, e.code, e.message);
+    }
   }
-  return ErrorCode::kNone;
+  record->owner_id = ctx.auth.key->user_id;
+  storage::AclRecord acl;
+  bool has_acl = false;
+  if (iam::AclStatus s =
+          iam::AclFromRequest(AclHeadersOf(ctx.request), record->owner_id, record->owner_id,
+                              /*for_bucket=*/true, Resolver(ctx), &acl, &has_acl);
+      !s.ok()) {
+    XmlBodyError e = FromAclStatus(s);
+    return ErrorResponse(ctx, e.code, e.message);
+  }
+  if (!has_acl) acl = storage::BucketAclFor(record->owner_id, storage::AccessMode::kNone);
+  if (iam::AclStatus s = iam::CheckBucketAclForOwnership(record->object_ownership, acl); !s.ok()) {
+    XmlBodyError e = FromAclStatus(s);
+    return ErrorResponse(ctx, e.code, e.message);
+  }
+  record->anonymous = AnonymousModeOf(acl);
+  // A key without a user (before format 2) makes an ownerless bucket: no ACL stored, its mode.
+  if (!record->owner_id.empty()) record->acl = std::move(acl);
+  return Failure::None();
 }
 
-HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_view acl) {
-  if (error == ErrorCode::kInvalidArgument) {
-    return ErrorResponse(ctx, error, "'" + std::string(acl) + "' is not a canned ACL.");
-  }
-  return ErrorResponse(ctx, error,
-                       "Only the private, public-read and public-read-write canned ACLs "
-                       "are supported.");
-}
+}  // namespace
 
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListBuckets.html: the caller's own
 // buckets, and the caller as their owner.
@@ -79,11 +94,7 @@ HttpResponse CreateBucket(const Context& ctx) {
   storage::BucketRecord record;
   record.name = name;
   record.created_ms = ctx.now_ms();
-  if (const std::string* acl = ctx.request.Find("x-amz-acl")) {
-    if (ErrorCode e = CannedBucketAcl(*acl, &record.anonymous); e != ErrorCode::kNone) {
-      return CannedAclError(ctx, e, *acl);
-    }
-  }
+  if (Failure f = NewBucketAccess(ctx, &record)) return f.TakeResponse();
 
   std::string body;
   if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) {
@@ -101,10 +112,6 @@ HttpResponse CreateBucket(const Context& ctx) {
     if (!ok) return ErrorResponse(ctx, ErrorCode::kInvalidLocationConstraint);
   }
 
-  // The caller owns the bucket; its ACL follows from the canned ACL (storage::BucketAclFor).
-  record.owner_id = ctx.auth.key->user_id;
-  if (!record.owner_id.empty())
-    record.acl = storage::BucketAclFor(record.owner_id, record.anonymous);
   bool created = false;
   storage::Result<storage::BucketRecord> stored = ctx.store->GetOrCreateBucket(record, &created);
   if (!stored.ok()) return StorageError(ctx, stored.status());

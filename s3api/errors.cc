@@ -77,6 +77,8 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kMalformedACLError, "MalformedACLError",
      "The XML you provided was not well-formed or did not validate against our published schema",
      400},
+    // PutBucketPolicy: the document does not parse; the message says why (iam/policy.h Parse).
+    {ErrorCode::kMalformedPolicy, "MalformedPolicy", "Policies must be valid JSON", 400},
     {ErrorCode::kMalformedXML, "MalformedXML",
      "The XML you provided was not well-formed or did not validate against our published schema",
      400},

@@ -36,6 +36,7 @@ enum class ErrorCode {
   kInvalidURI,
   kKeyTooLongError,
   kMalformedACLError,
+  kMalformedPolicy,
   kMalformedXML,
   kMetadataTooLarge,
   kMethodNotAllowed,

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "iam/acl.h"
 #include "iam/authorize.h"
 #include "s3api/auth/auth.h"
 #include "s3api/auth/checksum.h"
@@ -51,6 +52,7 @@ struct Context {
   const ServiceOptions& options;
   std::chrono::system_clock::time_point now;
   RequestSummary* summary;  // never null; ErrorResponse records the error in it
+  const iam::Authorizer* authorizer = nullptr;  // the service's; null (tests): one per question
 
   bool head() const { return request.method == "HEAD"; }
   int64_t now_ms() const;
@@ -101,20 +103,13 @@ class [[nodiscard]] Failure {
 // own error (XAmzContentSHA256Mismatch, IncompleteBody, ...) or MalformedXML when too large.
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out);
 
-// Maps a canned ACL (x-amz-acl) on a bucket to its anonymous mode: private → kNone,
-// public-read → kReadOnly, public-read-write → kReadWrite. kNotImplemented for the other AWS
-// canned ACLs (authenticated-read, ...), kInvalidArgument for a name that is no canned ACL.
-ErrorCode CannedBucketAcl(std::string_view acl, storage::AccessMode* mode);
-// The error response for a CannedBucketAcl failure.
-HttpResponse CannedAclError(const Context& ctx, ErrorCode error, std::string_view acl);
-
 // The one authorization question (iam::Authorizer::Authorize) asked for the caller of `ctx`:
 // kNone when allowed, else the error to answer (AccessDenied; NoSuchBucket for an anonymous
 // caller on a missing bucket; the storage error when the bucket could not be read). The service
 // asks it once per request before the handler; handlers ask it again only for what the request
 // names besides its own bucket and key (the source of a copy, each key of DeleteObjects).
-ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource,
-                    const iam::RequestFacts& facts = {});
+// The request's condition keys (iam::RequestFacts) are computed from ctx.
+ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource);
 
 // An owner as S3 writes it (<Owner><ID/><DisplayName/></Owner>).
 struct OwnerName {
@@ -199,6 +194,20 @@ Failure OpenCopySource(const Context& ctx, CopySource* source,
 Failure CopyBytes(const Context& ctx, storage::ObjectReader& reader, uint64_t length,
                   const BodySink& sink, std::string* md5, auth::Checksummer* checksum);
 
+// acl.cc: the grantee resolver of a request (e-mail addresses and ids of stored users), its
+// x-amz-acl / x-amz-grant-* headers, and the owner and ACL of an object it writes (PutObject,
+// CopyObject, CreateMultipartUpload): the owner by the bucket's object ownership
+// (iam::NewObjectOwner; an anonymous writer's object is the bucket owner's), the ACL the headers
+// ask for (none of its own without headers). Failures: the ACL errors (InvalidArgument,
+// InvalidRequest, UnresolvableGrantByEmailAddress, AccessControlListNotSupported, AccessDenied
+// by BlockPublicAcls) and the bucket read's.
+iam::GranteeResolver Resolver(const Context& ctx);
+iam::AclRequestHeaders AclHeadersOf(const HttpRequest& request);
+Failure NewObjectAccess(const Context& ctx, storage::ObjectMeta* meta);
+// The anonymous mode an ACL's AllUsers grants stand for (READ: readable, WRITE: writable,
+// FULL_CONTROL: both); buckets keep it beside their ACL (COSI's anonymousBucketAccessMode).
+storage::AccessMode AnonymousModeOf(const storage::AclRecord& acl);
+
 // bucket.cc
 HttpResponse ListBuckets(const Context& ctx);
 HttpResponse CreateBucket(const Context& ctx);
@@ -210,6 +219,20 @@ HttpResponse GetBucketVersioning(const Context& ctx);
 HttpResponse GetBucketAcl(const Context& ctx);
 HttpResponse PutBucketAcl(const Context& ctx);
 HttpResponse GetObjectAcl(const Context& ctx);
+HttpResponse PutObjectAcl(const Context& ctx);
+// policy.cc
+HttpResponse GetBucketPolicy(const Context& ctx);
+HttpResponse PutBucketPolicy(const Context& ctx);
+HttpResponse DeleteBucketPolicy(const Context& ctx);
+HttpResponse GetBucketPolicyStatus(const Context& ctx);
+// ownership.cc
+HttpResponse GetBucketOwnershipControls(const Context& ctx);
+HttpResponse PutBucketOwnershipControls(const Context& ctx);
+HttpResponse DeleteBucketOwnershipControls(const Context& ctx);
+// public_access_block.cc
+HttpResponse GetPublicAccessBlock(const Context& ctx);
+HttpResponse PutPublicAccessBlock(const Context& ctx);
+HttpResponse DeletePublicAccessBlock(const Context& ctx);
 // object.cc
 HttpResponse PutObject(const Context& ctx);
 HttpResponse GetObject(const Context& ctx);  // GET and HEAD

@@ -24,7 +24,8 @@ struct HttpRequest {
   std::string target;                   // raw request-target: "/bucket/key%20x?list-type=2"
   std::vector<Header> headers;          // in arrival order; repeated names kept
   std::optional<uint64_t> content_length;  // absent for chunked transfer-encoding
-  std::string remote_address;           // "ip:port", for logs
+  std::string remote_address;           // "ip:port" ("[v6]:port"), for logs and aws:SourceIp
+  bool secure = false;                  // it came over TLS (aws:SecureTransport)
   std::string request_id;               // set by the server, echoed as x-amz-request-id
 
   // First header with this (lowercase) name, or nullptr.

@@ -183,6 +183,9 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
   if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
   }
+  // The upload's owner and ACL become the completed object's (CompleteMultipartUpload starts
+  // from the upload's meta).
+  if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
   std::string algorithm_name, type;
   const std::string* algorithm_header = ctx.request.Find("x-amz-checksum-algorithm");
   const std::string* type_header = ctx.request.Find("x-amz-checksum-type");

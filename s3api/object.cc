@@ -336,6 +336,7 @@ HttpResponse PutObject(const Context& ctx) {
   if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
   }
+  if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
   storage::WriteCondition cond;
   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
 

@@ -22,6 +22,17 @@ std::string_view OperationName(Operation op) {
     case Operation::kGetBucketAcl: return "GetBucketAcl";
     case Operation::kPutBucketAcl: return "PutBucketAcl";
     case Operation::kGetObjectAcl: return "GetObjectAcl";
+    case Operation::kGetBucketPolicy: return "GetBucketPolicy";
+    case Operation::kPutBucketPolicy: return "PutBucketPolicy";
+    case Operation::kDeleteBucketPolicy: return "DeleteBucketPolicy";
+    case Operation::kGetBucketPolicyStatus: return "GetBucketPolicyStatus";
+    case Operation::kPutObjectAcl: return "PutObjectAcl";
+    case Operation::kGetBucketOwnershipControls: return "GetBucketOwnershipControls";
+    case Operation::kPutBucketOwnershipControls: return "PutBucketOwnershipControls";
+    case Operation::kDeleteBucketOwnershipControls: return "DeleteBucketOwnershipControls";
+    case Operation::kGetPublicAccessBlock: return "GetPublicAccessBlock";
+    case Operation::kPutPublicAccessBlock: return "PutPublicAccessBlock";
+    case Operation::kDeletePublicAccessBlock: return "DeletePublicAccessBlock";
     case Operation::kListObjects: return "ListObjects";
     case Operation::kListObjectsV2: return "ListObjectsV2";
     case Operation::kPutObject: return "PutObject";
@@ -94,6 +105,14 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (Has(r, "location") && only({"location"})) return Operation::kGetBucketLocation;
     if (Has(r, "versioning") && only({"versioning"})) return Operation::kGetBucketVersioning;
     if (Has(r, "acl") && only({"acl"})) return Operation::kGetBucketAcl;
+    if (Has(r, "policy") && only({"policy"})) return Operation::kGetBucketPolicy;
+    if (Has(r, "policyStatus") && only({"policyStatus"})) return Operation::kGetBucketPolicyStatus;
+    if (Has(r, "ownershipControls") && only({"ownershipControls"})) {
+      return Operation::kGetBucketOwnershipControls;
+    }
+    if (Has(r, "publicAccessBlock") && only({"publicAccessBlock"})) {
+      return Operation::kGetPublicAccessBlock;
+    }
     if (Has(r, "uploads") && only({"uploads"})) return Operation::kListMultipartUploads;
     if (Has(r, "list-type")) {
       const std::string* v = text::FindValue(r, "list-type");
@@ -105,8 +124,22 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (only({})) return Operation::kHeadBucket;
   } else if (method == "PUT") {
     if (Has(r, "acl") && only({"acl"})) return Operation::kPutBucketAcl;
+    if (Has(r, "policy") && only({"policy"})) return Operation::kPutBucketPolicy;
+    if (Has(r, "ownershipControls") && only({"ownershipControls"})) {
+      return Operation::kPutBucketOwnershipControls;
+    }
+    if (Has(r, "publicAccessBlock") && only({"publicAccessBlock"})) {
+      return Operation::kPutPublicAccessBlock;
+    }
     if (only({})) return Operation::kCreateBucket;
   } else if (method == "DELETE") {
+    if (Has(r, "policy") && only({"policy"})) return Operation::kDeleteBucketPolicy;
+    if (Has(r, "ownershipControls") && only({"ownershipControls"})) {
+      return Operation::kDeleteBucketOwnershipControls;
+    }
+    if (Has(r, "publicAccessBlock") && only({"publicAccessBlock"})) {
+      return Operation::kDeletePublicAccessBlock;
+    }
     if (only({})) return Operation::kDeleteBucket;
   } else if (method == "POST") {
     if (Has(r, "delete") && only({"delete"})) return Operation::kDeleteObjects;
@@ -125,6 +158,7 @@ Operation ObjectOp(std::string_view method, const Query& r, bool copy_source) {
   } else if (method == "HEAD") {
     if (only({"partNumber"})) return Operation::kHeadObject;
   } else if (method == "PUT") {
+    if (Has(r, "acl") && only({"acl"})) return Operation::kPutObjectAcl;
     if (Has(r, "uploadId") && Has(r, "partNumber") && only({"uploadId", "partNumber"})) {
       return copy_source ? Operation::kUploadPartCopy : Operation::kUploadPart;
     }
@@ -312,6 +346,17 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kGetBucketAcl:
     case Operation::kPutBucketAcl:
     case Operation::kGetObjectAcl:
+    case Operation::kGetBucketPolicy:
+    case Operation::kPutBucketPolicy:
+    case Operation::kDeleteBucketPolicy:
+    case Operation::kGetBucketPolicyStatus:
+    case Operation::kPutObjectAcl:
+    case Operation::kGetBucketOwnershipControls:
+    case Operation::kPutBucketOwnershipControls:
+    case Operation::kDeleteBucketOwnershipControls:
+    case Operation::kGetPublicAccessBlock:
+    case Operation::kPutPublicAccessBlock:
+    case Operation::kDeletePublicAccessBlock:
     case Operation::kPutObject:
     case Operation::kDeleteObject:
     case Operation::kCreateMultipartUpload:

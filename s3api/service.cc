@@ -3,6 +3,8 @@
 #include "s3api/service.h"
 
 #include <exception>
+#include <optional>
+#include <string>
 
 #include "s3api/auth/auth.h"
 #include "s3api/handlers.h"
@@ -53,6 +55,17 @@ iam::Action ActionOf(Operation op) {
     case Operation::kGetBucketAcl: return iam::Action::kGetBucketAcl;
     case Operation::kPutBucketAcl: return iam::Action::kPutBucketAcl;
     case Operation::kGetObjectAcl: return iam::Action::kGetObjectAcl;
+    case Operation::kGetBucketPolicy: return iam::Action::kGetBucketPolicy;
+    case Operation::kPutBucketPolicy: return iam::Action::kPutBucketPolicy;
+    case Operation::kDeleteBucketPolicy: return iam::Action::kDeleteBucketPolicy;
+    case Operation::kGetBucketPolicyStatus: return iam::Action::kGetBucketPolicyStatus;
+    case Operation::kPutObjectAcl: return iam::Action::kPutObjectAcl;
+    case Operation::kGetBucketOwnershipControls: return iam::Action::kGetBucketOwnershipControls;
+    case Operation::kPutBucketOwnershipControls: return iam::Action::kPutBucketOwnershipControls;
+    case Operation::kDeleteBucketOwnershipControls: return iam::Action::kPutBucketOwnershipControls;
+    case Operation::kGetPublicAccessBlock: return iam::Action::kGetBucketPublicAccessBlock;
+    case Operation::kPutPublicAccessBlock: return iam::Action::kPutBucketPublicAccessBlock;
+    case Operation::kDeletePublicAccessBlock: return iam::Action::kPutBucketPublicAccessBlock;
     case Operation::kListObjects: return iam::Action::kListBucket;
     case Operation::kListObjectsV2: return iam::Action::kListBucket;
     case Operation::kPutObject: return iam::Action::kPutObject;
@@ -73,17 +86,58 @@ iam::Action ActionOf(Operation op) {
   return iam::Action::kUnimplemented;
 }
 
-iam::RequestFacts FactsOf(const Context& ctx) {
+// The address part of "ip:port" or "[v6]:port".
+std::string_view PeerAddress(std::string_view remote) {
+  if (remote.starts_with('[')) {
+    const size_t end = remote.find(']');
+    return end == std::string_view::npos ? std::string_view() : remote.substr(1, end - 1);
+  }
+  const size_t colon = remote.rfind(':');
+  return colon == std::string_view::npos ? remote : remote.substr(0, colon);
+}
+
+std::optional<std::string_view> HeaderView(const HttpRequest& request, std::string_view name) {
+  const std::string* value = request.Find(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string_view(*value);
+}
+
+bool IsListObjects(Operation op) {
+  return op == Operation::kListObjects || op == Operation::kListObjectsV2;
+}
+
+// What the request says about itself, for policies' condition keys. `max_keys` holds the
+// s3:max-keys text the facts point into.
+iam::RequestFacts FactsOf(const Context& ctx, std::string* max_keys) {
   const Operation op = ctx.route.op;
-  return {.copy_source = ctx.request.Find("x-amz-copy-source") != nullptr,
-          .multipart = op == Operation::kCreateMultipartUpload || op == Operation::kUploadPart ||
-                       op == Operation::kUploadPartCopy ||
-                       op == Operation::kCompleteMultipartUpload};
+  iam::RequestFacts facts{
+      .copy_source = ctx.request.Find("x-amz-copy-source") != nullptr,
+      .multipart = op == Operation::kCreateMultipartUpload || op == Operation::kUploadPart ||
+                   op == Operation::kUploadPartCopy || op == Operation::kCompleteMultipartUpload,
+      .source_ip = PeerAddress(ctx.request.remote_address),
+      .secure_transport = ctx.request.secure,
+      .now = ctx.now,
+      .referer = HeaderView(ctx.request, "referer"),
+      .user_agent = HeaderView(ctx.request, "user-agent"),
+      .canned_acl = HeaderView(ctx.request, "x-amz-acl"),
+  };
+  if (IsListObjects(op)) {
+    facts.prefix = ctx.route.list.prefix;
+    if (!ctx.route.list.delimiter.empty()) facts.delimiter = ctx.route.list.delimiter;
+    *max_keys = std::to_string(ctx.route.list.max_entries);
+    facts.max_keys = *max_keys;
+  }
+  if (!ctx.auth.anonymous) {
+    facts.signature_version = ctx.auth.signature_version == 2 ? "AWS" : "AWS4-HMAC-SHA256";
+    facts.auth_type =
+        ctx.request.Find("authorization") != nullptr ? "REST-HEADER" : "REST-QUERY-STRING";
+  }
+  return facts;
 }
 
 // The request's own question: its action on its bucket and key.
 ErrorCode AuthorizeRequest(const Context& ctx) {
-  return Authorize(ctx, ActionOf(ctx.route.op), {ctx.route.bucket, ctx.route.key}, FactsOf(ctx));
+  return Authorize(ctx, ActionOf(ctx.route.op), {ctx.route.bucket, ctx.route.key});
 }
 
 // A malformed parameter is answered here, after authorization, where the handlers answered it
@@ -99,6 +153,10 @@ bool NeedsSpace(Operation op) {
   switch (op) {
     case Operation::kCreateBucket:
     case Operation::kPutBucketAcl:
+    case Operation::kPutObjectAcl:
+    case Operation::kPutBucketPolicy:
+    case Operation::kPutBucketOwnershipControls:
+    case Operation::kPutPublicAccessBlock:
     case Operation::kPutObject:
     case Operation::kCreateMultipartUpload:
     case Operation::kUploadPart:
@@ -113,6 +171,13 @@ bool NeedsSpace(Operation op) {
     case Operation::kGetBucketVersioning:
     case Operation::kGetBucketAcl:
     case Operation::kGetObjectAcl:
+    case Operation::kGetBucketPolicy:
+    case Operation::kDeleteBucketPolicy:
+    case Operation::kGetBucketPolicyStatus:
+    case Operation::kGetBucketOwnershipControls:
+    case Operation::kDeleteBucketOwnershipControls:
+    case Operation::kGetPublicAccessBlock:
+    case Operation::kDeletePublicAccessBlock:
     case Operation::kListObjects:
     case Operation::kListObjectsV2:
     case Operation::kGetObject:
@@ -150,11 +215,15 @@ storage::Status CheckSpace(const Context& ctx) {
 
 }  // namespace
 
-ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource,
-                    const iam::RequestFacts& facts) {
+ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource) {
   const iam::Identity who =
       ctx.auth.anonymous ? iam::Identity::Anonymous() : iam::Identity::Key(*ctx.auth.key);
-  const iam::Decision decision = iam::Authorizer(ctx.store).Authorize(who, action, resource, facts);
+  std::string max_keys;
+  const iam::RequestFacts facts = FactsOf(ctx, &max_keys);
+  std::optional<iam::Authorizer> local;
+  const iam::Authorizer* authorizer = ctx.authorizer;
+  if (authorizer == nullptr) authorizer = &local.emplace(ctx.store);
+  const iam::Decision decision = authorizer->Authorize(who, action, resource, facts);
   switch (decision.verdict) {
     case iam::Verdict::kAllow: return ErrorCode::kNone;
     case iam::Verdict::kDeny: return ErrorCode::kAccessDenied;
@@ -214,6 +283,17 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kGetBucketAcl: return GetBucketAcl(ctx);
     case Operation::kPutBucketAcl: return PutBucketAcl(ctx);
     case Operation::kGetObjectAcl: return GetObjectAcl(ctx);
+    case Operation::kGetBucketPolicy: return GetBucketPolicy(ctx);
+    case Operation::kPutBucketPolicy: return PutBucketPolicy(ctx);
+    case Operation::kDeleteBucketPolicy: return DeleteBucketPolicy(ctx);
+    case Operation::kGetBucketPolicyStatus: return GetBucketPolicyStatus(ctx);
+    case Operation::kPutObjectAcl: return PutObjectAcl(ctx);
+    case Operation::kGetBucketOwnershipControls: return GetBucketOwnershipControls(ctx);
+    case Operation::kPutBucketOwnershipControls: return PutBucketOwnershipControls(ctx);
+    case Operation::kDeleteBucketOwnershipControls: return DeleteBucketOwnershipControls(ctx);
+    case Operation::kGetPublicAccessBlock: return GetPublicAccessBlock(ctx);
+    case Operation::kPutPublicAccessBlock: return PutPublicAccessBlock(ctx);
+    case Operation::kDeletePublicAccessBlock: return DeletePublicAccessBlock(ctx);
     case Operation::kListObjects: return ListObjects(ctx);
     case Operation::kListObjectsV2: return ListObjectsV2(ctx);
     case Operation::kPutObject: return PutObject(ctx);
@@ -242,7 +322,10 @@ std::unique_ptr<auth::PayloadReader> Context::Body() const {
 }
 
 S3Service::S3Service(storage::Store* store, ServiceOptions options)
-    : store_(store), options_(std::move(options)) {}
+    : store_(store),
+      options_(std::move(options)),
+      authorizer_(std::make_unique<iam::Authorizer>(store)) {}
+S3Service::~S3Service() = default;
 
 namespace {
 
@@ -329,8 +412,8 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
         RouteRequest(request.method, request.target, host ? *host : std::string_view{},
                      options_.domain, request.Find("x-amz-copy-source") != nullptr);
     auth::AuthResult auth_result;
-    const Context ctx{request, counted, route, auth_result, store_,
-                      options_, options_.clock(), &sum};
+    const Context ctx{request, counted,        route, auth_result,       store_,
+                      options_, options_.clock(), &sum,  authorizer_.get()};
     response = Pipeline(ctx, lookup, &auth_result);
   } catch (const std::exception& e) {
     response = InternalError(request, e, &sum);

@@ -5,16 +5,25 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "s3api/http.h"
+#include "storage/access_records.h"
 #include "storage/store.h"
+
+namespace cubby::iam {
+class Authorizer;
+}
 
 namespace cubby::s3api {
 
 struct ServiceOptions {
   std::string region = "us-east-1";
   std::string domain;  // "" disables virtual-hosted-style; else "<bucket>.<domain>" hosts
+  // A new bucket's object ownership when CreateBucket sends no x-amz-object-ownership
+  // (--default-object-ownership): ObjectWriter, ACLs enabled.
+  storage::ObjectOwnership default_object_ownership = storage::ObjectOwnership::kObjectWriter;
   std::function<std::chrono::system_clock::time_point()> clock = [] {
     return std::chrono::system_clock::now();
   };
@@ -35,6 +44,7 @@ class S3Service {
  public:
   // `store` must outlive the service. Thread-safe: Handle may run on many threads at once.
   S3Service(storage::Store* store, ServiceOptions options);
+  ~S3Service();
 
   // Never throws. `request.request_id` must be set; every response carries it as
   // x-amz-request-id. The body is read only as far as the operation needs (errors answered
@@ -45,6 +55,7 @@ class S3Service {
  private:
   storage::Store* store_;
   ServiceOptions options_;
+  std::unique_ptr<iam::Authorizer> authorizer_;  // one per service: it caches parsed policies
 };
 
 }  // namespace cubby::s3api

@@ -241,6 +241,22 @@ Status ApplyUsersFile(std::string_view name, std::string_view value, Config* con
   return Status::Ok();
 }
 
+Status ApplyDefaultObjectOwnership(std::string_view name, std::string_view value, Config* config) {
+  using storage::ObjectOwnership;
+  if (value == "ObjectWriter") {
+    config->default_object_ownership = ObjectOwnership::kObjectWriter;
+  } else if (value == "BucketOwnerPreferred") {
+    config->default_object_ownership = ObjectOwnership::kBucketOwnerPreferred;
+  } else if (value == "BucketOwnerEnforced") {
+    config->default_object_ownership = ObjectOwnership::kBucketOwnerEnforced;
+  } else {
+    return Invalid(std::string(name) +
+                   ": expected ObjectWriter, BucketOwnerPreferred or BucketOwnerEnforced, got \"" +
+                   std::string(value) + "\"");
+  }
+  return Status::Ok();
+}
+
 Status ApplyTlsKey(std::string_view name, std::string_view value, Config* config) {
   config->tls_key = std::string(value);
   return Status::Ok();
@@ -273,6 +289,7 @@ constexpr Setting kSettings[] = {
     {"healthcheck", "", ApplyHealthcheck},  // a one-shot probe; no environment variable
     {"metrics-address", "CUBBY_METRICS_ADDRESS", ApplyMetricsAddress},
     {"disk-reserve", "CUBBY_DISK_RESERVE", ApplyDiskReserve},
+    {"default-object-ownership", "CUBBY_DEFAULT_OBJECT_OWNERSHIP", ApplyDefaultObjectOwnership},
 };
 constexpr size_t kAddressSetting = 1;
 constexpr size_t kEphemeralSetting = 6;
@@ -507,6 +524,10 @@ Flags (each also settable by its environment variable; a flag wins):
   --disk-reserve SIZE   CUBBY_DISK_RESERVE free space kept for deletes; writes that would leave
                                            less get 507 (auto: max(64MiB, 1%), at most 1/4 of
                                            the filesystem; or e.g. 256MiB, 2GiB)
+  --default-object-ownership OWNERSHIP CUBBY_DEFAULT_OBJECT_OWNERSHIP  a new bucket's object
+                                           ownership when CreateBucket names none:
+                                           ObjectWriter (default), BucketOwnerPreferred,
+                                           BucketOwnerEnforced
   --help                                   print this text
   --version                                print the version
 

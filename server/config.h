@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "storage/access_records.h"
 #include "storage/secret.h"
 #include "storage/status.h"
 
@@ -77,6 +78,9 @@ struct Config {
   std::optional<std::string> tls_cert;
   // Users with known keys, applied at every start (server/users_file.h). Unset: none.
   std::optional<std::string> users_file;
+  // A new bucket's object ownership when CreateBucket names none: ObjectWriter (ACLs enabled),
+  // BucketOwnerPreferred or BucketOwnerEnforced (ACLs disabled).
+  storage::ObjectOwnership default_object_ownership = storage::ObjectOwnership::kObjectWriter;
   std::optional<std::string> tls_key;
 
   // --healthcheck URL: GET the URL, exit 0 on a 200 answer and 1 otherwise (for container

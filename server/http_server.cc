@@ -488,6 +488,7 @@ class Session {
     if (auto cl = parser.content_length()) content_length = *cl;
     s3api::HttpRequest request =
         ToHttpRequest(header, content_length, remote_, env_.request_ids.Next());
+    request.secure = ssl_ != nullptr;
     const bool is_head = header.method() == http::verb::head;
     ParserBodyReader body(stream_, buffer_, parser,
                           HeaderEquals(header, http::field::expect, "100-continue"),

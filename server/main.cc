@@ -526,6 +526,7 @@ class Instance {
     s3api::ServiceOptions service_options;
     service_options.region = config_.region;
     service_options.domain = config_.domain.value_or("");
+    service_options.default_object_ownership = config_.default_object_ownership;
     service_ = std::make_unique<s3api::S3Service>(store_.get(), service_options);
     // The scrape runs only while the S3 listener does.
     admin_ = std::make_unique<AdminEndpoints>(&metrics_,

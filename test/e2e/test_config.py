@@ -39,6 +39,7 @@ def _one_line(stderr):
     ("port not a number", ["--s3-address", "127.0.0.1:http"]),
     ("empty region", ["--region", ""]),
     ("positional argument", ["serve"]),
+    ("unknown default object ownership", ["--default-object-ownership", "Owner"]),
 ])
 def test_bad_flags_exit_2(cubby_bin, tmp_path, home, name, args):
     data = tmp_path / "data"

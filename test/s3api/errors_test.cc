@@ -69,6 +69,7 @@ TEST(ErrorsTest, AccessControlCodes) {
            Case{ErrorCode::kInvalidBucketAclWithObjectOwnership,
                 "InvalidBucketAclWithObjectOwnership", 400},
            Case{ErrorCode::kMalformedACLError, "MalformedACLError", 400},
+           Case{ErrorCode::kMalformedPolicy, "MalformedPolicy", 400},
            Case{ErrorCode::kNoSuchPublicAccessBlockConfiguration,
                 "NoSuchPublicAccessBlockConfiguration", 404},
            Case{ErrorCode::kOwnershipControlsNotFoundError, "OwnershipControlsNotFoundError", 404},

@@ -50,6 +50,25 @@ TEST(RouterTest, OperationTable) {
       {"HEAD", "/bkt/k", "h", "", false, Operation::kHeadObject, "bkt", "k"},
       {"DELETE", "/bkt/k", "h", "", false, Operation::kDeleteObject, "bkt", "k"},
       {"GET", "/bkt/k?acl", "h", "", false, Operation::kGetObjectAcl, "bkt", "k"},
+      {"PUT", "/bkt/k?acl", "h", "", false, Operation::kPutObjectAcl, "bkt", "k"},
+      // Access control (issue 13).
+      {"GET", "/bkt?policy", "h", "", false, Operation::kGetBucketPolicy, "bkt", ""},
+      {"PUT", "/bkt?policy", "h", "", false, Operation::kPutBucketPolicy, "bkt", ""},
+      {"DELETE", "/bkt?policy", "h", "", false, Operation::kDeleteBucketPolicy, "bkt", ""},
+      {"GET", "/bkt?policyStatus", "h", "", false, Operation::kGetBucketPolicyStatus, "bkt", ""},
+      {"GET", "/bkt?ownershipControls", "h", "", false, Operation::kGetBucketOwnershipControls,
+       "bkt", ""},
+      {"PUT", "/bkt?ownershipControls", "h", "", false, Operation::kPutBucketOwnershipControls,
+       "bkt", ""},
+      {"DELETE", "/bkt?ownershipControls", "h", "", false,
+       Operation::kDeleteBucketOwnershipControls, "bkt", ""},
+      {"GET", "/bkt?publicAccessBlock", "h", "", false, Operation::kGetPublicAccessBlock, "bkt", ""},
+      {"PUT", "/bkt?publicAccessBlock", "h", "", false, Operation::kPutPublicAccessBlock, "bkt", ""},
+      {"DELETE", "/bkt?publicAccessBlock", "h", "", false, Operation::kDeletePublicAccessBlock,
+       "bkt", ""},
+      {"POST", "/bkt?policy", "h", "", false, Operation::kNotImplemented, "bkt", ""},
+      {"GET", "/bkt?policy&acl", "h", "", false, Operation::kNotImplemented, "bkt", ""},
+      {"GET", "/bkt/k?policy", "h", "", false, Operation::kNotImplemented, "bkt", "k"},
       {"GET", "/bkt/dir/", "h", "", false, Operation::kGetObject, "bkt", "dir/"},
       {"GET", "/bkt//k", "h", "", false, Operation::kGetObject, "bkt", "/k"},
       // Multipart and copy.
@@ -105,11 +124,10 @@ TEST(RouterTest, OperationTable) {
 // Every sub-resource cubby does not implement routes to kNotImplemented, on buckets and objects.
 TEST(RouterTest, UnimplementedSubResources) {
   const std::vector<std::string> subresources = {
-      "policy",       "cors",          "lifecycle",         "tagging",
-      "website",      "encryption",    "object-lock",       "replication",
-      "logging",      "notification",  "accelerate",        "requestPayment",
-      "ownershipControls", "publicAccessBlock", "analytics", "inventory",
-      "metrics",      "intelligent-tiering", "versions",    "policyStatus"};
+      "cors",         "lifecycle",     "tagging",           "website",
+      "encryption",   "object-lock",   "replication",       "logging",
+      "notification", "accelerate",    "requestPayment",    "analytics",
+      "inventory",    "metrics",       "intelligent-tiering", "versions"};
   for (std::string method : {"GET", "PUT", "DELETE"}) {
     for (const std::string& sub : subresources) {
       SCOPED_TRACE(method + " ?" + sub);

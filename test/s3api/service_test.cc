@@ -611,10 +611,14 @@ TEST_F(ServiceTest, CannedAclsDriveAnonymousAccess) {
   EXPECT_EQ(Get("/pub/k", {}, kAnonymous).Code(), "AccessDenied");
   EXPECT_FALSE(Contains(Do("GET", "/pub", "acl").body, "AllUsers"));
 
-  EXPECT_EQ(Send({.method = "PUT", .path = "/pub", .query = "acl",
+  // Every canned ACL is supported (issue 13).
+  EXPECT_EQ(Send({.method = "PUT",
+                  .path = "/pub",
+                  .query = "acl",
                   .headers = {{"x-amz-acl", "authenticated-read"}}})
-                .Code(),
-            "NotImplemented");
+                .status(),
+            200);
+  EXPECT_TRUE(Contains(Do("GET", "/pub", "acl").body, "AuthenticatedUsers"));
   // A name that is no canned ACL at all is the client's mistake, as on AWS.
   EXPECT_EQ(Send({.method = "PUT", .path = "/pub2", .headers = {{"x-amz-acl", "bogus"}}}).Code(),
             "InvalidArgument");
@@ -636,12 +640,12 @@ TEST_F(ServiceTest, PutBucketAclXml) {
   ASSERT_EQ(r.status(), 200) << r.body;
   EXPECT_EQ(store_->GetBucket("xyz")->anonymous, storage::AccessMode::kReadOnly);
   EXPECT_EQ(Send({.method = "PUT", .path = "/xyz", .query = "acl", .body = "<nope"}).Code(),
-            "MalformedXML");
+            "MalformedACLError");
   const std::string to_someone =
       "<AccessControlPolicy><AccessControlList><Grant><Grantee><ID>someone</ID></Grantee>"
       "<Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>";
   EXPECT_EQ(Send({.method = "PUT", .path = "/xyz", .query = "acl", .body = to_someone}).Code(),
-            "NotImplemented");
+            "MalformedACLError");  // no Owner, no xsi:type
   EXPECT_EQ(store_->GetBucket("xyz")->anonymous, storage::AccessMode::kReadOnly);
 }
 
@@ -821,7 +825,7 @@ TEST_F(ServiceTest, NotImplementedOperations) {
   struct Case {
     std::string method, path, query;
   };
-  for (const Case& c : std::vector<Case>{{"GET", "/bkt", "policy"},
+  for (const Case& c : std::vector<Case>{{"GET", "/bkt", "replication"},
                                          {"PUT", "/bkt", "tagging"},
                                          {"GET", "/bkt", "cors"},
                                          {"DELETE", "/bkt", "lifecycle"},

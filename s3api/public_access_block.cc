@@ -1,0 +1,49 @@
+// Block public access, per bucket: Get/Put/DeletePublicAccessBlock. What the four flags do is
+// iam/acl.h's (checks on ACL and policy writes) and iam::Authorizer's (evaluation).
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutPublicAccessBlock.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetPublicAccessBlock.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeletePublicAccessBlock.html
+#include <string>
+
+#include "s3api/acl_xml.h"
+#include "s3api/handlers.h"
+
+namespace cubby::s3api {
+
+// NoSuchPublicAccessBlockConfiguration (404) when none is set.
+HttpResponse GetPublicAccessBlock(const Context& ctx) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  if (!bucket->public_access_block.configured) {
+    return ErrorResponse(ctx, ErrorCode::kNoSuchPublicAccessBlockConfiguration);
+  }
+  return XmlResponse(PublicAccessBlockXml(bucket->public_access_block));
+}
+
+// MalformedXML for a body that is not a PublicAccessBlockConfiguration.
+HttpResponse PutPublicAccessBlock(const Context& ctx) {
+  std::string body;
+  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  storage::PublicAccessBlock block;
+  if (XmlBodyError e = ParsePublicAccessBlock(body, &block); !e.ok()) {
+    return ErrorResponse(ctx, e.code, e.message);
+  }
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  bucket->public_access_block = block;
+  if (storage::Status s = ctx.store->UpdateBucket(*bucket); !s.ok()) return StorageError(ctx, s);
+  return HttpResponse{};
+}
+
+// 204, whether or not one was set.
+HttpResponse DeletePublicAccessBlock(const Context& ctx) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  bucket->public_access_block = storage::PublicAccessBlock{};
+  if (storage::Status s = ctx.store->UpdateBucket(*bucket); !s.ok()) return StorageError(ctx, s);
+  HttpResponse r;
+  r.status = 204;
+  return r;
+}
+
+}  // namespace cubby::s3api
