@@ -102,7 +102,7 @@ constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
                         for GET/mixed: 256, or the concurrency for sizes >= 8MiB). With
                         --requests N and --keys N a PUT run writes PREFIX/SIZE/obj-0..N-1.
                         list: every complete pass must list exactly N keys (default: unchecked)
-  --skip-prepare        GET/mixed: assume the keys already exist
+  --skip-prepare        GET/mixed: assume the bucket and the keys already exist
   --signed-payload      sign the PUT body's SHA-256 instead of UNSIGNED-PAYLOAD
   --verify              compare every GET body with the bytes that were written
   --server-pid PID      also report that process's CPU (cores) and peak RSS in the interval
@@ -731,7 +731,8 @@ int Main(int argc, char** argv) {
   shared.body_sha256 = o.signed_payload ? text::HexEncode(auth::Sha256(shared.body))
                                         : std::string(kUnsignedPayload);
   // A listing reads the bucket as it is: a missing one is an error of the run, not created.
-  if (o.mode != Mode::kList && !EnsureBucket(shared, &error)) {
+  // --skip-prepare assumes the bucket exists too (it may be another user's).
+  if (o.mode != Mode::kList && !o.skip_prepare && !EnsureBucket(shared, &error)) {
     std::fprintf(stderr, "cubby-loadgen: %s\n", error.c_str());
     return 1;
   }

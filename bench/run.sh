@@ -6,7 +6,9 @@
 #   64 MiB PUT with a signed SHA-256 payload; a bucket filled with 1,000,000 empty objects
 #   through PUT (the "fill" row), ListObjectsV2 1000-key pages through it (c=1), and 4 KiB
 #   PUTs at c=32 into that bucket and into an empty one, in two alternating rounds; the
-#   server's idle RSS before and after. A default run takes about 5 minutes on 2 cores, half
+#   server's idle RSS before and after; 4 KiB GETs at c=32 by root and by a non-root user whose
+#   only right is the last of a bucket policy's 20 statements (access control, issue 13). A
+#   default run takes about 5 minutes on 2 cores, half
 #   of it filling the bucket. Each 64 MiB PUT cell, and each disk baseline, starts after a
 #   syncfs(2) of the data filesystem (outside the timed window), so none inherits the
 #   writeback of what ran before it; each PUT cell follows a cell-long stretch of new files.
@@ -116,8 +118,14 @@ export CUBBY_ROOT_ACCESS_KEY=benchroot
 export CUBBY_ROOT_SECRET_KEY=bench-secret-key-0123456789
 export AWS_ACCESS_KEY_ID=$CUBBY_ROOT_ACCESS_KEY
 export AWS_SECRET_ACCESS_KEY=$CUBBY_ROOT_SECRET_KEY
+# A user with a fixed key, for the access-control cells (the users file makes it at start).
+bench_user=benchuser
+bench_user_key=BENCHUSERKEY000001
+bench_user_secret=bench-user-secret-0123456789
+echo "$bench_user $bench_user_key $bench_user_secret" >"$tmp/users.txt"
 
-"$cubby" --data-dir "$tmp/data" --s3-address 127.0.0.1:0 >"$tmp/server.log" 2>&1 &
+"$cubby" --data-dir "$tmp/data" --s3-address 127.0.0.1:0 --users-file "$tmp/users.txt" \
+  >"$tmp/server.log" 2>&1 &
 server_pid=$!
 
 # Wait for "s3_endpoint=http://127.0.0.1:PORT" (or for the server to die).
@@ -167,6 +175,26 @@ cell() {  # label op size concurrency [loadgen args...]
     # Exit 3: the line was printed with its error count; otherwise there is no line at all.
     ((status == 3)) || printf '%-7s %6s %6s  FAILED (exit %d)\n' "$label" "$size" "$conc" "$status"
     sed 's/^/# /' "$tmp/loadgen.err"
+  fi
+}
+
+# PUT /bucket?policy, signed by root with curl's SigV4: 19 statements for other principals,
+# actions or keys, then s3:GetObject for the bench user on every key.
+put_bench_policy() {
+  local bucket=$1 statements="" i
+  for i in $(seq 1 19); do
+    statements+="{\"Sid\":\"Other$i\",\"Effect\":\"Allow\",\"Principal\":{\"AWS\":\"arn:aws:iam::000000000000:user/other$i\"},\"Action\":[\"s3:GetObject\",\"s3:PutObject\"],\"Resource\":\"arn:aws:s3:::$bucket/other$i/*\",\"Condition\":{\"IpAddress\":{\"aws:SourceIp\":\"10.$i.0.0/16\"}}},"
+  done
+  statements+="{\"Sid\":\"BenchUser\",\"Effect\":\"Allow\",\"Principal\":{\"AWS\":\"*\"},\"Action\":\"s3:GetObject\",\"Resource\":\"arn:aws:s3:::$bucket/*\",\"Condition\":{\"StringEquals\":{\"aws:username\":\"$bench_user\"}}}"
+  local doc="{\"Version\":\"2012-10-17\",\"Statement\":[$statements]}"
+  local code
+  code=$(curl -s -o "$tmp/policy.out" -w '%{http_code}' -X PUT --data-binary "$doc" \
+    -H "x-amz-content-sha256: $(printf '%s' "$doc" | sha256sum | cut -d' ' -f1)" \
+    --aws-sigv4 "aws:amz:us-east-1:s3" --user "$CUBBY_ROOT_ACCESS_KEY:$CUBBY_ROOT_SECRET_KEY" \
+    "$endpoint/$bucket?policy")
+  if [[ $code != 204 ]]; then
+    failed=1
+    echo "# PutBucketPolicy for the access-control cells: HTTP $code $(cat "$tmp/policy.out")"
   fi
 }
 
@@ -241,6 +269,14 @@ cell put put "$small" "$high"
 http_ceiling
 cell get get "$small" 1
 cell get get "$small" "$high"
+# Access control: root's GETs (whose prepare phase writes the keys), then the same keys read by
+# a non-root user through a 20-statement bucket policy whose last statement is its only right;
+# every other statement is evaluated and does not match.
+policy_bucket=bench-policy
+cell get-root get "$small" "$high" --bucket "$policy_bucket" --prefix bench-policy
+put_bench_policy "$policy_bucket"
+cell get-user get "$small" "$high" --bucket "$policy_bucket" --prefix bench-policy \
+  --skip-prepare --access-key "$bench_user_key" --secret-key "$bench_user_secret"
 baseline_run hash
 # The disk baselines write beside the data folder (same filesystem) as the store writes a
 # large object: one file, best of three, a burst (the tries after the first reuse the blocks
@@ -354,6 +390,9 @@ awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label
     target(large " PUT / single-core MD5", quotient(mib["put" big], v["hash_md5"]), ">=", "0.8", 3)
     target(large " PUT, signed payload / single-core MD5",
            quotient(mib["put-sha" big], v["hash_md5"]), ">=", "0.8", 3)
+    # Access control (issue 13): a user's GET through a 20-statement policy, at most 10% slower.
+    target(small " GET c=" high ", user via 20-statement policy / root",
+           quotient(ops["get-user" small_hi], ops["get-root" small_hi]), ">=", "0.9", 3)
     if (listing) {
       lk = "list 1000 1"
       target("ListObjectsV2 1000-key page p50, ms (" substr(full, 5) " objects)",
