@@ -120,6 +120,8 @@ iam::RequestFacts FactsOf(const Context& ctx, std::string* max_keys) {
       .referer = HeaderView(ctx.request, "referer"),
       .user_agent = HeaderView(ctx.request, "user-agent"),
       .canned_acl = HeaderView(ctx.request, "x-amz-acl"),
+      .signature_version = {},  // set below for signed requests
+      .auth_type = {},
   };
   if (IsListObjects(op)) {
     facts.prefix = ctx.route.list.prefix;

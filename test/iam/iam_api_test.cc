@@ -220,7 +220,8 @@ TEST_F(IamApiTest, AccessKeys) {
 
 TEST_F(IamApiTest, PoliciesAndTags) {
   ASSERT_EQ(Call("Action=CreateUser&UserName=alice").status, 200);
-  const std::string doc = R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow"}]})";
+  const std::string doc =
+      R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]})";
   const std::string encoded = text::UriEncode(doc, text::Slash::kEncode);
   ASSERT_EQ(
       Call("Action=PutUserPolicy&UserName=alice&PolicyName=p1&PolicyDocument=" + encoded).status,
