@@ -99,8 +99,14 @@ def test_unsupported_bucket_subresource_get(server, bucket, query, not_found_cod
     _assert_error_doc(resp, expected, resp.status)
 
 
+def test_bucket_policy_without_statements_is_malformed(server, bucket):
+    # Bucket policies exist since issue 13: an empty Statement list is AWS's MalformedPolicy.
+    resp = raw_request(server, "PUT", f"/{bucket}", query="policy",
+                       body=b'{"Version":"2012-10-17","Statement":[]}')
+    _assert_error_doc(resp, "MalformedPolicy", 400)
+
+
 @pytest.mark.parametrize("method,query,body", [
-    ("PUT", "policy", b'{"Version":"2012-10-17","Statement":[]}'),
     ("PUT", "cors", b"<CORSConfiguration><CORSRule><AllowedMethod>GET</AllowedMethod>"
                     b"<AllowedOrigin>*</AllowedOrigin></CORSRule></CORSConfiguration>"),
     ("PUT", "lifecycle", b"<LifecycleConfiguration/>"),
