@@ -246,6 +246,9 @@ IamResponse Call::CreateUser() {
   UserRecord user;
   user.name = *name;
   if (const std::string* path = request_.Find("Path")) user.path = *path;
+  // cubby's own parameter: the address ACL grants by e-mail (emailAddress=, AmazonCustomerByEmail)
+  // resolve to this user. IAM has no such field; S3 takes it from the AWS account.
+  if (const std::string* email = request_.Find("EmailAddress")) user.email = *email;
   user.created_ms = now_ms_;
   std::string problem;
   if (!ReadTags(request_, &user.tags, &problem)) return Error(IamError::kInvalidInput, problem);

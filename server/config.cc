@@ -517,7 +517,8 @@ Flags (each also settable by its environment variable; a flag wins):
   --tls-cert FILE       CUBBY_TLS_CERT     PEM certificate chain: serve HTTPS (with --tls-key)
   --tls-key FILE        CUBBY_TLS_KEY      PEM private key
   --users-file FILE     CUBBY_USERS_FILE   users with known keys, applied at every start:
-                                           lines "NAME ACCESS_KEY_ID SECRET" ('#' comments)
+                                           lines "NAME ACCESS_KEY_ID SECRET [EMAIL]" ('#'
+                                           comments)
   --healthcheck URL|/PATH                  GET URL (a /PATH: on this configuration's S3
                                            listener); exit 0 on 200, else 1 (container probes)
   --metrics-address ADDR CUBBY_METRICS_ADDRESS  also serve /_cubby/ (plain HTTP, no S3) on ADDR
@@ -538,7 +539,7 @@ For the root key only: /_cubby/backup (online backups; `cubby backup --help`).
 
 Commands:
   cubby backup --endpoint URL --to DIR   back up a running cubby into DIR (on its machine)
-  cubby user create --endpoint URL --name NAME [--access-key ID --secret-key S]
+  cubby user create --endpoint URL --name NAME [--access-key ID --secret-key S] [--email A]
                                          create a user (and a key) on a running cubby
 
 Environment only:

@@ -22,15 +22,16 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: cubby user create --endpoint URL --name NAME [--access-key ID --secret-key SECRET]\n"
-    "                         [--credentials-file FILE] [--region REGION]\n"
+    "                         [--email ADDRESS] [--credentials-file FILE] [--region REGION]\n"
     "  Creates user NAME and an access key on the cubby at URL through its IAM API, as root\n"
     "  (credentials from FILE, e.g. <data dir>/root-credentials, or AWS_ACCESS_KEY_ID /\n"
     "  AWS_SECRET_ACCESS_KEY). With --access-key and --secret-key the key gets that id and\n"
-    "  secret; otherwise the server makes one and its secret is printed once.\n";
+    "  secret; otherwise the server makes one and its secret is printed once. --email gives the\n"
+    "  user the address that ACL grants by e-mail (emailAddress=...) resolve to.\n";
 constexpr std::chrono::seconds kCallTimeout{30};
 
 struct Options {
-  std::string endpoint, name, access_key, secret_key, credentials_file, region;
+  std::string endpoint, name, access_key, secret_key, email, credentials_file, region;
   std::string root_id, root_secret;
 };
 
@@ -98,6 +99,8 @@ std::optional<Options> ParseFlags(int argc, const char* const* argv, int* exit_c
       options.access_key = value;
     } else if (arg == "--secret-key") {
       options.secret_key = value;
+    } else if (arg == "--email") {
+      options.email = value;
     } else if (arg == "--credentials-file") {
       options.credentials_file = value;
     } else if (arg == "--region") {
@@ -196,8 +199,10 @@ int RunUserCommand(int argc, const char* const* argv, const EnvLookup& env) {
   std::optional<ProbeTarget> target = ParseProbeUrl(options->endpoint);
   if (!target) return Fail(2, "--endpoint: cannot parse " + options->endpoint);
 
-  storage::Result<ClientResponse> created =
-      IamCall(*options, *target, {{"Action", "CreateUser"}, {"UserName", options->name}});
+  std::vector<std::pair<std::string, std::string>> create = {{"Action", "CreateUser"},
+                                                             {"UserName", options->name}};
+  if (!options->email.empty()) create.emplace_back("EmailAddress", options->email);
+  storage::Result<ClientResponse> created = IamCall(*options, *target, create);
   if (!created.ok()) return Fail(1, options->endpoint + ": " + created.status().message());
   if (created->status != 200) return Fail(1, "CreateUser: " + Describe(*created));
   std::vector<std::pair<std::string, std::string>> key_params = {{"Action", "CreateAccessKey"},

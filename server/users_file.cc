@@ -53,8 +53,8 @@ Result<std::vector<UsersFileLine>> ParseUsersFile(std::string_view text) {
     ++number;
     std::vector<std::string_view> fields = Fields(line);
     if (fields.empty() || fields[0].starts_with('#')) continue;
-    if (fields.size() != 3) {
-      return LineError(number, "expected NAME ACCESS_KEY_ID SECRET_ACCESS_KEY, found " +
+    if (fields.size() != 3 && fields.size() != 4) {
+      return LineError(number, "expected NAME ACCESS_KEY_ID SECRET_ACCESS_KEY [EMAIL], found " +
                                    std::to_string(fields.size()) + " fields");
     }
     if (Status s = storage::ValidateUserName(fields[0]); !s.ok()) {
@@ -66,8 +66,22 @@ Result<std::vector<UsersFileLine>> ParseUsersFile(std::string_view text) {
     if (!ValidSecret(fields[2])) {
       return LineError(number, "the secret must be 1 to 128 printable characters");
     }
+    std::string email;
+    if (fields.size() == 4) {
+      if (Status s = storage::ValidateEmail(fields[3]); !s.ok()) {
+        return LineError(number, s.message());
+      }
+      email = std::string(fields[3]);
+    }
+    for (const UsersFileLine& earlier : out) {
+      if (earlier.name == fields[0] && !earlier.email.empty() && !email.empty() &&
+          earlier.email != email) {
+        return LineError(number, "user " + earlier.name + " was given another e-mail address on line " +
+                                     std::to_string(earlier.line));
+      }
+    }
     out.push_back({number, std::string(fields[0]), std::string(fields[1]),
-                   storage::SecretKey(std::string(fields[2]))});
+                   storage::SecretKey(std::string(fields[2])), std::move(email)});
   }
   return out;
 }
@@ -80,6 +94,7 @@ Result<UsersFileOutcome> ApplyUsersFile(storage::Store& store,
     if (!user.ok() && user.status().code() == Code::kNoSuchEntity) {
       storage::UserRecord candidate;
       candidate.name = l.name;
+      candidate.email = l.email;
       candidate.created_ms = now_ms;
       user = store.CreateUser(candidate);
       if (user.ok()) ++outcome.users_created;

@@ -2,14 +2,17 @@
 // and appliances that are set up from files. One user per line:
 //
 //     # comment lines and blank lines are ignored
-//     NAME ACCESS_KEY_ID SECRET_ACCESS_KEY
+//     NAME ACCESS_KEY_ID SECRET_ACCESS_KEY [EMAIL]
 //
 // fields separated by spaces or tabs; NAME follows IAM's user-name rules, ACCESS_KEY_ID is 16 to
-// 128 letters, digits or underscores, the secret 1 to 128 printable characters without spaces.
-// A user may appear on two lines (two keys, IAM's limit). Applied at every start, after the
-// root key, idempotently: a missing user is created, a missing key is created for its user, and
-// what exists is left as it is (a key's secret is not changed). A key id that belongs to another
-// user (or to root) is an error that stops the start (exit 2). Messages never name a secret.
+// 128 letters, digits or underscores, the secret 1 to 128 printable characters without spaces;
+// EMAIL, optional, is the user's e-mail address, which ACL grants by e-mail resolve to (given on
+// more than one line of a user, it must be the same). A user may appear on two lines (two keys,
+// IAM's limit). Applied at every start, after the root key, idempotently: a missing user is
+// created (with its e-mail address), a missing key is created for its user, and what exists is
+// left as it is (a key's secret, a user's address are not changed). A key id that belongs to
+// another user (or to root), or an address another user has, is an error that stops the start
+// (exit 2). Messages never name a secret.
 #pragma once
 
 #include <cstdint>
@@ -28,10 +31,12 @@ struct UsersFileLine {
   std::string name;
   std::string access_key_id;
   storage::SecretKey secret;
+  std::string email;  // empty: none given
 };
 
 // Parses the file's text. kInvalidArgument naming the line ("users file line 3: ...") when a
-// line does not have three fields or a field breaks its rule.
+// line does not have three or four fields, a field breaks its rule, or two lines of one user
+// give different e-mail addresses.
 storage::Result<std::vector<UsersFileLine>> ParseUsersFile(std::string_view text);
 
 // What ApplyUsersFile did.

@@ -1,11 +1,12 @@
 """Access control (issue 13) against the real binary with boto3 and three users made through
-the IAM API: cross-user access is denied, then allowed by each mechanism (ACL grant by id and by
-group, bucket policy, user policy); an explicit Deny beats an Allow; canned ACLs seen by an
+the IAM API: cross-user access is denied, then allowed by each mechanism (ACL grant by id, by
+e-mail and by group, bucket policy, user policy); an explicit Deny beats an Allow; canned ACLs seen by an
 anonymous, an authenticated and a third user; ACL XML round trips; ownership controls and
 public access block; BucketAlreadyExists; expected bucket owner; policy conditions; and
 MalformedPolicy."""
 
 import json
+import subprocess
 import uuid
 
 import boto3
@@ -14,7 +15,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 import cubby_e2e
-from cubby_e2e import make_client, new_bucket_name
+from cubby_e2e import client_env, make_client, new_bucket_name
 
 USER_SECRETS = cubby_e2e.USER_SECRETS
 ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
@@ -125,6 +126,54 @@ def test_cross_user_denied_then_allowed_by_each_mechanism(world):
     denied(lambda: carol.s3.get_object(Bucket=bucket, Key="doc"))
     denied(lambda: alice.s3.get_object(Bucket=bucket, Key="doc"))
     carol.s3.list_objects_v2(Bucket=bucket)
+
+
+def test_grant_by_email(world, server, cubby_bin, home):
+    """A user made with an e-mail address (`cubby user create --email`, IAM's CreateUser with
+    cubby's EmailAddress) is granted by it, in a header and in ACL XML; the grant is stored and
+    answered as the user's canonical id, as S3 does."""
+    alice, bucket = world["alice"], world["bucket"]
+    suffix = uuid.uuid4().hex[:8]
+    name, address = f"dave-{suffix}", f"Dave.{suffix}@example.com"
+    key, secret = f"DAVE{suffix.upper()}00000001", f"dave-secret-{suffix}"
+    USER_SECRETS.add(secret)
+    made = subprocess.run(
+        [cubby_bin, "user", "create", "--endpoint", server.endpoint, "--name", name,
+         "--access-key", key, "--secret-key", secret, "--email", address],
+        env=client_env(server, home), capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    dave = make_client(server, key, secret)
+    dave_id = dave.list_buckets()["Owner"]["ID"]
+    denied(lambda: dave.get_object(Bucket=bucket, Key="doc"))
+
+    # A header grant; the address matches without regard to case.
+    alice.s3.put_object_acl(Bucket=bucket, Key="doc",
+                            GrantRead=f'emailAddress="{address.lower()}"',
+                            GrantFullControl=f'id="{alice.id}"')
+    assert dave.get_object(Bucket=bucket, Key="doc")["Body"].read() == b"alice's"
+    grants = alice.s3.get_object_acl(Bucket=bucket, Key="doc")["Grants"]
+    assert {"Type": "CanonicalUser", "ID": dave_id, "DisplayName": name} in [
+        g["Grantee"] for g in grants if g["Permission"] == "READ"]
+    denied(lambda: dave.list_objects_v2(Bucket=bucket))
+
+    # An AmazonCustomerByEmail grantee in ACL XML.
+    alice.s3.put_bucket_acl(Bucket=bucket, AccessControlPolicy={
+        "Grants": [
+            {"Grantee": {"Type": "CanonicalUser", "ID": alice.id}, "Permission": "FULL_CONTROL"},
+            {"Grantee": {"Type": "AmazonCustomerByEmail", "EmailAddress": address},
+             "Permission": "READ"}],
+        "Owner": {"ID": alice.id}})
+    assert [o["Key"] for o in dave.list_objects_v2(Bucket=bucket)["Contents"]] == ["doc"]
+    assert (dave_id, "READ") in [(g["Grantee"].get("ID"), g["Permission"])
+                                 for g in alice.s3.get_bucket_acl(Bucket=bucket)["Grants"]]
+    denied(lambda: world["carol"].s3.list_objects_v2(Bucket=bucket))
+
+    # The address is the user's alone.
+    taken = subprocess.run(
+        [cubby_bin, "user", "create", "--endpoint", server.endpoint, "--name", f"x-{suffix}",
+         "--email", address.upper()],
+        env=client_env(server, home), capture_output=True, text=True, timeout=60)
+    assert taken.returncode == 1 and "EntityAlreadyExists" in taken.stderr, taken.stderr
 
 
 def test_canned_acls(world):

@@ -178,6 +178,25 @@ TEST_F(IamApiTest, UserLifecycle) {
   EXPECT_EQ(Call("Action=GetUser&UserName=bob").status, 404);
 }
 
+// cubby's EmailAddress parameter of CreateUser: what ACL grants by e-mail resolve to.
+TEST_F(IamApiTest, CreateUserWithEmailAddress) {
+  IamResponse r = Call("Action=CreateUser&UserName=dave&EmailAddress=dave%40example.com");
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto found = store_->FindUserByEmail("DAVE@example.com");  // addresses match without case
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  EXPECT_EQ(found->name, "dave");
+  // Taken by another user: EntityAlreadyExists; malformed: ValidationError. Neither makes a user.
+  r = Call("Action=CreateUser&UserName=erin&EmailAddress=dave%40example.com");
+  EXPECT_EQ(r.status, 409) << r.body;
+  EXPECT_EQ(Tag(r.body, "Code"), "EntityAlreadyExists");
+  for (const char* bad : {"no-at-sign", "two%40at%40signs", "%40example.com", "sp%20ace%40x.y"}) {
+    r = Call(std::string("Action=CreateUser&UserName=erin&EmailAddress=") + bad);
+    EXPECT_EQ(r.status, 400) << bad;
+    EXPECT_EQ(Tag(r.body, "Code"), "ValidationError") << bad;
+  }
+  EXPECT_EQ(Call("Action=GetUser&UserName=erin").status, 404);
+}
+
 TEST_F(IamApiTest, AccessKeys) {
   ASSERT_EQ(Call("Action=CreateUser&UserName=alice").status, 200);
   IamResponse r = Call("Action=CreateAccessKey&UserName=alice");

@@ -34,13 +34,20 @@ TEST(UsersFile, Parse) {
   EXPECT_EQ((*lines)[1].name, "bob");
   EXPECT_EQ((*lines)[1].secret.reveal(), "s3cr3t");
   EXPECT_TRUE(ParseUsersFile("")->empty());
+  EXPECT_EQ((*lines)[0].email, "");
+  auto with_email = ParseUsersFile("carol AKIACAROL0000000001 s carol@example.com\n");
+  ASSERT_TRUE(with_email.ok()) << with_email.status().ToString();
+  EXPECT_EQ((*with_email)[0].email, "carol@example.com");
 
   struct Case {
     std::string text;
     std::string message;  // expected in the error (built without the secret)
   } cases[] = {
       {"alice AKIAALICE0000000001\n", "users file line 1: expected NAME ACCESS_KEY_ID"},
-      {"# c\nalice AKIAALICE0000000001 sec extra\n", "users file line 2: expected"},
+      {"# c\nalice AKIAALICE0000000001 sec a@b.c extra\n", "users file line 2: expected"},
+      {"alice AKIAALICE0000000001 sec not-an-address\n", "users file line 1: an e-mail address is"},
+      {"alice AKIAALICE0000000001 s a@b.c\nalice AKIAALICE0000000002 s d@e.f\n",
+       "users file line 2: user alice was given another e-mail address on line 1"},
       {"bad/name AKIAALICE0000000001 sec\n", "users file line 1: user name may contain only"},
       {"alice SHORT sec\n", "users file line 1: the access key id must be"},
       {"alice AKIA-ALICE-000000001 sec\n", "users file line 1: the access key id must be"},
@@ -104,6 +111,16 @@ TEST(UsersFile, Errors) {
     EXPECT_EQ(r.status().code(), storage::Code::kInvalidArgument);
     EXPECT_EQ(r.status().message(), c.message);
   }
+  // An address another user has stops the line; the user is not made.
+  ASSERT_TRUE(
+      ApplyUsersFile(*store, *ParseUsersFile("dave AKIADAVE00000000001 s dave@example.com\n"), kNow)
+          .ok());
+  EXPECT_EQ(store->FindUserByEmail("dave@example.com")->name, "dave");
+  auto taken =
+      ApplyUsersFile(*store, *ParseUsersFile("erin AKIAERIN00000000001 s DAVE@example.com\n"), kNow);
+  ASSERT_FALSE(taken.ok());
+  EXPECT_EQ(taken.status().message().rfind("users file line 1: ", 0), 0u) << taken.status().message();
+  EXPECT_EQ(store->GetUser("erin").status().code(), storage::Code::kNoSuchEntity);
   // The refused key stays alice's.
   EXPECT_EQ(store->GetAccessKey("AKIAALICE0000000001")->user_id, store->GetUser("alice")->user_id);
 }
