@@ -609,12 +609,10 @@ class StoreImpl final : public Store {
   }
 
   // ---- Used by readers and writers.
-  rocksdb::DB* db() { return db_; }
   rocksdb::ColumnFamilyHandle* cf(CfIndex i) { return handles_[i]; }
   const StoreOptions& options() const { return options_; }
   uint64_t AllocateDataId() { return next_data_id_.fetch_add(1); }
   BlobFiles& files() { return *files_; }
-  bool engine_stopped() const { return engine_errors_->stopped(); }
 
   // Adds to `batch` the object `meta` at (bucket, key) and the release of the object it
   // replaces, after checking `cond`; writes it synced.
@@ -1437,6 +1435,12 @@ class StoreImpl final : public Store {
 
   size_t DebugDeferredFiles() override { return files_->DebugDeferred(); }
 
+  // ---- Backup and engine figures (defined after the class).
+  Status Backup(const std::string& target_dir, const BackupProgressFn& progress) override;
+  Result<EngineStats> GetEngineStats() override;
+  Result<MemoryUsage> GetMemoryUsage() override;
+  Status ReleaseIdleMemory() override;
+
  private:
   // ---- Users, private. Reads need no lock; REQUIRES grant_mu_ where a name ends in Locked.
   static Status NoSuchUser(std::string_view name) {
@@ -2256,17 +2260,12 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   return std::unique_ptr<Store>(std::move(store));
 }
 
-Status Store::Backup(const std::string& target_dir, const BackupProgressFn& progress) {
-  auto* impl = dynamic_cast<StoreImpl*>(this);
-  if (impl == nullptr) return Status(Code::kIOError, "backups need the RocksDB store");
-  return BackupStore(impl->db(), impl->options(), &impl->files(), target_dir, progress);
+Status StoreImpl::Backup(const std::string& target_dir, const BackupProgressFn& progress) {
+  return BackupStore(db_, options_, files_.get(), target_dir, progress);
 }
 
-Result<Store::EngineStats> Store::GetEngineStats() {
-  // Every Store is a StoreImpl (Open is the only factory); the check keeps a test double safe.
-  auto* impl = dynamic_cast<StoreImpl*>(this);
-  if (impl == nullptr) return Status(Code::kIOError, "engine figures need the RocksDB store");
-  rocksdb::DB* db = impl->db();
+Result<Store::EngineStats> StoreImpl::GetEngineStats() {
+  rocksdb::DB* db = db_;
   EngineStats stats;
   uint64_t stopped = 0;
   // Pending compaction summed over the column families (object data lives in its own).
@@ -2277,7 +2276,7 @@ Result<Store::EngineStats> Store::GetEngineStats() {
       !db->GetIntProperty(rocksdb::DB::Properties::kIsWriteStopped, &stopped)) {
     return Status(Code::kIOError, "RocksDB did not report its write-stall properties");
   }
-  stats.write_stopped = stopped != 0 || impl->engine_stopped();
+  stats.write_stopped = stopped != 0 || engine_errors_->stopped();
   return stats;
 }
 
@@ -2294,32 +2293,28 @@ std::shared_ptr<rocksdb::Cache> SharedBlockCache(rocksdb::DB* db,
 
 }  // namespace
 
-Result<Store::MemoryUsage> Store::GetMemoryUsage() {
-  auto* impl = dynamic_cast<StoreImpl*>(this);
-  if (impl == nullptr) return Status(Code::kIOError, "engine figures need the RocksDB store");
-  rocksdb::DB* db = impl->db();
+Result<Store::MemoryUsage> StoreImpl::GetMemoryUsage() {
+  rocksdb::DB* db = db_;
   MemoryUsage usage;
   // The block cache is shared, so its figures are the same from any family: read them once.
   if (!db->GetAggregatedIntProperty(rocksdb::DB::Properties::kSizeAllMemTables,
                                     &usage.memtables) ||
       !db->GetAggregatedIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem,
                                     &usage.table_readers) ||
-      !db->GetIntProperty(impl->cf(kDefaultCf), rocksdb::DB::Properties::kBlockCacheUsage,
+      !db->GetIntProperty(cf(kDefaultCf), rocksdb::DB::Properties::kBlockCacheUsage,
                           &usage.block_cache) ||
-      !db->GetIntProperty(impl->cf(kDefaultCf), rocksdb::DB::Properties::kBlockCachePinnedUsage,
+      !db->GetIntProperty(cf(kDefaultCf), rocksdb::DB::Properties::kBlockCachePinnedUsage,
                           &usage.block_cache_pinned)) {
     return Status(Code::kIOError, "RocksDB did not report its memory properties");
   }
   return usage;
 }
 
-Status Store::ReleaseIdleMemory() {
-  auto* impl = dynamic_cast<StoreImpl*>(this);
-  if (impl == nullptr) return Status(Code::kIOError, "releasing memory needs the RocksDB store");
-  rocksdb::DB* db = impl->db();
+Status StoreImpl::ReleaseIdleMemory() {
+  rocksdb::DB* db = db_;
   std::vector<rocksdb::ColumnFamilyHandle*> to_flush;
   for (int i = 0; i < kNumCfs; ++i) {
-    rocksdb::ColumnFamilyHandle* family = impl->cf(static_cast<CfIndex>(i));
+    rocksdb::ColumnFamilyHandle* family = cf(static_cast<CfIndex>(i));
     uint64_t bytes = 0;  // active and not yet flushed memtables
     if (!db->GetIntProperty(family, rocksdb::DB::Properties::kCurSizeAllMemTables, &bytes)) {
       return Status(Code::kIOError, "RocksDB did not report its memtable size");
@@ -2333,7 +2328,7 @@ Status Store::ReleaseIdleMemory() {
     Status s = FromRocks(db->Flush(flush, to_flush));
     if (!s.ok()) return s;
   }
-  if (auto cache = SharedBlockCache(db, impl->cf(kDefaultCf))) cache->EraseUnRefEntries();
+  if (auto cache = SharedBlockCache(db, cf(kDefaultCf))) cache->EraseUnRefEntries();
   return Status::Ok();
 }
 

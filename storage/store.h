@@ -438,19 +438,21 @@ class Store {
   // folder, or it exists and is not an empty folder: nothing is ever overwritten), kAborted
   // (`progress` returned false; nothing is left at target_dir), kIOError, kCorruption (a data
   // file the checkpoint references is missing). Thread-safe, also concurrently with itself.
-  Status Backup(const std::string& target_dir, const BackupProgressFn& progress);
+  virtual Status Backup(const std::string& target_dir, const BackupProgressFn& progress) = 0;
 
-  // ---- Engine figures for monitoring, read from RocksDB properties (no scan, cheap).
+  // ---- Engine figures for monitoring (no scan, cheap). Each engine reports its own; the
+  // fields name the RocksDB properties the RocksDB engine reads.
   struct EngineStats {
     uint64_t pending_compaction_bytes = 0;  // rocksdb.estimate-pending-compaction-bytes
     uint64_t delayed_write_rate = 0;        // rocksdb.actual-delayed-write-rate, bytes/s; 0: none
     bool write_stopped = false;             // rocksdb.is-write-stopped, or a background
                                             // error (e.g. ENOSPC) stops writes until resumed
   };
-  // kIOError if RocksDB does not report a property. Thread-safe.
-  Result<EngineStats> GetEngineStats();
+  // kIOError if the engine does not report a figure. Thread-safe.
+  virtual Result<EngineStats> GetEngineStats() = 0;
 
-  // ---- Memory the engine holds, read from RocksDB properties (no scan, cheap), in bytes.
+  // ---- Memory the engine holds (no scan, cheap), in bytes; the fields name the RocksDB
+  // properties the RocksDB engine reads.
   struct MemoryUsage {
     // rocksdb.size-all-mem-tables summed over the families: the active memtables, those not
     // flushed yet, and flushed ones a reader still pins.
@@ -460,8 +462,8 @@ class Store {
                                       // reader or pinned (level-0 index and filter blocks)
     uint64_t table_readers = 0;       // rocksdb.estimate-table-readers-mem (outside the cache)
   };
-  // kIOError if RocksDB does not report a property. Thread-safe.
-  Result<MemoryUsage> GetMemoryUsage();
+  // kIOError if the engine does not report a figure. Thread-safe.
+  virtual Result<MemoryUsage> GetMemoryUsage() = 0;
 
   // Gives back memory that an idle server does not need (issue 5: idle RSS < 64 MiB): flushes
   // the memtables of each family that holds at least a quarter of its write buffer and waits
@@ -471,7 +473,7 @@ class Store {
   // keeps its memtable, so calling this after every idle spell, however short, cannot produce
   // a string of tiny level-0 files. Returns only once the flushes are done (a memtable of a
   // few MiB: well under a second). kIOError if a flush fails. Thread-safe.
-  Status ReleaseIdleMemory();
+  virtual Status ReleaseIdleMemory() = 0;
 };
 
 }  // namespace cubby::storage
