@@ -85,12 +85,12 @@ int RunHash(uint64_t bytes) {
 }
 
 // ---- disk: what a durable large PUT costs the disk, without HTTP or hashing. Each file is
-// written the way the store writes a large object's data file (storage/store.cc,
+// written the way the store writes a large object's data file (storage/store_write.cc,
 // ChunkStream::WriteFile and BlobFiles::Sync): a new file, 1 MiB write(2)s, writeback started
 // with sync_file_range every 8 MiB, then fdatasync and an fsync of its folder. `dir` should be
 // on the data folder's filesystem.
 constexpr uint64_t kDiskPiece = 1 << 20;
-constexpr uint64_t kWritebackBytes = 8 << 20;  // as storage/store.cc's kWritebackBytes
+constexpr uint64_t kWritebackBytes = 8 << 20;  // as storage/store_write.cc's kWritebackBytes
 
 // Creates `path` in `dir`, writes `bytes` of `piece` over and over as described above and
 // syncs it. False with *error set on any failure (the file may be left behind).

@@ -16,7 +16,7 @@
 namespace cubby::storage {
 
 // The setting that holds the format version (decimal ASCII) in the default family. Starts with
-// NUL, as kStatsReadySetting in store.cc: no setting name of a caller does.
+// NUL, as kStatsReadySetting in store_recovery.cc: no setting name of a caller does.
 inline constexpr std::string_view kFormatVersionSetting("\0format-version", 15);
 
 // RocksDB's open failure as Store::Open reports it (a held LOCK file said in words). store.cc.

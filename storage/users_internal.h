@@ -1,5 +1,5 @@
 // Private to storage/: the records a user change puts into a WriteBatch, shared by the store
-// (store.cc) and the format-2 migration (format.cc). Includes rocksdb.
+// (store_keys.cc) and the format-2 migration (format.cc). Includes rocksdb.
 #pragma once
 
 #include <rocksdb/write_batch.h>
