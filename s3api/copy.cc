@@ -1,7 +1,6 @@
 // CopyObject and the copy-source handling UploadPartCopy shares.
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_CopyObject.html
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,9 +8,9 @@
 #include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/preconditions.h"
 #include "s3api/xml.h"
 #include "text/encoding.h"
-#include "text/time.h"
 #include "text/uri.h"
 
 namespace cubby::s3api {
@@ -36,35 +35,6 @@ bool ParseCopySource(std::string_view header, CopySource* out) {
   out->bucket = std::string(path.substr(0, slash));
   out->key = std::string(path.substr(slash + 1));
   return out->key.size() <= kMaxKeyBytes;
-}
-
-bool AnyEtagMatches(std::string_view header, const std::string& etag) {
-  for (const std::string& e : ParseEtagList(header)) {
-    if (e == "*" || e == etag) return true;
-  }
-  return false;
-}
-
-// x-amz-copy-source-if-* (all failures are 412): if-match that holds makes a failing
-// if-unmodified-since irrelevant, and if-none-match that holds makes a failing
-// if-modified-since irrelevant, as the CopyObject page states.
-bool CopySourceConditionsHold(const HttpRequest& request, const storage::ObjectMeta& meta) {
-  // HTTP dates have whole seconds: compare the modification time at that precision.
-  const auto modified = std::chrono::floor<std::chrono::seconds>(
-      text::FromUnixMillis(meta.last_modified_ms));
-  if (const std::string* h = request.Find("x-amz-copy-source-if-match")) {
-    if (!AnyEtagMatches(*h, meta.etag)) return false;
-  } else if (const std::string* h = request.Find("x-amz-copy-source-if-unmodified-since")) {
-    std::optional<text::TimePoint> since = text::ParseHttpDate(*h);
-    if (since && modified > *since) return false;
-  }
-  if (const std::string* h = request.Find("x-amz-copy-source-if-none-match")) {
-    if (AnyEtagMatches(*h, meta.etag)) return false;
-  } else if (const std::string* h = request.Find("x-amz-copy-source-if-modified-since")) {
-    std::optional<text::TimePoint> since = text::ParseHttpDate(*h);
-    if (since && modified <= *since) return false;
-  }
-  return true;
 }
 
 void CopyContentMeta(const storage::ObjectMeta& from, storage::ObjectMeta* to) {
@@ -116,7 +86,9 @@ Failure OpenCopySource(const Context& ctx, CopySource* source,
   storage::Result<std::unique_ptr<storage::ObjectReader>> opened =
       ctx.store->OpenObject(source->bucket, source->key);
   if (!opened.ok()) return StorageError(ctx, opened.status());
-  if (!CopySourceConditionsHold(ctx.request, (*opened)->meta())) {
+  // Every failed x-amz-copy-source-if-* is 412, the not-modified ones too (CopyObject).
+  if (EvaluatePreconditions(ctx.request, kCopySourcePreconditions, (*opened)->meta()) !=
+      PreconditionResult::kHolds) {
     return ErrorResponse(ctx, ErrorCode::kPreconditionFailed);
   }
   *reader = std::move(opened).value();

@@ -2,7 +2,6 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,9 +9,9 @@
 #include "s3api/auth/checksum.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/preconditions.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
-#include "text/time.h"
 
 namespace cubby::s3api {
 
@@ -104,36 +103,6 @@ RangeResult ParseRange(std::string_view header, uint64_t size, ByteRange* range)
   last = std::min(last, size - 1);
   *range = {first, last - first + 1};
   return RangeResult::kRange;
-}
-
-bool EtagMatches(const std::vector<std::string>& list, const std::string& etag) {
-  for (const std::string& e : list) {
-    if (e == "*" || e == etag) return true;
-  }
-  return false;
-}
-
-// GET/HEAD preconditions in S3's order (RFC 7232 section 6). Returns kNone, kPreconditionFailed
-// or kNotModified.
-ErrorCode CheckConditions(const HttpRequest& request, const storage::ObjectMeta& meta) {
-  // HTTP dates have whole seconds: compare the modification time at that precision.
-  const auto modified = std::chrono::floor<std::chrono::seconds>(
-      text::FromUnixMillis(meta.last_modified_ms));
-  const std::string* if_match = request.Find("if-match");
-  const std::string* if_none_match = request.Find("if-none-match");
-  if (if_match != nullptr) {
-    if (!EtagMatches(ParseEtagList(*if_match), meta.etag)) return ErrorCode::kPreconditionFailed;
-  } else if (const std::string* h = request.Find("if-unmodified-since")) {
-    std::optional<text::TimePoint> since = text::ParseHttpDate(*h);
-    if (since && modified > *since) return ErrorCode::kPreconditionFailed;
-  }
-  if (if_none_match != nullptr) {
-    if (EtagMatches(ParseEtagList(*if_none_match), meta.etag)) return ErrorCode::kNotModified;
-  } else if (const std::string* h = request.Find("if-modified-since")) {
-    std::optional<text::TimePoint> since = text::ParseHttpDate(*h);
-    if (since && modified <= *since) return ErrorCode::kNotModified;
-  }
-  return ErrorCode::kNone;
 }
 
 void SetObjectHeaders(const storage::ObjectMeta& meta, HttpResponse* r) {
@@ -378,8 +347,13 @@ HttpResponse GetObject(const Context& ctx) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                          "Cannot specify both Range header and partNumber query parameter");
   }
-  if (ErrorCode e = CheckConditions(ctx.request, meta); e != ErrorCode::kNone) {
-    return ConditionFailed(ctx, e, meta);
+  switch (EvaluatePreconditions(ctx.request, kObjectPreconditions, meta)) {
+    case PreconditionResult::kHolds:
+      break;
+    case PreconditionResult::kFailed:
+      return ConditionFailed(ctx, ErrorCode::kPreconditionFailed, meta);
+    case PreconditionResult::kNotModified:
+      return ConditionFailed(ctx, ErrorCode::kNotModified, meta);
   }
   // A malformed partNumber is refused only now, after the preconditions (see Route).
   if (const ParamError& bad = ctx.route.param_error; bad.code != ErrorCode::kNone) {
