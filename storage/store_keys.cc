@@ -279,13 +279,14 @@ Status StoreImpl::TagUser(std::string_view name, const std::vector<UserTag>& tag
     if (Status s = ValidateTag(key, value); !s.ok()) return s;
   }
   return ChangeUser(name, [&](UserRecord* user) {
-    for (const auto& [key, value] : tags) {
+    // A named pair, not a structured binding: clang 14 (the fuzz/ build) cannot capture one.
+    for (const UserTag& tag : tags) {
       auto same = std::find_if(user->tags.begin(), user->tags.end(),
-                               [&](const UserTag& t) { return t.first == key; });
+                               [&](const UserTag& t) { return t.first == tag.first; });
       if (same != user->tags.end()) {
-        same->second = value;
+        same->second = tag.second;
       } else {
-        user->tags.emplace_back(key, value);
+        user->tags.push_back(tag);
       }
     }
     if (user->tags.size() > kMaxTagsPerUser) {
