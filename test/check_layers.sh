@@ -37,6 +37,15 @@ for d in text storage iam s3api cosi proto server bench test; do check "$d" "fuz
 # rocksdb is storage's alone (the benchmark may use it for its baseline).
 for d in iam s3api cosi server proto; do check "$d" "rocksdb/"; done
 
+# storage/'s private headers (the RocksDB engine class, the records shared inside the folder)
+# are storage/'s and its tests' alone: everyone else sees Store through store.h, so a second
+# engine can sit behind it.
+for d in text iam s3api cosi proto server bench fuzz test/*/; do
+  d=${d%/}
+  [[ $d == test/storage ]] && continue
+  check "$d" "storage/store_impl\\.h|storage/[a-z_]*_internal\\.h"
+done
+
 # Authentication reads top to bottom: the entry point (auth.cc) hands a request to one scheme's
 # file, and no file of s3api/auth includes the entry point's header back.
 hits=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"s3api/auth/auth\.h"' \
