@@ -374,6 +374,9 @@ class StoreImpl final : public Store {
   static Status ValidateNewUser(UserRecord* user);
   // The user an index entry names; kCorruption when it is missing.
   Result<UserRecord> UserByIndex(std::string_view user_id);
+  // The access key an entry of `index` (its name, for the message) names; kCorruption when it
+  // is missing.
+  Result<AccessKeyRecord> KeyByIndex(std::string_view access_key_id, std::string_view index);
   // Reads user `name`, applies `change` (which may refuse) and writes it back, under grant_mu_.
   template <typename Change>
   Status ChangeUser(std::string_view name, Change&& change);

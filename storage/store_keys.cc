@@ -80,11 +80,7 @@ Result<AccessKeyRecord> StoreImpl::GetOrCreateGrant(std::string_view bucket,
   Result<std::optional<std::string>> existing = GetRaw(kKeysCf, index_key, nullptr);
   if (!existing.ok()) return existing.status();
   if (existing->has_value()) {
-    Result<AccessKeyRecord> key = GetAccessKey(**existing);
-    if (!key.ok() && key.status().code() == Code::kNoSuchAccessKey) {
-      return Status(Code::kCorruption, "grant index points at a missing access key");
-    }
-    return key;
+    return KeyByIndex(**existing, "grant index");
   }
   Result<std::optional<std::string>> clash =
       GetRaw(kKeysCf, codec::AccessKeyKey(candidate.access_key_id), nullptr);
@@ -109,17 +105,13 @@ Result<AccessKeyRecord> StoreImpl::GetOrCreateGrant(std::string_view bucket,
 Result<std::vector<AccessKeyRecord>> StoreImpl::ListGrants(std::string_view bucket) {
   std::vector<AccessKeyRecord> out;
   std::lock_guard grant_lock(grant_mu_);
-  Status s =
-      ForEach(kKeysCf, codec::GrantIndexPrefix(bucket), codec::GrantIndexPrefixEnd(bucket),
-              [&](std::string_view, std::string_view key_id) {
-                Result<AccessKeyRecord> key = GetAccessKey(key_id);
-                if (!key.ok() && key.status().code() == Code::kNoSuchAccessKey) {
-                  return Status(Code::kCorruption, "grant index points at a missing access key");
-                }
-                if (!key.ok()) return key.status();
-                out.push_back(std::move(key).value());
-                return Status::Ok();
-              });
+  Status s = ForEach(kKeysCf, codec::GrantIndexPrefix(bucket), codec::GrantIndexPrefixEnd(bucket),
+                     [&](std::string_view, std::string_view key_id) {
+                       Result<AccessKeyRecord> key = KeyByIndex(key_id, "grant index");
+                       if (!key.ok()) return key.status();
+                       out.push_back(std::move(key).value());
+                       return Status::Ok();
+                     });
   if (!s.ok()) return s;
   return out;
 }
@@ -415,19 +407,26 @@ Result<UserRecord> StoreImpl::UserByIndex(std::string_view user_id) {
   return user;
 }
 
+Result<AccessKeyRecord> StoreImpl::KeyByIndex(std::string_view access_key_id,
+                                              std::string_view index) {
+  Result<AccessKeyRecord> key = GetAccessKey(access_key_id);
+  if (!key.ok() && key.status().code() == Code::kNoSuchAccessKey) {
+    return Status(Code::kCorruption, std::string(index) + " points at a missing access key");
+  }
+  return key;
+}
+
 Result<std::vector<AccessKeyRecord>> StoreImpl::KeysOf(std::string_view user_id) {
   std::vector<AccessKeyRecord> out;
-  Status s = ForEach(
-      kKeysCf, codec::UserAccessKeyPrefix(user_id), codec::UserAccessKeyPrefixEnd(user_id),
-      [&](std::string_view index_key, std::string_view) {
-        Result<AccessKeyRecord> key = GetAccessKey(codec::UserAccessKeyId(user_id, index_key));
-        if (!key.ok() && key.status().code() == Code::kNoSuchAccessKey) {
-          return Status(Code::kCorruption, "a user's key index points at a missing access key");
-        }
-        if (!key.ok()) return key.status();
-        out.push_back(std::move(key).value());
-        return Status::Ok();
-      });
+  Status s =
+      ForEach(kKeysCf, codec::UserAccessKeyPrefix(user_id), codec::UserAccessKeyPrefixEnd(user_id),
+              [&](std::string_view index_key, std::string_view) {
+                Result<AccessKeyRecord> key =
+                    KeyByIndex(codec::UserAccessKeyId(user_id, index_key), "a user's key index");
+                if (!key.ok()) return key.status();
+                out.push_back(std::move(key).value());
+                return Status::Ok();
+              });
   if (!s.ok()) return s;
   return out;
 }

@@ -721,6 +721,10 @@ TEST_F(StoreTest, CorruptRecordsAreReported) {
   Result<ObjectMeta> meta = store_->HeadObject("b", "chunked");
   ASSERT_OK(meta.status());
   ASSERT_NE(meta->chunk_size, 0u);
+  UserRecord candidate;
+  candidate.name = "keyless";
+  Result<UserRecord> user = store_->CreateUser(candidate);
+  ASSERT_OK(user.status());
   store_.reset();
   {
     DbConfig config = MakeDbConfig(options_);
@@ -734,6 +738,9 @@ TEST_F(StoreTest, CorruptRecordsAreReported) {
     ASSERT_TRUE(raw->Delete(wo, handles[kDataCf], codec::DataKey(meta->data_id, 0)).ok());
     // A grant index entry whose key record is gone.
     ASSERT_TRUE(raw->Put(wo, handles[kKeysCf], codec::GrantIndexKey("b", "ba-dangling"), "CBGONE").ok());
+    // A user's key index entry whose key record is gone.
+    ASSERT_TRUE(
+        raw->Put(wo, handles[kKeysCf], codec::UserAccessKeyKey(user->user_id, "CBGONE2"), "").ok());
     for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
     delete raw;
   }
@@ -753,6 +760,7 @@ TEST_F(StoreTest, CorruptRecordsAreReported) {
             Code::kCorruption);
   EXPECT_FALSE(created);
   EXPECT_EQ(store_->ListGrants("b").status().code(), Code::kCorruption);
+  EXPECT_EQ(store_->ListAccessKeys("keyless").status().code(), Code::kCorruption);
 
   Result<std::unique_ptr<ObjectReader>> r = store_->OpenObject("b", "chunked");
   ASSERT_OK(r.status());
