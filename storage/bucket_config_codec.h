@@ -1,0 +1,30 @@
+// Binary records of the bucket configurations in storage/bucket_config.h, in the style of
+// storage/codec.h: one version byte, then fields in a fixed order; integers are LEB128 varints
+// (signed ones zigzag-encoded), strings are varint-length-prefixed bytes, lists a varint count
+// and their elements. Decoding is strict: an unknown version, a truncated field, an
+// out-of-range enum or flag, or trailing bytes yield kCorruption, and no decoder reads past its
+// input or allocates more than its input can describe. Private to storage/ (and its tests).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "storage/bucket_config.h"
+#include "storage/status.h"
+
+namespace cubby::storage::codec {
+
+std::string EncodeVersioning(VersioningState state);
+Result<VersioningState> DecodeVersioning(std::string_view in);
+
+std::string EncodeObjectLockConfig(const ObjectLockConfig& config);
+Result<ObjectLockConfig> DecodeObjectLockConfig(std::string_view in);
+
+std::string EncodeLifecycleConfig(const LifecycleConfig& config);
+Result<LifecycleConfig> DecodeLifecycleConfig(std::string_view in);
+
+// One object version's retention and legal hold.
+std::string EncodeObjectLockState(const ObjectLockState& state);
+Result<ObjectLockState> DecodeObjectLockState(std::string_view in);
+
+}  // namespace cubby::storage::codec
