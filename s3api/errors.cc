@@ -56,6 +56,10 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kInvalidBucketAclWithObjectOwnership, "InvalidBucketAclWithObjectOwnership",
      "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting", 400},
     {ErrorCode::kInvalidBucketName, "InvalidBucketName", "The specified bucket is not valid.", 400},
+    // Object lock asked of a bucket whose versioning is not Enabled, or versioning suspended on a
+    // bucket with object lock.
+    {ErrorCode::kInvalidBucketState, "InvalidBucketState",
+     "The request is not valid with the current state of the bucket.", 409},
     {ErrorCode::kInvalidDigest, "InvalidDigest", "The Content-MD5 you specified is not valid.",
      400},
     {ErrorCode::kInvalidLocationConstraint, "InvalidLocationConstraint",
@@ -97,6 +101,9 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kNoSuchKey, "NoSuchKey", "The specified key does not exist.", 404},
     {ErrorCode::kNoSuchLifecycleConfiguration, "NoSuchLifecycleConfiguration",
      "The lifecycle configuration does not exist", 404},
+    // GetObjectRetention / GetObjectLegalHold of a version that has none.
+    {ErrorCode::kNoSuchObjectLockConfiguration, "NoSuchObjectLockConfiguration",
+     "The specified object does not have a ObjectLock configuration", 404},
     {ErrorCode::kNoSuchPublicAccessBlockConfiguration, "NoSuchPublicAccessBlockConfiguration",
      "The public access block configuration was not found", 404},
     {ErrorCode::kNoSuchTagSet, "NoSuchTagSet", "The TagSet does not exist", 404},
