@@ -1,0 +1,643 @@
+#include "s3api/bucket_config_xml.h"
+
+#include <algorithm>
+#include <charconv>
+#include <initializer_list>
+#include <limits>
+#include <set>
+
+#include "s3api/format.h"
+#include "s3api/xml.h"
+#include "text/iso8601.h"
+
+namespace cubby::s3api {
+namespace {
+
+using storage::LegalHold;
+using storage::RetentionMode;
+using storage::VersioningState;
+
+XmlBodyError MalformedXml() { return {ErrorCode::kMalformedXML, ""}; }
+XmlBodyError InvalidArgument(std::string message) {
+  return {ErrorCode::kInvalidArgument, std::move(message)};
+}
+XmlBodyError InvalidRequest(std::string message) {
+  return {ErrorCode::kInvalidRequest, std::move(message)};
+}
+
+// XML's whitespace around a value (S3's schema types collapse it).
+std::string_view TrimXmlSpace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  const size_t first = s.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
+}
+
+// True when every child of `node` has one of `names`, and none but those in `repeatable`
+// appears twice.
+bool ChildrenAmong(const XmlNode& node, std::initializer_list<std::string_view> names,
+                   std::initializer_list<std::string_view> repeatable = {}) {
+  std::vector<std::string_view> seen;
+  for (const XmlNode& child : node.children) {
+    if (std::find(names.begin(), names.end(), child.name) == names.end()) return false;
+    if (std::find(repeatable.begin(), repeatable.end(), child.name) != repeatable.end()) continue;
+    if (std::find(seen.begin(), seen.end(), child.name) != seen.end()) return false;
+    seen.push_back(child.name);
+  }
+  return true;
+}
+
+size_t CountChildren(const XmlNode& node, std::string_view name) {
+  return std::count_if(node.children.begin(), node.children.end(),
+                       [&](const XmlNode& c) { return c.name == name; });
+}
+
+// An xs:int / xs:long as S3's schema reads it: an optional sign and decimal digits, surrounding
+// whitespace allowed. False when it is not one or does not fit in [min, max].
+bool ParseInteger(std::string_view text, int64_t min, int64_t max, int64_t* out) {
+  text = TrimXmlSpace(text);
+  const bool plus = !text.empty() && text.front() == '+';
+  if (plus) text.remove_prefix(1);
+  if (text.empty() || text.front() == '+' || (plus && text.front() == '-')) return false;
+  int64_t v;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+bool ParseMode(std::string_view text, RetentionMode* mode) {
+  text = TrimXmlSpace(text);
+  if (text == "GOVERNANCE") {
+    *mode = RetentionMode::kGovernance;
+  } else if (text == "COMPLIANCE") {
+    *mode = RetentionMode::kCompliance;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string_view ModeName(RetentionMode mode) {
+  switch (mode) {
+    case RetentionMode::kNone:
+      return "";
+    case RetentionMode::kGovernance:
+      return "GOVERNANCE";
+    case RetentionMode::kCompliance:
+      return "COMPLIANCE";
+  }
+  return "";
+}
+
+constexpr int64_t kDayMs = 86400 * int64_t{1000};
+// S3's longest default retention.
+constexpr int64_t kMaxDefaultRetentionDays = 36500;
+constexpr int64_t kMaxDefaultRetentionYears = 100;
+
+}  // namespace
+
+// ---- VersioningConfiguration ----
+
+std::string VersioningConfigurationXml(VersioningState state) {
+  XmlWriter w;
+  w.Open("VersioningConfiguration", kS3Namespace);
+  switch (state) {
+    case VersioningState::kUnversioned:
+      break;
+    case VersioningState::kEnabled:
+      w.Element("Status", "Enabled");
+      break;
+    case VersioningState::kSuspended:
+      w.Element("Status", "Suspended");
+      break;
+  }
+  return std::move(w).Finish();
+}
+
+XmlBodyError ParseVersioningConfiguration(std::string_view body,
+                                          std::optional<VersioningState>* out) {
+  XmlNode root;
+  if (!ParseXml(body, &root) || root.name != "VersioningConfiguration" ||
+      !ChildrenAmong(root, {"Status", "MfaDelete"})) {
+    return MalformedXml();
+  }
+  std::optional<VersioningState> state;
+  if (const XmlNode* status = root.Child("Status")) {
+    const std::string_view s = TrimXmlSpace(status->text);
+    if (s == "Enabled") {
+      state = VersioningState::kEnabled;
+    } else if (s == "Suspended") {
+      state = VersioningState::kSuspended;
+    } else {
+      return MalformedXml();
+    }
+  }
+  if (const XmlNode* mfa = root.Child("MfaDelete")) {
+    const std::string_view s = TrimXmlSpace(mfa->text);
+    if (s == "Enabled") {
+      return {ErrorCode::kAccessDenied, "Mfa Authentication must be used for this request"};
+    }
+    if (s != "Disabled") return MalformedXml();
+  }
+  *out = state;
+  return {};
+}
+
+XmlBodyError CheckVersioningChange(const storage::ObjectLockConfig& lock,
+                                   VersioningState requested) {
+  if (lock.enabled && requested != VersioningState::kEnabled) {
+    return {ErrorCode::kInvalidBucketState,
+            "An Object Lock configuration is present on this bucket, so the versioning state "
+            "cannot be changed."};
+  }
+  return {};
+}
+
+// ---- ObjectLockConfiguration ----
+
+std::string ObjectLockConfigurationXml(const storage::ObjectLockConfig& config) {
+  XmlWriter w;
+  w.Open("ObjectLockConfiguration", kS3Namespace);
+  w.Element("ObjectLockEnabled", "Enabled");
+  if (config.default_retention) {
+    const storage::DefaultRetention& d = *config.default_retention;
+    w.Open("Rule");
+    w.Open("DefaultRetention");
+    w.Element("Mode", ModeName(d.mode));
+    if (d.years > 0) {
+      w.Element("Years", std::to_string(d.years));
+    } else {
+      w.Element("Days", std::to_string(d.days));
+    }
+    w.Close();
+    w.Close();
+  }
+  return std::move(w).Finish();
+}
+
+XmlBodyError ParseObjectLockConfiguration(std::string_view body, storage::ObjectLockConfig* out) {
+  XmlNode root;
+  if (!ParseXml(body, &root) || root.name != "ObjectLockConfiguration" ||
+      !ChildrenAmong(root, {"ObjectLockEnabled", "Rule"})) {
+    return MalformedXml();
+  }
+  const XmlNode* enabled = root.Child("ObjectLockEnabled");
+  if (enabled == nullptr || TrimXmlSpace(enabled->text) != "Enabled") return MalformedXml();
+  storage::ObjectLockConfig config;
+  config.enabled = true;
+  if (const XmlNode* rule = root.Child("Rule")) {
+    if (!ChildrenAmong(*rule, {"DefaultRetention"})) return MalformedXml();
+    const XmlNode* retention = rule->Child("DefaultRetention");
+    if (retention == nullptr || !ChildrenAmong(*retention, {"Mode", "Days", "Years"})) {
+      return MalformedXml();
+    }
+    const XmlNode* mode = retention->Child("Mode");
+    const XmlNode* days = retention->Child("Days");
+    const XmlNode* years = retention->Child("Years");
+    storage::DefaultRetention d;
+    int64_t n;
+    if (mode == nullptr || !ParseMode(mode->text, &d.mode) ||
+        (days == nullptr) == (years == nullptr) ||
+        !ParseInteger((days != nullptr ? days : years)->text, kInt32Min, kInt32Max, &n)) {
+      return MalformedXml();
+    }
+    if (n <= 0)
+      return InvalidArgument("Default retention period must be a positive integer value.");
+    if (n > (days != nullptr ? kMaxDefaultRetentionDays : kMaxDefaultRetentionYears)) {
+      return InvalidArgument("Default retention period too large.");
+    }
+    (days != nullptr ? d.days : d.years) = static_cast<uint32_t>(n);
+    config.default_retention = d;
+  }
+  *out = std::move(config);
+  return {};
+}
+
+XmlBodyError CheckObjectLockConfigurationAllowed(VersioningState versioning) {
+  if (versioning != VersioningState::kEnabled) {
+    return {ErrorCode::kInvalidBucketState,
+            "Versioning must be 'Enabled' on the bucket to apply a Object Lock configuration"};
+  }
+  return {};
+}
+
+storage::ObjectRetention DefaultRetentionFor(const storage::ObjectLockConfig& config,
+                                             int64_t created_ms) {
+  if (!config.enabled || !config.default_retention) return {};
+  const storage::DefaultRetention& d = *config.default_retention;
+  const int64_t days = d.years > 0 ? int64_t{d.years} * 365 : int64_t{d.days};
+  return {d.mode, created_ms + days * kDayMs};
+}
+
+// ---- Retention and LegalHold ----
+
+std::string RetentionXml(const storage::ObjectRetention& retention) {
+  XmlWriter w;
+  w.Open("Retention", kS3Namespace);
+  w.Element("Mode", ModeName(retention.mode));
+  w.Element("RetainUntilDate", Iso8601(retention.retain_until_ms));
+  return std::move(w).Finish();
+}
+
+XmlBodyError ParseRetention(std::string_view body, int64_t now_ms, storage::ObjectRetention* out) {
+  XmlNode root;
+  if (!ParseXml(body, &root) || root.name != "Retention" ||
+      !ChildrenAmong(root, {"Mode", "RetainUntilDate"})) {
+    return MalformedXml();
+  }
+  const XmlNode* mode = root.Child("Mode");
+  const XmlNode* date = root.Child("RetainUntilDate");
+  if ((mode == nullptr) != (date == nullptr)) return MalformedXml();
+  storage::ObjectRetention retention;
+  if (mode != nullptr) {
+    std::optional<text::TimePoint> until = text::ParseIso8601Extended(TrimXmlSpace(date->text));
+    if (!ParseMode(mode->text, &retention.mode) || !until) return MalformedXml();
+    retention.retain_until_ms = text::ToUnixMillis(*until);
+    if (retention.retain_until_ms <= now_ms) {
+      return InvalidArgument("The retain until date must be in the future!");
+    }
+  }
+  *out = retention;
+  return {};
+}
+
+std::string LegalHoldXml(LegalHold hold) {
+  XmlWriter w;
+  w.Open("LegalHold", kS3Namespace);
+  w.Element("Status", hold == LegalHold::kOn ? "ON" : "OFF");
+  return std::move(w).Finish();
+}
+
+XmlBodyError ParseLegalHold(std::string_view body, LegalHold* out) {
+  XmlNode root;
+  if (!ParseXml(body, &root) || root.name != "LegalHold" || !ChildrenAmong(root, {"Status"}) ||
+      root.Child("Status") == nullptr) {
+    return MalformedXml();
+  }
+  const std::string_view status = TrimXmlSpace(root.Child("Status")->text);
+  if (status == "ON") {
+    *out = LegalHold::kOn;
+  } else if (status == "OFF") {
+    *out = LegalHold::kOff;
+  } else {
+    return MalformedXml();
+  }
+  return {};
+}
+
+// ---- Object-lock headers ----
+
+XmlBodyError ParseObjectLockHeaders(const HttpRequest& request, int64_t now_ms,
+                                    storage::ObjectLockState* out) {
+  const std::string* mode = request.Find(kAmzObjectLockMode);
+  const std::string* date = request.Find(kAmzObjectLockRetainUntilDate);
+  const std::string* hold = request.Find(kAmzObjectLockLegalHold);
+  storage::ObjectLockState state;
+  if ((mode == nullptr) != (date == nullptr)) {
+    return InvalidArgument(
+        "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied");
+  }
+  if (mode != nullptr) {
+    if (*mode == "GOVERNANCE") {
+      state.retention.mode = RetentionMode::kGovernance;
+    } else if (*mode == "COMPLIANCE") {
+      state.retention.mode = RetentionMode::kCompliance;
+    } else {
+      return InvalidArgument("Unknown wormMode directive.");
+    }
+    std::optional<text::TimePoint> until = text::ParseIso8601Extended(*date);
+    if (!until) {
+      return InvalidArgument("The retain until date must be provided in ISO 8601 format");
+    }
+    state.retention.retain_until_ms = text::ToUnixMillis(*until);
+    if (state.retention.retain_until_ms <= now_ms) {
+      return InvalidArgument("The retain until date must be in the future!");
+    }
+  }
+  if (hold != nullptr) {
+    if (*hold == "ON") {
+      state.legal_hold = LegalHold::kOn;
+    } else if (*hold == "OFF") {
+      state.legal_hold = LegalHold::kOff;
+    } else {
+      return InvalidArgument("Legal Hold must be either of 'ON' or 'OFF'");
+    }
+  }
+  *out = state;
+  return {};
+}
+
+std::vector<std::pair<std::string, std::string>> ObjectLockResponseHeaders(
+    const storage::ObjectLockState& state) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (state.retention.mode != RetentionMode::kNone) {
+    headers.emplace_back(kAmzObjectLockMode, ModeName(state.retention.mode));
+    headers.emplace_back(kAmzObjectLockRetainUntilDate, Iso8601(state.retention.retain_until_ms));
+  }
+  switch (state.legal_hold) {
+    case LegalHold::kNever:
+      break;
+    case LegalHold::kOff:
+      headers.emplace_back(kAmzObjectLockLegalHold, "OFF");
+      break;
+    case LegalHold::kOn:
+      headers.emplace_back(kAmzObjectLockLegalHold, "ON");
+      break;
+  }
+  return headers;
+}
+
+// ---- LifecycleConfiguration ----
+
+namespace {
+
+void WriteTag(XmlWriter* w, const std::pair<std::string, std::string>& tag) {
+  w->Open("Tag");
+  w->Element("Key", tag.first);
+  w->Element("Value", tag.second);
+  w->Close();
+}
+
+void WriteFilter(XmlWriter* w, const storage::LifecycleFilter& f) {
+  const size_t conditions = (f.prefix.empty() ? 0 : 1) + f.tags.size() +
+                            (f.size_greater_than ? 1 : 0) + (f.size_less_than ? 1 : 0);
+  w->Open("Filter");
+  if (conditions > 1) w->Open("And");
+  if (!f.prefix.empty()) w->Element("Prefix", f.prefix);
+  for (const auto& tag : f.tags) WriteTag(w, tag);
+  if (f.size_greater_than)
+    w->Element("ObjectSizeGreaterThan", std::to_string(*f.size_greater_than));
+  if (f.size_less_than) w->Element("ObjectSizeLessThan", std::to_string(*f.size_less_than));
+  if (conditions > 1) w->Close();
+  w->Close();
+}
+
+// A Tag element: exactly one Key and one Value.
+bool ParseTag(const XmlNode& node, std::pair<std::string, std::string>* tag) {
+  if (!ChildrenAmong(node, {"Key", "Value"}) || node.Child("Key") == nullptr ||
+      node.Child("Value") == nullptr) {
+    return false;
+  }
+  *tag = {node.Child("Key")->text, node.Child("Value")->text};
+  return true;
+}
+
+XmlBodyError ParseSizes(const XmlNode& node, storage::LifecycleFilter* f) {
+  int64_t n;
+  if (const XmlNode* gt = node.Child("ObjectSizeGreaterThan")) {
+    if (!ParseInteger(gt->text, kInt64Min, kInt64Max, &n)) return MalformedXml();
+    if (n < 0) return InvalidArgument("'ObjectSizeGreaterThan' must be a non-negative integer");
+    f->size_greater_than = static_cast<uint64_t>(n);
+  }
+  if (const XmlNode* lt = node.Child("ObjectSizeLessThan")) {
+    if (!ParseInteger(lt->text, kInt64Min, kInt64Max, &n)) return MalformedXml();
+    if (n <= 0) return InvalidArgument("'ObjectSizeLessThan' must be a positive integer");
+    f->size_less_than = static_cast<uint64_t>(n);
+  }
+  if (f->size_greater_than && f->size_less_than && *f->size_greater_than >= *f->size_less_than) {
+    return InvalidArgument("'ObjectSizeGreaterThan' must be less than 'ObjectSizeLessThan'");
+  }
+  return {};
+}
+
+XmlBodyError ParseFilter(const XmlNode& node, storage::LifecycleFilter* f) {
+  if (!ChildrenAmong(node,
+                     {"Prefix", "Tag", "ObjectSizeGreaterThan", "ObjectSizeLessThan", "And"}) ||
+      node.children.size() > 1) {
+    return MalformedXml();
+  }
+  if (const XmlNode* prefix = node.Child("Prefix")) f->prefix = prefix->text;
+  if (const XmlNode* tag = node.Child("Tag")) {
+    f->tags.emplace_back();
+    if (!ParseTag(*tag, &f->tags.back())) return MalformedXml();
+  }
+  if (XmlBodyError e = ParseSizes(node, f); !e.ok()) return e;
+  if (const XmlNode* conj = node.Child("And")) {
+    if (conj->children.empty() ||
+        !ChildrenAmong(*conj, {"Prefix", "Tag", "ObjectSizeGreaterThan", "ObjectSizeLessThan"},
+                       {"Tag"})) {
+      return MalformedXml();
+    }
+    if (const XmlNode* prefix = conj->Child("Prefix")) f->prefix = prefix->text;
+    std::set<std::string> keys;
+    for (const XmlNode& child : conj->children) {
+      if (child.name != "Tag") continue;
+      f->tags.emplace_back();
+      if (!ParseTag(child, &f->tags.back())) return MalformedXml();
+    }
+    for (const auto& [key, value] : f->tags) {
+      if (!keys.insert(key).second) return InvalidRequest("Duplicate Tag Keys are not allowed.");
+    }
+    if (XmlBodyError e = ParseSizes(*conj, f); !e.ok()) return e;
+  }
+  return {};
+}
+
+// A positive xs:int element's value, or the error S3 answers: kMalformedXML when it is not an
+// integer, kInvalidArgument `message` when it is not positive.
+XmlBodyError PositiveInt(const XmlNode& node, const char* message, uint32_t* out) {
+  int64_t n;
+  if (!ParseInteger(node.text, kInt32Min, kInt32Max, &n)) return MalformedXml();
+  if (n <= 0) return InvalidArgument(message);
+  *out = static_cast<uint32_t>(n);
+  return {};
+}
+
+XmlBodyError ParseExpiration(const XmlNode& node, bool tag_filter, storage::LifecycleRule* r) {
+  if (!ChildrenAmong(node, {"Days", "Date", "ExpiredObjectDeleteMarker"}) ||
+      node.children.size() != 1) {
+    return MalformedXml();
+  }
+  if (const XmlNode* days = node.Child("Days")) {
+    uint32_t n;
+    if (XmlBodyError e =
+            PositiveInt(*days, "'Days' for Expiration action must be a positive integer", &n);
+        !e.ok()) {
+      return e;
+    }
+    r->expiration_days = n;
+  }
+  if (const XmlNode* date = node.Child("Date")) {
+    std::optional<text::TimePoint> t = text::ParseIso8601Extended(TrimXmlSpace(date->text));
+    if (!t) return MalformedXml();
+    const int64_t ms = text::ToUnixMillis(*t);
+    if (ms % kDayMs != 0) return InvalidArgument("'Date' must be at midnight GMT");
+    r->expiration_date_ms = ms;
+  }
+  if (const XmlNode* marker = node.Child("ExpiredObjectDeleteMarker")) {
+    const std::string_view v = TrimXmlSpace(marker->text);
+    if (v != "true" && v != "false") return MalformedXml();
+    r->expired_object_delete_marker = v == "true";
+    if (r->expired_object_delete_marker && tag_filter) {
+      return InvalidRequest("ExpiredObjectDeleteMarker cannot be specified with tags");
+    }
+  }
+  return {};
+}
+
+XmlBodyError ParseRule(const XmlNode& node, storage::LifecycleRule* r) {
+  if (!ChildrenAmong(node,
+                     {"ID", "Prefix", "Filter", "Status", "Expiration", "Transition",
+                      "NoncurrentVersionTransition", "NoncurrentVersionExpiration",
+                      "AbortIncompleteMultipartUpload"},
+                     {"Transition", "NoncurrentVersionTransition"})) {
+    return MalformedXml();
+  }
+  const XmlNode* status = node.Child("Status");
+  if (status == nullptr) return MalformedXml();
+  const std::string_view s = TrimXmlSpace(status->text);
+  if (s != "Enabled" && s != "Disabled") return MalformedXml();
+  r->enabled = s == "Enabled";
+  if (const XmlNode* id = node.Child("ID")) {
+    if (id->text.size() > kMaxLifecycleRuleIdLength) {
+      return InvalidArgument("ID length should not exceed allowed limit of 255");
+    }
+    r->id = id->text;
+  }
+  const XmlNode* legacy = node.Child("Prefix");
+  const XmlNode* filter = node.Child("Filter");
+  if ((legacy == nullptr) == (filter == nullptr)) return MalformedXml();
+  if (legacy != nullptr) {
+    r->legacy_prefix = true;
+    r->filter.prefix = legacy->text;
+  } else if (XmlBodyError e = ParseFilter(*filter, &r->filter); !e.ok()) {
+    return e;
+  }
+  if (node.Child("Transition") != nullptr || node.Child("NoncurrentVersionTransition") != nullptr) {
+    return {ErrorCode::kNotImplemented,
+            "Lifecycle transitions are not supported: cubby has a single storage class."};
+  }
+  const bool tag_filter = !r->filter.tags.empty();
+  if (const XmlNode* expiration = node.Child("Expiration")) {
+    if (XmlBodyError e = ParseExpiration(*expiration, tag_filter, r); !e.ok()) return e;
+  }
+  const XmlNode* noncurrent = node.Child("NoncurrentVersionExpiration");
+  if (noncurrent != nullptr) {
+    if (!ChildrenAmong(*noncurrent, {"NoncurrentDays", "NewerNoncurrentVersions"}) ||
+        noncurrent->Child("NoncurrentDays") == nullptr) {
+      return MalformedXml();
+    }
+    uint32_t n;
+    if (XmlBodyError e = PositiveInt(
+            *noncurrent->Child("NoncurrentDays"),
+            "'NoncurrentDays' for NoncurrentVersionExpiration action must be a positive integer",
+            &n);
+        !e.ok()) {
+      return e;
+    }
+    r->noncurrent_days = n;
+    if (const XmlNode* newer = noncurrent->Child("NewerNoncurrentVersions")) {
+      int64_t v;
+      if (!ParseInteger(newer->text, kInt32Min, kInt32Max, &v)) return MalformedXml();
+      if (v < 1 || v > 100) {
+        return InvalidArgument(
+            "'NewerNoncurrentVersions' for NoncurrentVersionExpiration action must be between 1 "
+            "and 100");
+      }
+      r->newer_noncurrent_versions = static_cast<uint32_t>(v);
+    }
+  }
+  const XmlNode* abort = node.Child("AbortIncompleteMultipartUpload");
+  if (abort != nullptr) {
+    if (!ChildrenAmong(*abort, {"DaysAfterInitiation"}) ||
+        abort->Child("DaysAfterInitiation") == nullptr) {
+      return MalformedXml();
+    }
+    uint32_t n;
+    if (XmlBodyError e = PositiveInt(*abort->Child("DaysAfterInitiation"),
+                                     "'DaysAfterInitiation' for AbortIncompleteMultipartUpload "
+                                     "action must be a positive integer",
+                                     &n);
+        !e.ok()) {
+      return e;
+    }
+    if (tag_filter) {
+      return InvalidRequest("AbortIncompleteMultipartUpload cannot be specified with Tags.");
+    }
+    r->abort_incomplete_days = n;
+  }
+  // An Expiration of only ExpiredObjectDeleteMarker false does nothing, so it is no action.
+  if (!r->expiration_days && !r->expiration_date_ms && !r->expired_object_delete_marker &&
+      noncurrent == nullptr && abort == nullptr) {
+    return InvalidRequest("At least one action needs to be specified in a rule");
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string LifecycleConfigurationXml(const storage::LifecycleConfig& config) {
+  XmlWriter w;
+  w.Open("LifecycleConfiguration", kS3Namespace);
+  for (const storage::LifecycleRule& r : config.rules) {
+    w.Open("Rule");
+    w.Element("ID", r.id);
+    if (r.legacy_prefix) {
+      w.Element("Prefix", r.filter.prefix);
+    } else {
+      WriteFilter(&w, r.filter);
+    }
+    w.Element("Status", r.enabled ? "Enabled" : "Disabled");
+    if (r.expiration_days || r.expiration_date_ms || r.expired_object_delete_marker) {
+      w.Open("Expiration");
+      if (r.expiration_days) w.Element("Days", std::to_string(*r.expiration_days));
+      if (r.expiration_date_ms) w.Element("Date", Iso8601(*r.expiration_date_ms));
+      if (r.expired_object_delete_marker) w.Element("ExpiredObjectDeleteMarker", "true");
+      w.Close();
+    }
+    if (r.noncurrent_days) {
+      w.Open("NoncurrentVersionExpiration");
+      w.Element("NoncurrentDays", std::to_string(*r.noncurrent_days));
+      if (r.newer_noncurrent_versions) {
+        w.Element("NewerNoncurrentVersions", std::to_string(*r.newer_noncurrent_versions));
+      }
+      w.Close();
+    }
+    if (r.abort_incomplete_days) {
+      w.Open("AbortIncompleteMultipartUpload");
+      w.Element("DaysAfterInitiation", std::to_string(*r.abort_incomplete_days));
+      w.Close();
+    }
+    w.Close();
+  }
+  return std::move(w).Finish();
+}
+
+XmlBodyError ParseLifecycleConfiguration(std::string_view body, const RuleIdGenerator& new_rule_id,
+                                         storage::LifecycleConfig* out) {
+  XmlNode root;
+  if (!ParseXml(body, &root) || root.name != "LifecycleConfiguration" ||
+      !ChildrenAmong(root, {"Rule"}, {"Rule"}) || root.children.empty() ||
+      root.children.size() > kMaxLifecycleRules) {
+    return MalformedXml();
+  }
+  storage::LifecycleConfig config;
+  std::set<std::string> ids;
+  for (const XmlNode& node : root.children) {
+    storage::LifecycleRule rule;
+    if (XmlBodyError e = ParseRule(node, &rule); !e.ok()) return e;
+    if (!rule.id.empty() && !ids.insert(rule.id).second) {
+      return InvalidArgument("Rule ID must be unique. Found same ID for more than one rule");
+    }
+    config.rules.push_back(std::move(rule));
+  }
+  for (storage::LifecycleRule& rule : config.rules) {
+    if (!rule.id.empty()) continue;
+    // A generated id must not repeat one given (or generated) already: ask again, a bounded
+    // number of times (a random generator practically never repeats).
+    for (int attempt = 0; attempt < 100 && (rule.id.empty() || ids.contains(rule.id)); ++attempt) {
+      rule.id = new_rule_id();
+    }
+    ids.insert(rule.id);
+  }
+  *out = std::move(config);
+  return {};
+}
+
+}  // namespace cubby::s3api
