@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(request auth payload xml policy acl iam)
+all_targets=(request auth payload xml policy acl iam lifecycle)
 seconds=30
 targets=()
 while (($#)); do
