@@ -123,66 +123,121 @@ std::string_view ActionName(Action action) {
   return "cubby:Unknown";
 }
 
-// Parsed policies, keyed on their text (see Authorizer). Entries are immutable and shared: a
-// reader keeps its shared_ptr while it evaluates, whatever a writer replaces meanwhile.
+// What evaluation reads besides the request: bucket records and users, as the store last
+// answered them, with their policies parsed. An entry counts while the store's
+// AccessGeneration() still has the value it had before the entry was read: any change to a
+// bucket, a user or a key makes every entry stale, and the next request reads the store again
+// (re-parsing a policy only when its text changed). Entries are immutable and shared: a reader
+// keeps its shared_ptr while it evaluates, whatever a writer replaces meanwhile.
 class PolicyCache {
  public:
-  struct BucketEntry {
+  struct BucketPolicy {
     std::string text;
     std::optional<Policy> policy;  // nullopt: the text does not parse (counts as none)
     bool is_public = false;
   };
-  struct UserEntry {
-    std::string name, path;
+  struct BucketEntry {
+    uint64_t generation = 0;
+    storage::BucketRecord record;
+    std::shared_ptr<const BucketPolicy> policy;  // null: the bucket has no policy
+  };
+  struct UserPolicies {
     std::map<std::string, std::string> texts;  // as stored: name -> document
     std::vector<Policy> policies;              // those that parse
-    std::string arn;
+  };
+  struct UserEntry {
+    uint64_t generation = 0;
+    std::string user_id, name, arn;
+    std::shared_ptr<const UserPolicies> policies;
   };
 
-  std::shared_ptr<const BucketEntry> Bucket(std::string_view bucket, std::string_view text) {
+  // The bucket of `resource`: its record (resource.record when the caller read it; that one
+  // is not kept, as it may be older than the generation) and parsed policy. kNoSuchBucket and
+  // storage failures as GetBucket answers them.
+  storage::Result<std::shared_ptr<const BucketEntry>> Bucket(storage::Store* store,
+                                                             const Resource& resource) {
+    const uint64_t generation = store->AccessGeneration();
+    std::shared_ptr<const BucketEntry> old;
     {
       std::shared_lock lock(mu_);
-      auto it = buckets_.find(bucket);
-      if (it != buckets_.end() && it->second->text == text) return it->second;
+      auto it = buckets_.find(resource.bucket);
+      if (it != buckets_.end()) old = it->second;
     }
+    if (old && old->generation == generation && resource.record == nullptr) return old;
     auto entry = std::make_shared<BucketEntry>();
-    entry->text = std::string(text);
-    storage::Result<Policy> parsed = Parse(text, {.kind = PolicyKind::kBucket, .bucket = bucket});
-    if (parsed.ok()) {
-      entry->is_public = IsPublic(*parsed);
-      entry->policy = std::move(parsed).value();
+    entry->generation = generation;
+    if (resource.record != nullptr) {
+      entry->record = *resource.record;
+    } else {
+      storage::Result<storage::BucketRecord> read = store->GetBucket(resource.bucket);
+      if (!read.ok()) return read.status();
+      entry->record = std::move(read).value();
     }
-    std::unique_lock lock(mu_);
-    if (buckets_.size() >= kMaxEntries) buckets_.clear();
-    buckets_.insert_or_assign(std::string(bucket), entry);
-    return entry;
-  }
-
-  std::shared_ptr<const UserEntry> User(const storage::UserRecord& user,
-                                        std::string_view account_id) {
-    {
-      std::shared_lock lock(mu_);
-      auto it = users_.find(std::string_view(user.user_id));
-      if (it != users_.end() && it->second->texts == user.policies &&
-          it->second->name == user.name && it->second->path == user.path) {
-        return it->second;
+    if (!entry->record.policy.empty()) {
+      if (old && old->policy && old->policy->text == entry->record.policy) {
+        entry->policy = old->policy;
+      } else {
+        auto parsed = std::make_shared<BucketPolicy>();
+        parsed->text = entry->record.policy;
+        storage::Result<Policy> policy =
+            Parse(parsed->text, {.kind = PolicyKind::kBucket, .bucket = resource.bucket});
+        if (policy.ok()) {
+          parsed->is_public = IsPublic(*policy);
+          parsed->policy = std::move(policy).value();
+        }
+        entry->policy = std::move(parsed);
       }
     }
+    if (resource.record != nullptr) return std::shared_ptr<const BucketEntry>(std::move(entry));
+    std::unique_lock lock(mu_);
+    if (buckets_.size() >= kMaxEntries) buckets_.clear();
+    buckets_.insert_or_assign(std::string(resource.bucket), entry);
+    return std::shared_ptr<const BucketEntry>(std::move(entry));
+  }
+
+  // The user of `user_id` with its parsed policies. A user that does not exist (tests plant
+  // keys whose user was never made) has no name and no policies. Storage failures as
+  // GetUserById answers them.
+  storage::Result<std::shared_ptr<const UserEntry>> User(storage::Store* store,
+                                                         std::string_view user_id) {
+    const uint64_t generation = store->AccessGeneration();
+    std::shared_ptr<const UserEntry> old;
+    {
+      std::shared_lock lock(mu_);
+      auto it = users_.find(user_id);
+      if (it != users_.end()) old = it->second;
+    }
+    if (old && old->generation == generation) return old;
+    storage::Result<storage::UserRecord> user = store->GetUserById(user_id);
+    if (!user.ok() && user.status().code() != storage::Code::kNoSuchEntity) return user.status();
+    if (!user.ok()) {
+      storage::UserRecord nameless;
+      nameless.user_id = std::string(user_id);
+      user = std::move(nameless);
+    }
     auto entry = std::make_shared<UserEntry>();
-    entry->name = user.name;
-    entry->path = user.path;
-    entry->texts = user.policies;
-    entry->arn = storage::UserArn(account_id, user);
-    for (const auto& [name, text] : user.policies) {
-      storage::Result<Policy> parsed = Parse(text, {.kind = PolicyKind::kIdentity,
-                                                    .bucket = {},
-                                                    .max_bytes = storage::kMaxPolicyDocumentBytes});
-      if (parsed.ok()) entry->policies.push_back(std::move(parsed).value());
+    entry->generation = generation;
+    entry->user_id = user->user_id;
+    entry->name = user->name;
+    entry->arn = storage::UserArn(AccountId(store), *user);
+    if (old && old->policies->texts == user->policies) {
+      entry->policies = old->policies;
+    } else {
+      auto parsed = std::make_shared<UserPolicies>();
+      parsed->texts = user->policies;
+      for (const auto& [name, text] : user->policies) {
+        storage::Result<Policy> policy =
+            Parse(text, {.kind = PolicyKind::kIdentity,
+                         .bucket = {},
+                         .max_bytes = storage::kMaxPolicyDocumentBytes});
+        if (policy.ok()) parsed->policies.push_back(std::move(policy).value());
+      }
+      entry->policies = std::move(parsed);
     }
     std::unique_lock lock(mu_);
     if (users_.size() >= kMaxEntries) users_.clear();
-    users_.insert_or_assign(user.user_id, entry);
-    return entry;
+    users_.insert_or_assign(entry->user_id, entry);
+    return std::shared_ptr<const UserEntry>(std::move(entry));
   }
 
   // The data folder's account id, read once.
@@ -195,7 +250,9 @@ class PolicyCache {
   }
 
  private:
-  static constexpr size_t kMaxEntries = 100000;
+  // Each of the two maps; when one is full it starts again empty (a bucket record with its
+  // policy is a few KiB at most).
+  static constexpr size_t kMaxEntries = 10000;
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
@@ -411,56 +468,45 @@ Decision Authorizer::Authorize(const Identity& who, Action action, const Resourc
   return AuthorizeUser(key, action, resource, facts);
 }
 
-storage::Result<storage::BucketRecord> Authorizer::BucketOf(const Resource& resource) const {
-  if (resource.record != nullptr) return *resource.record;
-  return store_->GetBucket(resource.bucket);
-}
-
 Decision Authorizer::AuthorizeUser(const storage::AccessKeyRecord& key, Action action,
                                    const Resource& resource, const RequestFacts& facts) const {
   if (resource.bucket.empty()) return Of(true);
   const bool create = action == Action::kCreateBucket;
-  storage::Result<storage::BucketRecord> bucket(storage::Status(storage::Code::kNoSuchBucket, ""));
-  if (!create || resource.record != nullptr) bucket = BucketOf(resource);
-  if (!create && !bucket.ok()) {
-    if (bucket.status().code() == storage::Code::kNoSuchBucket) {
+  storage::Result<std::shared_ptr<const PolicyCache::BucketEntry>> entry(
+      storage::Status(storage::Code::kNoSuchBucket, ""));
+  if (!create || resource.record != nullptr) entry = cache_->Bucket(store_, resource);
+  if (!create && !entry.ok()) {
+    if (entry.status().code() == storage::Code::kNoSuchBucket) {
       // Listing asks only about buckets that exist; any other action hears NoSuchBucket, as
       // AWS answers a signed request for a missing bucket.
       return action == Action::kListAllMyBuckets ? Of(false) : Decision{Verdict::kNoSuchBucket, {}};
     }
-    return {Verdict::kStorageFailure, bucket.status()};
+    return {Verdict::kStorageFailure, entry.status()};
   }
-  const bool owner = bucket.ok() && (bucket->owner_id == key.user_id ||
-                                     (key.all_buckets && bucket->owner_id.empty()));
+  const storage::BucketRecord* bucket = entry.ok() ? &(*entry)->record : nullptr;
+  const bool owner = bucket != nullptr && (bucket->owner_id == key.user_id ||
+                                           (key.all_buckets && bucket->owner_id.empty()));
   if (action == Action::kListAllMyBuckets) return Of(owner);  // root reaches here too
 
-  // A key's user always exists (a user with keys cannot be deleted); tests plant keys whose
-  // user was never made: they have no policies and no name.
-  storage::Result<storage::UserRecord> user = store_->GetUserById(key.user_id);
-  if (!user.ok() && user.status().code() != storage::Code::kNoSuchEntity) {
-    return {Verdict::kStorageFailure, user.status()};
-  }
-  if (!user.ok()) {
-    storage::UserRecord nameless;
-    nameless.user_id = key.user_id;
-    user = std::move(nameless);
-  }
-  const std::string_view account = cache_->AccountId(store_);
-  const std::shared_ptr<const PolicyCache::UserEntry> user_policies = cache_->User(*user, account);
-  std::shared_ptr<const PolicyCache::BucketEntry> bucket_policy;
-  if (bucket.ok() && !bucket->policy.empty()) {
-    bucket_policy = cache_->Bucket(resource.bucket, bucket->policy);
-  }
+  // A key's user always exists (a user with keys cannot be deleted).
+  storage::Result<std::shared_ptr<const PolicyCache::UserEntry>> user =
+      cache_->User(store_, key.user_id);
+  if (!user.ok()) return {Verdict::kStorageFailure, user.status()};
+  const std::vector<Policy>& user_policies = (*user)->policies->policies;
+  const PolicyCache::BucketPolicy* bucket_policy =
+      entry.ok() && (*entry)->policy && (*entry)->policy->policy ? (*entry)->policy.get()
+                                                                  : nullptr;
 
   bool allowed = false;
-  if (!user_policies->policies.empty() || (bucket_policy && bucket_policy->policy)) {
-    const RequestKeys keys(facts, user->name, user->user_id, "User");
-    const std::string_view principals[] = {user_policies->arn, user->user_id, account};
+  if (!user_policies.empty() || bucket_policy != nullptr) {
+    const RequestKeys keys(facts, (*user)->name, (*user)->user_id, "User");
+    const std::string_view principals[] = {(*user)->arn, (*user)->user_id,
+                                           cache_->AccountId(store_)};
     const RequestContext request{.principals = principals,
                                  .action = ActionName(action),
                                  .resource = ResourceArn(resource),
                                  .keys = &keys};
-    for (const Policy& policy : user_policies->policies) {
+    for (const Policy& policy : user_policies) {
       switch (Evaluate(policy, request)) {
         case Match::kDeny:
           return Of(false);
@@ -471,7 +517,7 @@ Decision Authorizer::AuthorizeUser(const storage::AccessKeyRecord& key, Action a
           break;
       }
     }
-    if (bucket_policy && bucket_policy->policy) {
+    if (bucket_policy != nullptr) {
       switch (Evaluate(*bucket_policy->policy, request)) {
         case Match::kDeny:
           return Of(false);
@@ -497,46 +543,45 @@ Decision Authorizer::AuthorizeAnonymous(Action action, const Resource& resource,
     if (action != Action::kUnimplemented || resource.bucket.empty()) return Of(false);
   }
   // AWS answers NoSuchBucket to anonymous requests on a missing bucket.
-  storage::Result<storage::BucketRecord> bucket = BucketOf(resource);
-  if (!bucket.ok()) {
-    if (bucket.status().code() == storage::Code::kNoSuchBucket) {
+  storage::Result<std::shared_ptr<const PolicyCache::BucketEntry>> entry =
+      cache_->Bucket(store_, resource);
+  if (!entry.ok()) {
+    if (entry.status().code() == storage::Code::kNoSuchBucket) {
       return {Verdict::kNoSuchBucket, {}};
     }
-    return {Verdict::kStorageFailure, bucket.status()};
+    return {Verdict::kStorageFailure, entry.status()};
   }
+  const storage::BucketRecord& bucket = (*entry)->record;
   if (action == Action::kUnimplemented) return Of(false);
   // An anonymous writer writes whole objects (cubby's anonymous modes never allowed more).
   if (action == Action::kPutObject && (facts.copy_source || facts.multipart)) return Of(false);
-  if (!bucket->policy.empty()) {
-    const std::shared_ptr<const PolicyCache::BucketEntry> entry =
-        cache_->Bucket(resource.bucket, bucket->policy);
-    if (entry->policy) {
-      const RequestKeys keys(facts, {}, {}, "Anonymous");
-      const RequestContext request{.principals = {},  // anonymous: only "*" matches
-                                   .action = ActionName(action),
-                                   .resource = ResourceArn(resource),
-                                   .keys = &keys};
-      switch (Evaluate(*entry->policy, request)) {
-        case Match::kDeny:
-          return Of(false);
-        case Match::kAllow:
-          if (!RestrictPublicBucketAccess(bucket->public_access_block, entry->is_public)) {
-            return Of(true);
-          }
-          break;
-        case Match::kNone:
-          break;
-      }
+  if (const PolicyCache::BucketPolicy* policy = (*entry)->policy.get();
+      policy != nullptr && policy->policy) {
+    const RequestKeys keys(facts, {}, {}, "Anonymous");
+    const RequestContext request{.principals = {},  // anonymous: only "*" matches
+                                 .action = ActionName(action),
+                                 .resource = ResourceArn(resource),
+                                 .keys = &keys};
+    switch (Evaluate(*policy->policy, request)) {
+      case Match::kDeny:
+        return Of(false);
+      case Match::kAllow:
+        if (!RestrictPublicBucketAccess(bucket.public_access_block, policy->is_public)) {
+          return Of(true);
+        }
+        break;
+      case Match::kNone:
+        break;
     }
   }
   // Through ACLs an anonymous caller deletes only where it may also read: COSI's WriteOnly mode
   // (AllUsers WRITE alone) is a drop box, PutObject only, as it always was.
   if (action == Action::kDeleteObject &&
-      !AclAllows(BucketAclOf(*bucket), AclCaller::Anonymous(), AclPermission::kRead,
-                 IgnorePublicGrants(bucket->public_access_block))) {
+      !AclAllows(BucketAclOf(bucket), AclCaller::Anonymous(), AclPermission::kRead,
+                 IgnorePublicGrants(bucket.public_access_block))) {
     return Of(false);
   }
-  return Of(AclDecides(store_, {*bucket, resource, AclCaller::Anonymous(), false}, action));
+  return Of(AclDecides(store_, {bucket, resource, AclCaller::Anonymous(), false}, action));
 }
 
 }  // namespace cubby::iam

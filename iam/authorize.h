@@ -154,8 +154,10 @@ class PolicyCache;
 // A bucket with no ACL stored (tests plant them) is storage::BucketAclFor(owner, anonymous).
 // A stored policy that does not parse (none should: they are checked before they are stored)
 // counts as no policy.
-// Parsed policies are cached (the bucket policy per bucket, a user's policies per user), keyed
-// on their text: a changed text is parsed once on its next use; the hot path parses no JSON.
+// Bucket records and users are cached with their policies parsed, and read again only after the
+// store's AccessGeneration() moved (some bucket, user or key changed): the hot path reads the
+// store only for the access key (authentication) and parses no JSON; a changed policy counts
+// from the next request on.
 // Thread-safe; Authorize may run on many threads at once.
 class Authorizer {
  public:
@@ -173,9 +175,6 @@ class Authorizer {
                               const RequestFacts& facts) const;
   Decision AuthorizeUser(const storage::AccessKeyRecord& key, Action action,
                          const Resource& resource, const RequestFacts& facts) const;
-  // The bucket of `resource` (its record, or read from the store), or the verdict for a
-  // missing or unreadable one.
-  storage::Result<storage::BucketRecord> BucketOf(const Resource& resource) const;
 
   storage::Store* store_;
   std::unique_ptr<PolicyCache> cache_;

@@ -51,11 +51,12 @@ HttpResponse AclError(const Context& ctx, const iam::AclStatus& status) {
   return ErrorResponse(ctx, e.code, e.message);
 }
 
-// The ACL a PutBucketAcl / PutObjectAcl asks for, from its headers or its body, for a resource
-// owned by `owner_id` in `bucket`; checked against the bucket's ownership and public access
-// block.
-Failure RequestedAcl(const Context& ctx, const storage::BucketRecord& bucket,
-                     std::string_view owner_id, bool for_bucket, storage::AclRecord* out) {
+// The ACL a PutBucketAcl / PutObjectAcl asks for, from its headers or else its `body`, for a
+// resource owned by `owner_id` in `bucket`; checked against the bucket's ownership and public
+// access block.
+Failure RequestedAcl(const Context& ctx, std::string_view body,
+                     const storage::BucketRecord& bucket, std::string_view owner_id,
+                     bool for_bucket, storage::AclRecord* out) {
   const iam::AclRequestHeaders headers = AclHeadersOf(ctx.request);
   const iam::GranteeResolver resolver = Resolver(ctx);
   bool has_acl = false;
@@ -73,10 +74,6 @@ Failure RequestedAcl(const Context& ctx, const storage::BucketRecord& bucket,
     return AclError(ctx, s);
   }
   if (!has_acl) {
-    std::string body;
-    if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) {
-      return ErrorResponse(ctx, e);
-    }
     if (body.empty()) {
       return ErrorResponse(ctx, ErrorCode::kMalformedACLError);
     }
@@ -190,24 +187,24 @@ HttpResponse GetBucketAcl(const Context& ctx) {
 }
 
 HttpResponse PutBucketAcl(const Context& ctx) {
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  storage::BucketRecord record = std::move(bucket).value();
-  const std::string owner = record.owner_id.empty() ? std::string(kOwnerId) : record.owner_id;
-  storage::AclRecord acl;
-  if (Failure f = RequestedAcl(ctx, record, owner, /*for_bucket=*/true, &acl)) {
-    return f.TakeResponse();
-  }
-  if (record.owner_id.empty()) {  // a bucket from before users stays ownerless
-    acl.owner_id.clear();
-    for (storage::AclGrant& g : acl.grants) {
-      if (g.type == storage::GranteeType::kCanonicalUser && g.grantee == kOwnerId)
-        g.grantee.clear();
+  std::string body;
+  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* record) -> Failure {
+    const std::string owner = record->owner_id.empty() ? std::string(kOwnerId) : record->owner_id;
+    storage::AclRecord acl;
+    if (Failure f = RequestedAcl(ctx, body, *record, owner, /*for_bucket=*/true, &acl)) return f;
+    if (record->owner_id.empty()) {  // a bucket from before users stays ownerless
+      acl.owner_id.clear();
+      for (storage::AclGrant& g : acl.grants) {
+        if (g.type == storage::GranteeType::kCanonicalUser && g.grantee == kOwnerId)
+          g.grantee.clear();
+      }
     }
-  }
-  record.anonymous = AnonymousModeOf(acl);
-  record.acl = std::move(acl);
-  if (storage::Status s = ctx.store->UpdateBucket(record); !s.ok()) return StorageError(ctx, s);
+    record->anonymous = AnonymousModeOf(acl);
+    record->acl = std::move(acl);
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
   return HttpResponse{};
 }
 
@@ -221,24 +218,35 @@ HttpResponse GetObjectAcl(const Context& ctx) {
       AccessControlPolicyXml(Reported(iam::ObjectAclOf(*bucket, *meta)), DisplayNames(ctx)));
 }
 
+// The object's metadata is read, given the ACL and written back on the condition that the
+// object still has the ETag read: an overwrite with other bytes in between makes it start
+// again with the new object, rather than give it the old object's metadata.
 HttpResponse PutObjectAcl(const Context& ctx) {
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  storage::Result<storage::ObjectMeta> meta =
-      ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-  if (!meta.ok()) return StorageError(ctx, meta.status());
-  std::string owner = meta->owner_id.empty() ? bucket->owner_id : meta->owner_id;
-  if (owner.empty()) owner = std::string(kOwnerId);
-  storage::AclRecord acl;
-  if (Failure f = RequestedAcl(ctx, *bucket, owner, /*for_bucket=*/false, &acl)) {
-    return f.TakeResponse();
+  std::string body;
+  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+    if (!bucket.ok()) return StorageError(ctx, bucket.status());
+    storage::Result<storage::ObjectMeta> meta =
+        ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
+    if (!meta.ok()) return StorageError(ctx, meta.status());
+    std::string owner = meta->owner_id.empty() ? bucket->owner_id : meta->owner_id;
+    if (owner.empty()) owner = std::string(kOwnerId);
+    storage::AclRecord acl;
+    if (Failure f = RequestedAcl(ctx, body, *bucket, owner, /*for_bucket=*/false, &acl)) {
+      return f.TakeResponse();
+    }
+    meta->owner_id = owner == kOwnerId ? std::string() : owner;
+    meta->acl = std::move(acl);
+    const storage::WriteCondition same_object{.if_match = meta->etag};
+    storage::Result<storage::ObjectMeta> updated = ctx.store->UpdateObjectMeta(
+        ctx.route.bucket, ctx.route.key, std::move(meta).value(), same_object);
+    if (updated.ok()) return HttpResponse{};
+    if (updated.status().code() != storage::Code::kPreconditionFailed || attempt == kAttempts) {
+      return StorageError(ctx, updated.status());
+    }
   }
-  meta->owner_id = owner == kOwnerId ? std::string() : owner;
-  meta->acl = std::move(acl);
-  storage::Result<storage::ObjectMeta> updated =
-      ctx.store->UpdateObjectMeta(ctx.route.bucket, ctx.route.key, std::move(meta).value());
-  if (!updated.ok()) return StorageError(ctx, updated.status());
-  return HttpResponse{};
 }
 
 }  // namespace cubby::s3api

@@ -47,11 +47,6 @@ bool ChildrenAmong(const XmlNode& node, std::initializer_list<std::string_view> 
   return true;
 }
 
-size_t CountChildren(const XmlNode& node, std::string_view name) {
-  return std::count_if(node.children.begin(), node.children.end(),
-                       [&](const XmlNode& c) { return c.name == name; });
-}
-
 // An xs:int / xs:long as S3's schema reads it: an optional sign and decimal digits, surrounding
 // whitespace allowed. False when it is not one or does not fit in [min, max].
 bool ParseInteger(std::string_view text, int64_t min, int64_t max, int64_t* out) {

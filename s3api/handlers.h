@@ -99,6 +99,12 @@ class [[nodiscard]] Failure {
   std::optional<HttpResponse> response_;
 };
 
+// Changes the bucket's record as one step (storage::Store::UpdateBucket): `change` edits the
+// record, or refuses with the response to answer, and then nothing is written. A storage error
+// is a StorageError. `change` runs while the bucket is locked: it reads no request body.
+Failure ChangeBucket(const Context& ctx,
+                     const std::function<Failure(storage::BucketRecord*)>& change);
+
 // Reads a small request body (XML) of at most kMaxRequestXmlBytes. kNone on success; the body's
 // own error (XAmzContentSHA256Mismatch, IncompleteBody, ...) or MalformedXML when too large.
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out);

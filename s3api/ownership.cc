@@ -29,23 +29,25 @@ HttpResponse PutBucketOwnershipControls(const Context& ctx) {
   if (XmlBodyError e = ParseOwnershipControls(body, &ownership); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
   }
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  if (iam::AclStatus s = iam::CheckBucketAclForOwnership(ownership, bucket->acl); !s.ok()) {
-    XmlBodyError e = FromAclStatus(s);
-    return ErrorResponse(ctx, e.code, e.message);
-  }
-  bucket->object_ownership = ownership;
-  if (storage::Status s = ctx.store->UpdateBucket(*bucket); !s.ok()) return StorageError(ctx, s);
+  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) -> Failure {
+    if (iam::AclStatus s = iam::CheckBucketAclForOwnership(ownership, bucket->acl); !s.ok()) {
+      XmlBodyError e = FromAclStatus(s);
+      return ErrorResponse(ctx, e.code, e.message);
+    }
+    bucket->object_ownership = ownership;
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
   return HttpResponse{};
 }
 
 // Back to the default, ObjectWriter (ACLs enabled); 204.
 HttpResponse DeleteBucketOwnershipControls(const Context& ctx) {
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  bucket->object_ownership = storage::ObjectOwnership::kObjectWriter;
-  if (storage::Status s = ctx.store->UpdateBucket(*bucket); !s.ok()) return StorageError(ctx, s);
+  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+    bucket->object_ownership = storage::ObjectOwnership::kObjectWriter;
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
   HttpResponse r;
   r.status = 204;
   return r;

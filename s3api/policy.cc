@@ -49,15 +49,16 @@ HttpResponse PutBucketPolicy(const Context& ctx) {
   if (!policy.ok()) {
     return ErrorResponse(ctx, ErrorCode::kMalformedPolicy, policy.status().message());
   }
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  if (iam::AclStatus s =
-          iam::CheckPublicPolicyAllowed(bucket->public_access_block, iam::IsPublic(*policy));
-      !s.ok()) {
-    return ErrorResponse(ctx, ErrorCode::kAccessDenied);
-  }
-  bucket->policy = std::move(body);
-  if (storage::Status s = ctx.store->UpdateBucket(*bucket); !s.ok()) return StorageError(ctx, s);
+  const bool is_public = iam::IsPublic(*policy);
+  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) -> Failure {
+    if (iam::AclStatus s = iam::CheckPublicPolicyAllowed(bucket->public_access_block, is_public);
+        !s.ok()) {
+      return ErrorResponse(ctx, ErrorCode::kAccessDenied);
+    }
+    bucket->policy = body;
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
   HttpResponse r;
   r.status = 204;
   return r;
@@ -75,14 +76,11 @@ HttpResponse GetBucketPolicy(const Context& ctx) {
 
 // 204 whether or not a policy was set (as S3 answers).
 HttpResponse DeleteBucketPolicy(const Context& ctx) {
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  if (!bucket->policy.empty()) {
+  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
     bucket->policy.clear();
-    if (storage::Status s = ctx.store->UpdateBucket(*bucket); !s.ok()) {
-      return StorageError(ctx, s);
-    }
-  }
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
   HttpResponse r;
   r.status = 204;
   return r;

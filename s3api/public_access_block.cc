@@ -28,19 +28,21 @@ HttpResponse PutPublicAccessBlock(const Context& ctx) {
   if (XmlBodyError e = ParsePublicAccessBlock(body, &block); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
   }
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  bucket->public_access_block = block;
-  if (storage::Status s = ctx.store->UpdateBucket(*bucket); !s.ok()) return StorageError(ctx, s);
+  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) {
+    bucket->public_access_block = block;
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
   return HttpResponse{};
 }
 
 // 204, whether or not one was set.
 HttpResponse DeletePublicAccessBlock(const Context& ctx) {
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  bucket->public_access_block = storage::PublicAccessBlock{};
-  if (storage::Status s = ctx.store->UpdateBucket(*bucket); !s.ok()) return StorageError(ctx, s);
+  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+    bucket->public_access_block = storage::PublicAccessBlock{};
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
   HttpResponse r;
   r.status = 204;
   return r;

@@ -119,6 +119,9 @@ iam::RequestFacts FactsOf(const Context& ctx, std::string* max_keys) {
       .now = ctx.now,
       .referer = HeaderView(ctx.request, "referer"),
       .user_agent = HeaderView(ctx.request, "user-agent"),
+      .prefix = {},  // list requests: set below
+      .delimiter = {},
+      .max_keys = {},
       .canned_acl = HeaderView(ctx.request, "x-amz-acl"),
       .signature_version = {},  // set below for signed requests
       .auth_type = {},
@@ -478,6 +481,20 @@ HttpResponse XmlResponse(std::string body, int status) {
   r.Set("Content-Type", "application/xml");
   r.body = std::move(body);
   return r;
+}
+
+Failure ChangeBucket(const Context& ctx,
+                     const std::function<Failure(storage::BucketRecord*)>& change) {
+  Failure refused;
+  storage::Status s =
+      ctx.store->UpdateBucket(ctx.route.bucket, [&](storage::BucketRecord* bucket) {
+        refused = change(bucket);
+        return refused ? storage::Status(storage::Code::kAborted, "refused")
+                       : storage::Status::Ok();
+      });
+  if (refused) return refused;
+  if (!s.ok()) return StorageError(ctx, s);
+  return Failure::None();
 }
 
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out) {

@@ -228,6 +228,13 @@ class Store {
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
   virtual ~Store() = default;
 
+  // A number that changes whenever something access control reads changes through this
+  // Store: a bucket (created, deleted or its record updated), a user, an access key or a COSI
+  // grant. While two calls answer the same number none of that changed in between, so a caller
+  // may keep what it derived from those records (iam::Authorizer does): read the number before
+  // the records. Thread-safe and cheap (an atomic load).
+  virtual uint64_t AccessGeneration() = 0;
+
   // ---- Buckets. Names are validated by callers (S3 naming rules live in s3api/cosi).
   // kBucketAlreadyExists if the name is taken.
   virtual Status CreateBucket(const BucketRecord& bucket) = 0;
@@ -235,7 +242,14 @@ class Store {
   // way. `*created` tells which. Atomic with respect to concurrent calls.
   virtual Result<BucketRecord> GetOrCreateBucket(const BucketRecord& candidate, bool* created) = 0;
   virtual Result<BucketRecord> GetBucket(std::string_view name) = 0;  // kNoSuchBucket
-  virtual Status UpdateBucket(const BucketRecord& bucket) = 0;       // kNoSuchBucket
+  // Reads bucket `name`'s record, lets `change` edit it and writes it back, as one step: no
+  // other change of the record comes between the read and the write, so two concurrent
+  // read-modify-writes (an ACL and a policy, say) both count. `change` runs while the bucket is
+  // locked: it must be quick and must not change buckets itself. When it returns an error,
+  // nothing is written and UpdateBucket returns that error. The name cannot change.
+  // kNoSuchBucket.
+  using BucketChange = std::function<Status(BucketRecord*)>;
+  virtual Status UpdateBucket(std::string_view name, const BucketChange& change) = 0;
   virtual Result<std::vector<BucketRecord>> ListBuckets() = 0;       // by name
   // Deletes the bucket and every access-key grant on it (keys issued for it are deleted; they
   // stop working at once). Without `force`: kBucketNotEmpty if it holds objects or multipart

@@ -35,7 +35,7 @@ Result<BucketRecord> StoreImpl::GetOrCreateBucket(const BucketRecord& candidate,
   if (candidate.name.empty() || candidate.name.find('\0') != std::string::npos) {
     return Status(Code::kInvalidArgument, "bucket name is empty or holds a NUL byte");
   }
-  std::unique_lock bucket_lock(BucketMutex(candidate.name));
+  auto bucket_lock = LockBucketForChange(candidate.name);
   Result<BucketRecord> existing = GetBucket(candidate.name);
   if (existing.ok() || existing.status().code() != Code::kNoSuchBucket) return existing;
   Status s = ApplyPut(cf(kBucketsCf), candidate.name, codec::EncodeBucket(candidate));
@@ -51,10 +51,13 @@ Result<BucketRecord> StoreImpl::GetBucket(std::string_view name) {
   return codec::DecodeBucket(**raw);
 }
 
-Status StoreImpl::UpdateBucket(const BucketRecord& bucket) {
-  std::unique_lock bucket_lock(BucketMutex(bucket.name));
-  if (Status s = RequireBucket(bucket.name); !s.ok()) return s;
-  return ApplyPut(cf(kBucketsCf), bucket.name, codec::EncodeBucket(bucket));
+Status StoreImpl::UpdateBucket(std::string_view name, const BucketChange& change) {
+  auto bucket_lock = LockBucketForChange(name);
+  Result<BucketRecord> bucket = GetBucket(name);
+  if (!bucket.ok()) return bucket.status();
+  if (Status s = change(&*bucket); !s.ok()) return s;
+  bucket->name = std::string(name);
+  return ApplyPut(cf(kBucketsCf), name, codec::EncodeBucket(*bucket));
 }
 
 Result<std::vector<BucketRecord>> StoreImpl::ListBuckets() {
@@ -70,7 +73,7 @@ Result<std::vector<BucketRecord>> StoreImpl::ListBuckets() {
 }
 
 Status StoreImpl::DeleteBucket(std::string_view name, bool force) {
-  std::unique_lock bucket_lock(BucketMutex(name));
+  auto bucket_lock = LockBucketForChange(name);
   if (Status s = RequireBucket(name); !s.ok()) return s;
   Batch batch;
   if (!force) {

@@ -191,7 +191,10 @@ class StoreImpl final : public Store {
   Status CreateBucket(const BucketRecord& bucket) override;
   Result<BucketRecord> GetOrCreateBucket(const BucketRecord& candidate, bool* created) override;
   Result<BucketRecord> GetBucket(std::string_view name) override;
-  Status UpdateBucket(const BucketRecord& bucket) override;
+  Status UpdateBucket(std::string_view name, const BucketChange& change) override;
+  uint64_t AccessGeneration() override {
+    return access_generation_.load(std::memory_order_acquire);
+  }
   Result<std::vector<BucketRecord>> ListBuckets() override;
   Status DeleteBucket(std::string_view name, bool force) override;
   Result<bool> BucketIsEmpty(std::string_view name) override;
@@ -297,6 +300,27 @@ class StoreImpl final : public Store {
     }
     return FromRocks(it->status());
   }
+
+  // An exclusive lock on a mutex that guards what access control reads (a bucket stripe,
+  // grant_mu_). Releasing it moves AccessGeneration, after the change it guarded was written
+  // (or refused: a needless move costs a cache miss, nothing more).
+  template <class Mutex>
+  class AccessChangeLock {
+   public:
+    AccessChangeLock(Mutex& mu, std::atomic<uint64_t>* generation)
+        : lock_(mu), generation_(generation) {}
+    ~AccessChangeLock() { generation_->fetch_add(1, std::memory_order_acq_rel); }
+    AccessChangeLock(const AccessChangeLock&) = delete;
+    AccessChangeLock& operator=(const AccessChangeLock&) = delete;
+
+   private:
+    std::unique_lock<Mutex> lock_;
+    std::atomic<uint64_t>* generation_;
+  };
+  AccessChangeLock<std::shared_mutex> LockBucketForChange(std::string_view bucket) {
+    return {BucketMutex(bucket), &access_generation_};
+  }
+  AccessChangeLock<std::mutex> LockKeysForChange() { return {grant_mu_, &access_generation_}; }
 
   // ---- Lock stripes (see the top of this file).
   std::shared_mutex& BucketMutex(std::string_view bucket) {
@@ -441,6 +465,7 @@ class StoreImpl final : public Store {
   std::array<std::shared_mutex, kStripes> upload_mu_;
   std::array<std::mutex, kKeyStripes> part_mu_;
   std::mutex grant_mu_;
+  std::atomic<uint64_t> access_generation_{1};  // see AccessGeneration
 
   // The reclaimer: compacts the data family after enough bytes were released.
   std::vector<uint64_t> released_ids_;       // data ids released since the last reclaim

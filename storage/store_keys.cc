@@ -20,7 +20,7 @@ namespace cubby::storage::internal {
 
 template <typename Change>
 Status StoreImpl::ChangeUser(std::string_view name, Change&& change) {
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   Result<UserRecord> user = GetUser(name);
   if (!user.ok()) return user.status();
   if (Status s = change(&*user); !s.ok()) return s;
@@ -37,7 +37,7 @@ Result<AccessKeyRecord> StoreImpl::GetAccessKey(std::string_view access_key_id) 
 
 Status StoreImpl::PutAccessKey(const AccessKeyRecord& key) {
   if (key.access_key_id.empty()) return Status(Code::kInvalidArgument, "empty access key id");
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   rocksdb::WriteBatch batch;
   Result<AccessKeyRecord> previous = GetAccessKey(key.access_key_id);
   if (!previous.ok() && previous.status().code() != Code::kNoSuchAccessKey) {
@@ -56,7 +56,7 @@ Status StoreImpl::PutAccessKey(const AccessKeyRecord& key) {
 }
 
 Status StoreImpl::DeleteAccessKey(std::string_view access_key_id) {
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   Result<AccessKeyRecord> key = GetAccessKey(access_key_id);
   if (!key.ok()) return key.status().code() == Code::kNoSuchAccessKey ? Status::Ok() : key.status();
   rocksdb::WriteBatch batch;
@@ -74,7 +74,7 @@ Result<AccessKeyRecord> StoreImpl::GetOrCreateGrant(std::string_view bucket,
     return Status(Code::kInvalidArgument, "grant candidate does not match (bucket, grant_name)");
   }
   std::shared_lock bucket_lock(BucketMutex(bucket));
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   if (Status s = RequireBucket(bucket); !s.ok()) return s;
   const std::string index_key = codec::GrantIndexKey(bucket, grant_name);
   Result<std::optional<std::string>> existing = GetRaw(kKeysCf, index_key, nullptr);
@@ -121,7 +121,7 @@ Result<std::string> StoreImpl::GetAccountId() { return GetSetting(kAccountIdSett
 Result<UserRecord> StoreImpl::CreateUser(const UserRecord& candidate) {
   UserRecord user = candidate;
   if (Status s = ValidateNewUser(&user); !s.ok()) return s;
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   Result<bool> taken = HasRaw(kKeysCf, codec::UserNameKey(FoldName(user.name)));
   if (!taken.ok()) return taken.status();
   if (*taken) return UserExists(user.name);
@@ -202,7 +202,7 @@ Result<UsersPage> StoreImpl::ListUsers(std::string_view marker, size_t max_items
 }
 
 Status StoreImpl::DeleteUser(std::string_view name) {
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   Result<UserRecord> user = GetUser(name);
   if (!user.ok()) return user.status();
   if (FoldName(user->name) == kRootUserName) {
@@ -308,7 +308,7 @@ Result<AccessKeyRecord> StoreImpl::CreateAccessKey(std::string_view user_name,
   if (candidate.access_key_id.empty() || candidate.secret.empty()) {
     return Status(Code::kInvalidArgument, "an access key needs an id and a secret");
   }
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   Result<UserRecord> user = GetUser(user_name);
   if (!user.ok()) return user.status();
   Result<std::vector<AccessKeyRecord>> owned = KeysOf(user->user_id);
@@ -345,7 +345,7 @@ Result<std::vector<AccessKeyRecord>> StoreImpl::ListAccessKeys(std::string_view 
 
 Status StoreImpl::UpdateAccessKeyStatus(std::string_view user_name, std::string_view access_key_id,
                                         KeyStatus status) {
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   Result<AccessKeyRecord> key = KeyOfUser(user_name, access_key_id);
   if (!key.ok()) return key.status();
   key->status = status;
@@ -353,7 +353,7 @@ Status StoreImpl::UpdateAccessKeyStatus(std::string_view user_name, std::string_
 }
 
 Status StoreImpl::DeleteUserAccessKey(std::string_view user_name, std::string_view access_key_id) {
-  std::lock_guard grant_lock(grant_mu_);
+  auto grant_lock = LockKeysForChange();
   Result<AccessKeyRecord> key = KeyOfUser(user_name, access_key_id);
   if (!key.ok()) return key.status();
   rocksdb::WriteBatch batch;

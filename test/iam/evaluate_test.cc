@@ -54,10 +54,10 @@ class EvaluateTest : public ::testing::Test {
     return name == "anonymous" ? Identity::Anonymous() : Identity::Key(keys_[name]);
   }
   void SetBucket(const std::function<void(storage::BucketRecord*)>& change) {
-    storage::Result<storage::BucketRecord> b = store_->GetBucket("alices");
-    ASSERT_TRUE(b.ok());
-    change(&*b);
-    ASSERT_OK(store_->UpdateBucket(*b));
+    ASSERT_OK(store_->UpdateBucket("alices", [&](storage::BucketRecord* b) {
+      change(b);
+      return storage::Status::Ok();
+    }));
   }
   void SetObjectAcl(const AclRecord& acl) {
     storage::Result<storage::ObjectMeta> meta = store_->HeadObject("alices", "doc");
@@ -407,6 +407,22 @@ TEST_F(EvaluateTest, ChangedPoliciesCountAtOnce) {
   EXPECT_EQ(Ask(a, "carol", Action::kGetObject), kAllow);
   ASSERT_OK(store_->PutUserPolicy("carol", "p", AllowPolicy("", "s3:PutObject", "*")));
   EXPECT_EQ(Ask(a, "carol", Action::kGetObject), kDeny);
+  ASSERT_OK(store_->PutUserPolicy("carol", "p", AllowPolicy("", "s3:GetObject", "*")));
+  EXPECT_EQ(Ask(a, "carol", Action::kGetObject), kAllow);
+  ASSERT_OK(store_->DeleteUserPolicy("carol", "p"));
+  EXPECT_EQ(Ask(a, "carol", Action::kGetObject), kDeny);
+  // An ACL grant, and its removal.
+  SetBucket([&](storage::BucketRecord* b) {
+    b->acl.grants.push_back(
+        {GranteeType::kCanonicalUser, id("carol"), AclPermission::kRead});
+  });
+  EXPECT_EQ(Ask(a, "carol", Action::kListBucket), kAllow);
+  SetBucket([&](storage::BucketRecord* b) { b->acl.grants.pop_back(); });
+  EXPECT_EQ(Ask(a, "carol", Action::kListBucket), kDeny);
+  // A deleted bucket is gone for the next request (the cache held its record).
+  ASSERT_OK(store_->DeleteBucket("alices", /*force=*/true));
+  EXPECT_EQ(Ask(a, "alice", Action::kListBucket), Verdict::kNoSuchBucket);
+  EXPECT_EQ(Ask(a, "anonymous", Action::kListBucket), Verdict::kNoSuchBucket);
 }
 
 // Ownership BucketOwnerEnforced: object ACLs stop counting; the bucket owner's FULL_CONTROL.

@@ -677,9 +677,13 @@ TEST_F(ServiceTest, AnonymousAccess) {
   EXPECT_EQ(Get("/private/k").body, "secret");
 
   // WriteOnly (COSI): PutObject only.
-  storage::BucketRecord record = *store_->GetBucket("private");
-  record.anonymous = storage::AccessMode::kWriteOnly;
-  ASSERT_TRUE(store_->UpdateBucket(record).ok());
+  ASSERT_TRUE(store_
+                  ->UpdateBucket("private",
+                                 [](storage::BucketRecord* record) {
+                                   record->anonymous = storage::AccessMode::kWriteOnly;
+                                   return storage::Status::Ok();
+                                 })
+                  .ok());
   EXPECT_EQ(Put("/private/drop", "x", {}, kAnonymous).status(), 200);
   EXPECT_EQ(Get("/private/drop", {}, kAnonymous).Code(), "AccessDenied");
   EXPECT_EQ(Do("DELETE", "/private/drop", "", kAnonymous).Code(), "AccessDenied");

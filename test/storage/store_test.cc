@@ -125,6 +125,67 @@ TEST(StoreOpen, UncreatableFolderIsIOError) {
 
 // ---------------------------------------------------------------- Buckets
 
+// Concurrent read-modify-writes of one bucket's record: none is lost.
+TEST_F(StoreTest, ConcurrentBucketUpdatesAllCount) {
+  ASSERT_OK(store_->CreateBucket(Bucket("shared")));
+  constexpr int kThreads = 8, kEach = 25;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        Status s = store_->UpdateBucket("shared", [&](BucketRecord* b) {
+          b->cosi_parameters[std::to_string(t) + "-" + std::to_string(i)] = "x";
+          return Status::Ok();
+        });
+        EXPECT_TRUE(s.ok()) << s.ToString();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(store_->GetBucket("shared")->cosi_parameters.size(), size_t{kThreads * kEach});
+}
+
+// AccessGeneration moves with every change access control reads, and not with object writes.
+TEST_F(StoreTest, AccessGenerationMovesWithBucketsUsersAndKeys) {
+  uint64_t last = store_->AccessGeneration();
+  auto moved = [&] {
+    const uint64_t now = store_->AccessGeneration();
+    const bool changed = now != last;
+    last = now;
+    return changed;
+  };
+  ASSERT_OK(store_->CreateBucket(Bucket("g")));
+  EXPECT_TRUE(moved()) << "CreateBucket";
+  ASSERT_OK(PutObject(*store_, "g", "k", "data").status());
+  EXPECT_FALSE(moved()) << "an object write";
+  ASSERT_OK(store_->UpdateBucket("g", [](BucketRecord* b) {
+    b->policy = "{}";
+    return Status::Ok();
+  }));
+  EXPECT_TRUE(moved()) << "UpdateBucket";
+  UserRecord user;
+  user.name = "gen-user";
+  ASSERT_OK(store_->CreateUser(user).status());
+  EXPECT_TRUE(moved()) << "CreateUser";
+  ASSERT_OK(store_->PutUserPolicy("gen-user", "p", "{}"));
+  EXPECT_TRUE(moved()) << "PutUserPolicy";
+  ASSERT_OK(store_->DeleteUserPolicy("gen-user", "p"));
+  EXPECT_TRUE(moved()) << "DeleteUserPolicy";
+  AccessKeyRecord key;
+  key.access_key_id = "GENKEY0000000001";
+  key.secret = SecretKey("s");
+  ASSERT_OK(store_->CreateAccessKey("gen-user", key).status());
+  EXPECT_TRUE(moved()) << "CreateAccessKey";
+  ASSERT_OK(store_->UpdateAccessKeyStatus("gen-user", "GENKEY0000000001", KeyStatus::kInactive));
+  EXPECT_TRUE(moved()) << "UpdateAccessKeyStatus";
+  ASSERT_OK(store_->DeleteUserAccessKey("gen-user", "GENKEY0000000001"));
+  EXPECT_TRUE(moved()) << "DeleteUserAccessKey";
+  ASSERT_OK(store_->DeleteBucket("g", /*force=*/true));
+  EXPECT_TRUE(moved()) << "DeleteBucket";
+  EXPECT_TRUE(store_->GetBucket("g").status().code() == Code::kNoSuchBucket);
+  EXPECT_FALSE(moved()) << "a read";
+}
+
 TEST_F(StoreTest, BucketLifecycle) {
   BucketRecord c = Bucket("c");
   c.anonymous = AccessMode::kReadOnly;
@@ -145,12 +206,27 @@ TEST_F(StoreTest, BucketLifecycle) {
   for (const auto& b : *all) names.push_back(b.name);
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c"}));
 
-  c.anonymous = AccessMode::kNone;
-  c.force_delete = true;
-  ASSERT_OK(store_->UpdateBucket(c));
+  ASSERT_OK(store_->UpdateBucket("c", [](BucketRecord* b) {
+    b->anonymous = AccessMode::kNone;
+    b->force_delete = true;
+    b->name = "renamed";  // the name cannot change
+    return Status::Ok();
+  }));
   EXPECT_EQ(store_->GetBucket("c")->anonymous, AccessMode::kNone);
   EXPECT_TRUE(store_->GetBucket("c")->force_delete);
-  EXPECT_EQ(store_->UpdateBucket(Bucket("nope")).code(), Code::kNoSuchBucket);
+  EXPECT_EQ(store_->GetBucket("renamed").status().code(), Code::kNoSuchBucket);
+  // A change that refuses writes nothing and its error comes back.
+  EXPECT_EQ(store_
+                ->UpdateBucket("c",
+                               [](BucketRecord* b) {
+                                 b->policy = "{}";
+                                 return Status(Code::kAborted, "no");
+                               })
+                .code(),
+            Code::kAborted);
+  EXPECT_EQ(store_->GetBucket("c")->policy, "");
+  EXPECT_EQ(store_->UpdateBucket("nope", [](BucketRecord*) { return Status::Ok(); }).code(),
+            Code::kNoSuchBucket);
 
   ASSERT_OK(store_->DeleteBucket("c", false));
   EXPECT_EQ(store_->GetBucket("c").status().code(), Code::kNoSuchBucket);
