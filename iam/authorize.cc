@@ -421,10 +421,18 @@ bool AclDecides(storage::Store* store, const AclQuestion& q, Action action) {
   switch (requirement.scope) {
     case AclScope::kNotGrantable:
       return q.owner;
-    case AclScope::kInitiator:
+    case AclScope::kInitiator: {
       // An anonymous caller never initiates an upload (anonymous writes are whole objects).
-      return q.owner || (q.caller.authenticated && AclAllows(BucketAclOf(q.bucket), q.caller,
-                                                             AclPermission::kWrite, ignore_public));
+      if (q.owner) return true;
+      if (!q.caller.authenticated) return false;
+      storage::Result<storage::UploadRecord> upload =
+          store->GetUpload(q.resource.bucket, q.resource.key, q.resource.upload_id);
+      if (upload.ok() && !upload->initiator_id.empty()) {
+        return upload->initiator_id == q.caller.canonical_id;
+      }
+      // Missing (the handler answers NoSuchUpload) or from before initiators were kept.
+      return AclAllows(BucketAclOf(q.bucket), q.caller, AclPermission::kWrite, ignore_public);
+    }
     case AclScope::kBucket:
     case AclScope::kBucketAny:
       return AclGrants(requirement, BucketAclOf(q.bucket), nullptr, q.caller, ignore_public);

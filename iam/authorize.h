@@ -77,6 +77,8 @@ struct Resource {
   // The object's metadata when the caller has read it already; null: the Authorizer reads it
   // (HeadObject) when only the object's ACL can decide.
   const storage::ObjectMeta* object = nullptr;
+  // The multipart upload asked about (AbortMultipartUpload, ListParts): its initiator may.
+  std::string_view upload_id = {};
 };
 
 // What the request says about itself beyond action and resource: what policies' condition keys
@@ -137,8 +139,9 @@ class PolicyCache;
 //      4. the ACLs (iam/acl.h AclRequirementFor): bucket or object ACL permission as the table
 //         says, with IgnorePublicAcls honoured and BucketOwnerEnforced making the bucket
 //         owner's FULL_CONTROL the only grant; actions ACLs cannot grant are the bucket
-//         owner's; AbortMultipartUpload and ListParts (the upload initiator's) are the bucket
-//         owner's and any bucket WRITE grantee's; an object action on a missing object is
+//         owner's; AbortMultipartUpload and ListParts are the bucket owner's and the upload's
+//         initiator's (for an upload from before initiators were kept, any bucket WRITE
+//         grantee's); an object action on a missing object is
 //         allowed to whoever may list the bucket (so it hears NoSuchKey, others AccessDenied);
 //      5. otherwise kDeny.
 //  - anonymous callers: service-level requests, bucket creation and bucket-configuration writes

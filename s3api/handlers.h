@@ -127,6 +127,8 @@ struct OwnerName {
 // user is gone. Objects are reported as owned by their bucket's owner until object ownership is
 // enforced. Costs a bucket and a user read.
 OwnerName BucketOwnerName(const Context& ctx);
+// The user `user_id` as an owner; BucketOwnerName when `user_id` is empty or its user is gone.
+OwnerName UserOwnerName(const Context& ctx, std::string_view user_id);
 void WriteOwner(XmlWriter& w, std::string_view element, const OwnerName& owner);
 
 // x-amz-expected-bucket-owner (of the request's bucket) and x-amz-source-expected-bucket-owner

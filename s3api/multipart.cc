@@ -219,7 +219,8 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
                          "x-amz-checksum-algorithm header.");
   }
   storage::Result<storage::UploadRecord> upload =
-      ctx.store->CreateUpload(ctx.route.bucket, ctx.route.key, meta, algorithm_name, type);
+      ctx.store->CreateUpload(ctx.route.bucket, ctx.route.key, meta, algorithm_name, type,
+                              ctx.auth.anonymous ? std::string_view() : ctx.auth.key->user_id);
   if (!upload.ok()) return StorageError(ctx, upload.status());
   XmlWriter w;
   w.Open("InitiateMultipartUploadResult", kS3Namespace);
@@ -396,9 +397,8 @@ HttpResponse ListParts(const Context& ctx) {
   w.Element("Bucket", ctx.route.bucket);
   w.Element("Key", ctx.route.key);
   w.Element("UploadId", ctx.route.upload_id);
-  const OwnerName owner = BucketOwnerName(ctx);
-  WriteOwner(w, "Initiator", owner);
-  WriteOwner(w, "Owner", owner);
+  WriteOwner(w, "Initiator", UserOwnerName(ctx, upload->initiator_id));
+  WriteOwner(w, "Owner", UserOwnerName(ctx, upload->meta.owner_id));
   w.Element("StorageClass", "STANDARD");
   w.Element("PartNumberMarker", std::to_string(marker));
   w.Element("NextPartNumberMarker",
@@ -451,13 +451,19 @@ HttpResponse ListMultipartUploads(const Context& ctx) {
   w.Element("MaxUploads", std::to_string(q.max_uploads));
   if (url) w.Element("EncodingType", "url");
   w.Element("IsTruncated", page->truncated ? "true" : "false");
-  const OwnerName owner = BucketOwnerName(ctx);
+  // Uploads of one page mostly share their initiator and owner: each user is read once.
+  std::map<std::string, OwnerName, std::less<>> names;
+  auto name_of = [&](const std::string& user_id) -> const OwnerName& {
+    auto it = names.find(user_id);
+    if (it == names.end()) it = names.emplace(user_id, UserOwnerName(ctx, user_id)).first;
+    return it->second;
+  };
   for (const storage::UploadRecord& u : page->uploads) {
     w.Open("Upload");
     w.Element("Key", enc(u.key));
     w.Element("UploadId", u.upload_id);
-    WriteOwner(w, "Initiator", owner);
-    WriteOwner(w, "Owner", owner);
+    WriteOwner(w, "Initiator", name_of(u.initiator_id));
+    WriteOwner(w, "Owner", name_of(u.meta.owner_id));
     w.Element("StorageClass", "STANDARD");
     w.Element("Initiated", Iso8601(u.initiated_ms));
     if (!u.checksum_algorithm.empty()) {

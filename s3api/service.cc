@@ -142,7 +142,10 @@ iam::RequestFacts FactsOf(const Context& ctx, std::string* max_keys) {
 
 // The request's own question: its action on its bucket and key.
 ErrorCode AuthorizeRequest(const Context& ctx) {
-  return Authorize(ctx, ActionOf(ctx.route.op), {ctx.route.bucket, ctx.route.key});
+  return Authorize(ctx, ActionOf(ctx.route.op),
+                   {.bucket = ctx.route.bucket,
+                    .key = ctx.route.key,
+                    .upload_id = ctx.route.upload_id});
 }
 
 // A malformed parameter is answered here, after authorization, where the handlers answered it
@@ -245,6 +248,14 @@ OwnerName BucketOwnerName(const Context& ctx) {
     if (user.ok()) return {user->user_id, user->display_name};
   }
   return {std::string(kOwnerId), std::string(kOwnerDisplayName)};
+}
+
+OwnerName UserOwnerName(const Context& ctx, std::string_view user_id) {
+  if (!user_id.empty()) {
+    storage::Result<storage::UserRecord> user = ctx.store->GetUserById(user_id);
+    if (user.ok()) return {user->user_id, user->display_name};
+  }
+  return BucketOwnerName(ctx);
 }
 
 void WriteOwner(XmlWriter& w, std::string_view element, const OwnerName& owner) {

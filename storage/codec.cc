@@ -373,9 +373,10 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
 }
 
 // ---- Multipart records.
+// Version 2 adds the initiator.
 std::string EncodeUpload(const UploadRecord& r) {
   std::string out;
-  PutByte(&out, kVersion1);
+  PutByte(&out, kVersion2);
   PutBytes(&out, r.bucket);
   PutBytes(&out, r.key);
   PutBytes(&out, r.upload_id);
@@ -383,6 +384,7 @@ std::string EncodeUpload(const UploadRecord& r) {
   PutBytes(&out, EncodeObjectMeta(r.meta));
   PutBytes(&out, r.checksum_algorithm);
   PutBytes(&out, r.checksum_type);
+  PutBytes(&out, r.initiator_id);
   return out;
 }
 
@@ -390,9 +392,11 @@ Result<UploadRecord> DecodeUpload(std::string_view in) {
   Reader rd(in);
   UploadRecord r;
   std::string_view meta;
-  if (!rd.Version() || !rd.GetString(&r.bucket) || !rd.GetString(&r.key) ||
+  bool v2 = false;
+  if (!rd.Version12(&v2) || !rd.GetString(&r.bucket) || !rd.GetString(&r.key) ||
       !rd.GetString(&r.upload_id) || !rd.GetSigned(&r.initiated_ms) || !rd.GetBytes(&meta) ||
-      !rd.GetString(&r.checksum_algorithm) || !rd.GetString(&r.checksum_type) || !rd.done()) {
+      !rd.GetString(&r.checksum_algorithm) || !rd.GetString(&r.checksum_type) ||
+      (v2 && !rd.GetString(&r.initiator_id)) || !rd.done()) {
     return Corrupt("upload");
   }
   Result<ObjectMeta> m = DecodeObjectMeta(meta);

@@ -115,6 +115,9 @@ struct UploadRecord {
   ObjectMeta meta;
   std::string checksum_algorithm;  // e.g. "CRC32"; empty: none requested
   std::string checksum_type;       // e.g. "COMPOSITE" or "FULL_OBJECT"; empty: none
+  // The canonical id of the user who started it (S3's Initiator); empty for uploads started
+  // before it was kept.
+  std::string initiator_id;
 };
 
 // One uploaded part.
@@ -285,11 +288,13 @@ class Store {
 
   // ---- Multipart uploads. An upload belongs to (bucket, key); every call naming an upload
   // answers kNoSuchUpload when the id is unknown, or known under another bucket or key.
-  // Starts an upload whose object will carry `meta` (see UploadRecord). kNoSuchBucket.
+  // Starts an upload, by the user `initiator_id`, whose object will carry `meta` (see
+  // UploadRecord). kNoSuchBucket.
   virtual Result<UploadRecord> CreateUpload(std::string_view bucket, std::string_view key,
                                             const ObjectMeta& meta,
                                             std::string_view checksum_algorithm = {},
-                                            std::string_view checksum_type = {}) = 0;
+                                            std::string_view checksum_type = {},
+                                            std::string_view initiator_id = {}) = 0;
   virtual Result<UploadRecord> GetUpload(std::string_view bucket, std::string_view key,
                                          std::string_view upload_id) = 0;
   // kNoSuchUpload if the upload does not exist now (checked again at Commit).

@@ -213,7 +213,8 @@ class StoreImpl final : public Store {
   // Multipart uploads: store_multipart.cc (ListUploads: store_list.cc).
   Result<UploadRecord> CreateUpload(std::string_view bucket, std::string_view key,
                                     const ObjectMeta& meta, std::string_view checksum_algorithm,
-                                    std::string_view checksum_type) override;
+                                    std::string_view checksum_type,
+                                    std::string_view initiator_id) override;
   Result<UploadRecord> GetUpload(std::string_view bucket, std::string_view key,
                                  std::string_view upload_id) override;
   Result<std::unique_ptr<PartWriter>> NewPartWriter(std::string_view bucket, std::string_view key,

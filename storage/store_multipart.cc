@@ -99,7 +99,8 @@ Status StoreImpl::CommitPart(std::string_view bucket, std::string_view key,
 Result<UploadRecord> StoreImpl::CreateUpload(std::string_view bucket, std::string_view key,
                                              const ObjectMeta& meta,
                                              std::string_view checksum_algorithm,
-                                             std::string_view checksum_type) {
+                                             std::string_view checksum_type,
+                                             std::string_view initiator_id) {
   UploadRecord upload;
   upload.bucket = std::string(bucket);
   upload.key = std::string(key);
@@ -112,6 +113,7 @@ Result<UploadRecord> StoreImpl::CreateUpload(std::string_view bucket, std::strin
   SetDataOf(ObjectMeta(), &upload.meta);
   upload.checksum_algorithm = std::string(checksum_algorithm);
   upload.checksum_type = std::string(checksum_type);
+  upload.initiator_id = std::string(initiator_id);
   std::shared_lock bucket_lock(BucketMutex(bucket));
   if (Status s = RequireBucket(bucket); !s.ok()) return s;
   Status s = ApplyPut(cf(kUploadsCf), codec::UploadKey(bucket, key, upload.upload_id),

@@ -176,6 +176,31 @@ def test_grant_by_email(world, server, cubby_bin, home):
     assert taken.returncode == 1 and "EntityAlreadyExists" in taken.stderr, taken.stderr
 
 
+def test_multipart_initiator(world):
+    """The user who starts an upload is its Initiator: it and the bucket owner may list its
+    parts and abort it; another user with the same bucket WRITE grant may not."""
+    alice, bob, carol, bucket = world["alice"], world["bob"], world["carol"], world["bucket"]
+    alice.s3.put_bucket_acl(Bucket=bucket, GrantFullControl=f"id={alice.id}",
+                            GrantWrite=f"id={bob.id},id={carol.id}")
+    upload = bob.s3.create_multipart_upload(Bucket=bucket, Key="big")["UploadId"]
+    bob.s3.upload_part(Bucket=bucket, Key="big", UploadId=upload, PartNumber=1, Body=b"p1")
+    parts = bob.s3.list_parts(Bucket=bucket, Key="big", UploadId=upload)
+    assert parts["Initiator"]["ID"] == bob.id and parts["Owner"]["ID"] == bob.id
+    assert parts["Initiator"]["DisplayName"] == bob.name
+    assert [p["PartNumber"] for p in parts["Parts"]] == [1]
+    denied(lambda: carol.s3.list_parts(Bucket=bucket, Key="big", UploadId=upload))
+    denied(lambda: carol.s3.abort_multipart_upload(Bucket=bucket, Key="big", UploadId=upload))
+    uploads = alice.s3.list_multipart_uploads(Bucket=bucket)["Uploads"]
+    assert [(u["UploadId"], u["Initiator"]["ID"], u["Owner"]["ID"]) for u in uploads] == [
+        (upload, bob.id, bob.id)]
+    assert alice.s3.list_parts(Bucket=bucket, Key="big", UploadId=upload)["Parts"]
+    alice.s3.abort_multipart_upload(Bucket=bucket, Key="big", UploadId=upload)
+    # bob aborts his own.
+    second = bob.s3.create_multipart_upload(Bucket=bucket, Key="big")["UploadId"]
+    bob.s3.abort_multipart_upload(Bucket=bucket, Key="big", UploadId=second)
+    assert "Uploads" not in alice.s3.list_multipart_uploads(Bucket=bucket)
+
+
 def test_canned_acls(world):
     alice, bob, anon = world["alice"], world["bob"], world["anon"]
     bucket = world["bucket"]

@@ -386,7 +386,22 @@ TEST(Codec, MultipartRecordsRoundTripAndRejectCorruption) {
   ExpectSame(ub->meta, u.meta);
   EXPECT_EQ(ub->checksum_algorithm, u.checksum_algorithm);
   EXPECT_EQ(ub->checksum_type, u.checksum_type);
+  EXPECT_EQ(ub->initiator_id, "");
   ExpectCorruptVariants(EncodeUpload(u), [](std::string_view in) { return DecodeUpload(in); });
+  u.initiator_id = std::string(64, 'c');
+  ub = DecodeUpload(EncodeUpload(u));
+  ASSERT_TRUE(ub.ok()) << ub.status().ToString();
+  EXPECT_EQ(ub->initiator_id, u.initiator_id);
+  ExpectCorruptVariants(EncodeUpload(u), [](std::string_view in) { return DecodeUpload(in); });
+  // A version-1 record (before the initiator was kept) still decodes, without one: the same
+  // bytes without the last field and with the first byte 1.
+  std::string v1 = EncodeUpload(u);
+  v1.resize(v1.size() - 1 - u.initiator_id.size());
+  v1[0] = 1;
+  ub = DecodeUpload(v1);
+  ASSERT_TRUE(ub.ok()) << ub.status().ToString();
+  EXPECT_EQ(ub->initiator_id, "");
+  EXPECT_EQ(ub->checksum_type, u.checksum_type);
 
   PartRecord p;
   p.part_number = 10000;
