@@ -3,8 +3,10 @@
 // leaves nothing behind. Then ReceiveBody's large-body path (MD5 on a worker thread), through the
 // service and called directly with scripted bodies and sinks.
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "s3api/auth/checksum.h"
@@ -178,6 +180,20 @@ int ThreadCount() {
   return -1;
 }
 
+// The thread count once a joined thread has left the process. pthread_join returns when the
+// kernel clears the thread's id, which is before the kernel removes the thread from the group
+// that /proc counts, so right after a join the count can still include it for a moment. A
+// thread that was not joined (still running, or leaked) keeps the count up past the deadline.
+int ThreadCountSettlingAt(int expected) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  int count = ThreadCount();
+  while (count > expected && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+    count = ThreadCount();
+  }
+  return count;
+}
+
 constexpr uint64_t kOverlap = kReceiveOverlapBytes;
 constexpr uint64_t kPiece = kReceivePieceBytes;
 
@@ -325,7 +341,7 @@ class ReceiveBodyTest : public ::testing::Test {
       return storage::Status::Ok();
     };
     o.error = ReceiveBody(ctx, max_size, std::nullopt, sink, &o.out);
-    o.threads_after = ThreadCount();
+    o.threads_after = ThreadCountSettlingAt(o.threads_before);
     return o;
   }
 
