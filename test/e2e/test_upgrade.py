@@ -4,7 +4,10 @@ migrates it to the current format, survives a SIGKILL at any point of that migra
 refuses a folder of a newer format with exit code 3, leaving it untouched.
 
 Each fixture's manifest.json lists what the folder holds; the checks read it back through boto3
-(root, anonymous and the COSI keys) and the COSI driver's gRPC service."""
+(root, anonymous and the COSI keys) and the COSI driver's gRPC service. From format 2 on a
+manifest also lists IAM users and what they may do (keys "users", "user_buckets",
+"user_objects", "user_in_progress", "access"; test/fixtures/make_fixture.py fill_users): the
+checks read those back through boto3's IAM and S3 clients with each user's own keys."""
 
 import hashlib
 import json
@@ -20,8 +23,10 @@ import uuid
 import boto3
 import grpc
 import pytest
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
+import cubby_e2e
 from cubby_e2e import Server, make_client
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,7 +34,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "test", "cosi"))
 from test_cosi_e2e import Cosi, wait_for_socket  # noqa: E402
 
-FIXTURES = ["format0", "format1"]  # one per earlier format: test/fixtures/README.md
+# One per format up to today's (test/fixtures/README.md); the fixture of the current format opens
+# without a migration.
+FIXTURES = ["format0", "format1", "format2"]
 CURRENT_FORMAT = "2"    # storage/format.h kFormatVersion
 EXIT_FORMAT_TOO_NEW = 3
 
@@ -168,6 +175,179 @@ def check_users(srv, manifest):
         assert [(k["AccessKeyId"], k["Status"]) for k in keys] == [(grant["access_key"], "Active")]
 
 
+def iam_client(srv):
+    session = boto3.session.Session(aws_access_key_id=srv.access_key,
+                                    aws_secret_access_key=srv.secret_key,
+                                    region_name="us-east-1")
+    return session.client("iam", endpoint_url=srv.endpoint,
+                          config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
+
+
+def user_client(srv, manifest, who):
+    """boto3 S3 for "anonymous", "<role>" (the user's first key) or "<role>#<key index>"."""
+    if who == "anonymous":
+        return make_client(srv, anonymous=True)
+    role, _, index = who.partition("#")
+    key = manifest["users"][role]["keys"][int(index or 0)]
+    return make_client(srv, access_key=key["access_key"], secret_key=key["secret_key"])
+
+
+def grants_of(acl):
+    """As make_fixture.py records an ACL: owner id and [grantee id or URI, permission] pairs."""
+    return {"owner_id": acl["Owner"]["ID"],
+            "grants": [[g["Grantee"].get("ID") or g["Grantee"].get("URI"), g["Permission"]]
+                       for g in acl["Grants"]]}
+
+
+def check_iam_users(srv, manifest):
+    """Format 2: each user reads back through IAM as written (id, ARN, path, tags, keys and
+    their status, inline policies); each Active key signs requests as its user, each Inactive
+    one is refused; a user's e-mail address still resolves an ACL grant to the user."""
+    # test_zz_secrets.py scans every server's output for these too.
+    cubby_e2e.USER_SECRETS.update(k["secret_key"] for user in manifest["users"].values()
+                                  for k in user["keys"])
+    iam = iam_client(srv)
+    pages = iam.get_paginator("list_users").paginate()
+    listed = {u["UserName"]: u for page in pages for u in page["Users"]}
+    root = make_client(srv)
+    for role, user in manifest["users"].items():
+        name = user["name"]
+        assert (listed[name]["UserId"], listed[name]["Arn"], listed[name]["Path"]) == \
+            (user["user_id"], user["arn"], user["path"]), role
+        got = iam.get_user(UserName=name)["User"]
+        assert (got["UserId"], got["Arn"], got["Path"]) == \
+            (user["user_id"], user["arn"], user["path"]), role
+        assert got.get("Tags", []) == user["tags"], role
+        assert iam.list_user_tags(UserName=name)["Tags"] == user["tags"], role
+        keys = iam.list_access_keys(UserName=name)["AccessKeyMetadata"]
+        assert sorted((k["AccessKeyId"], k["Status"]) for k in keys) == \
+            sorted((k["access_key"], k["status"]) for k in user["keys"]), role
+        assert iam.list_user_policies(UserName=name)["PolicyNames"] == sorted(user["policies"])
+        for policy_name, document in user["policies"].items():
+            got = iam.get_user_policy(UserName=name, PolicyName=policy_name)
+            assert got["PolicyDocument"] == document, (role, policy_name)
+        for index, key in enumerate(user["keys"]):
+            s3 = user_client(srv, manifest, f"{role}#{index}")
+            if key["status"] == "Active":
+                assert s3.list_buckets()["Owner"] == {"ID": user["canonical_id"],
+                                                      "DisplayName": name}, (role, index)
+            else:
+                with pytest.raises(ClientError) as e:
+                    s3.list_buckets()
+                assert (error_code(e), e.value.response["ResponseMetadata"]["HTTPStatusCode"]) \
+                    == ("InvalidAccessKeyId", 403), (role, index)
+        if user["email"]:
+            # Addresses match without regard to case; the grant is stored as the user's id.
+            probe = f"email-probe-{uuid.uuid4()}"
+            root.put_object(Bucket="fx-s3", Key=probe, Body=b"for " + name.encode(),
+                            GrantRead=f'emailAddress="{user["email"].lower()}"')
+            try:
+                grants = grants_of(root.get_object_acl(Bucket="fx-s3", Key=probe))["grants"]
+                assert grants == [[user["canonical_id"], "READ"]], grants
+                got = user_client(srv, manifest, role).get_object(Bucket="fx-s3", Key=probe)
+                assert got["Body"].read() == b"for " + name.encode()
+            finally:
+                root.delete_object(Bucket="fx-s3", Key=probe)
+
+
+def check_user_buckets(srv, manifest):
+    """Format 2: users' buckets keep their owner, ACL, bucket policy, ownership controls and
+    public access block, and their objects their bytes and ACLs."""
+    root = make_client(srv)
+    for bucket in manifest["user_buckets"]:
+        name, owner = bucket["name"], manifest["users"][bucket["owner"]]
+        owned = user_client(srv, manifest, bucket["owner"]).list_buckets()["Buckets"]
+        assert name in [b["Name"] for b in owned], name
+        assert grants_of(root.get_bucket_acl(Bucket=name)) == bucket["acl"], name
+        assert bucket["acl"]["owner_id"] == owner["canonical_id"]
+        rules = root.get_bucket_ownership_controls(Bucket=name)["OwnershipControls"]["Rules"]
+        assert rules == [{"ObjectOwnership": bucket["ownership"]}], name
+        if bucket["policy"] is None:
+            with pytest.raises(ClientError) as e:
+                root.get_bucket_policy(Bucket=name)
+            assert error_code(e) == "NoSuchBucketPolicy", name
+        else:
+            assert json.loads(root.get_bucket_policy(Bucket=name)["Policy"]) == bucket["policy"]
+        if bucket["public_access_block"] is None:
+            with pytest.raises(ClientError) as e:
+                root.get_public_access_block(Bucket=name)
+            assert error_code(e) == "NoSuchPublicAccessBlockConfiguration", name
+        else:
+            got = root.get_public_access_block(Bucket=name)["PublicAccessBlockConfiguration"]
+            assert got == bucket["public_access_block"], name
+    by_bucket = {}
+    for obj in manifest["user_objects"]:
+        by_bucket.setdefault(obj["bucket"], set()).add(obj["key"])
+        got = root.get_object(Bucket=obj["bucket"], Key=obj["key"])
+        body = got["Body"].read()
+        assert (len(body), hashlib.md5(body).hexdigest(), got["ETag"]) == \
+            (obj["size"], obj["md5"], obj["etag"]), obj["key"]
+        acl = root.get_object_acl(Bucket=obj["bucket"], Key=obj["key"])
+        assert grants_of(acl) == obj["acl"], obj["key"]
+    for bucket, keys in by_bucket.items():
+        listed = root.list_objects_v2(Bucket=bucket).get("Contents", [])
+        assert {o["Key"] for o in listed} == keys, bucket
+
+
+def user_access(srv, manifest, who, op, bucket, key):
+    """One entry of the manifest's "access" as `who`: "ok" or the error code. The operations
+    are make_fixture.py access()'s; a probe a successful put writes is deleted again."""
+    s3 = user_client(srv, manifest, who)
+    probe = f"probe-{uuid.uuid4()}"
+    try:
+        if op == "get":
+            s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+        elif op == "list":
+            s3.list_objects_v2(Bucket=bucket)
+        elif op == "put":
+            s3.put_object(Bucket=bucket, Key=probe, Body=b"probe")
+            make_client(srv).delete_object(Bucket=bucket, Key=probe)
+        elif op == "get_bucket_acl":
+            s3.get_bucket_acl(Bucket=bucket)
+        elif op == "put_public_acl":
+            s3.put_object_acl(Bucket=bucket, Key=key, ACL="public-read")
+        elif op == "put_public_policy":
+            s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps({
+                "Version": "2012-10-17", "Statement": [{
+                    "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                    "Resource": f"arn:aws:s3:::{bucket}/*"}]}))
+        elif op == "list_parts":
+            s3.list_parts(Bucket=bucket, Key=key,
+                          UploadId=manifest["user_in_progress"]["upload_id"])
+        else:
+            raise AssertionError(f"unknown operation {op!r} in the manifest")
+    except ClientError as e:
+        return e.response["Error"]["Code"]
+    return "ok"
+
+
+def check_user_access(srv, manifest):
+    """Format 2: user policies, bucket policies, bucket and object ACLs, ownership controls and
+    public access blocks still allow and deny exactly what they did when the fixture was made."""
+    got = [user_access(srv, manifest, a["who"], a["op"], a["bucket"], a["key"])
+           for a in manifest["access"]]
+    expected = [a["expected"] for a in manifest["access"]]
+    assert got == expected, [(a, g) for a, g in zip(manifest["access"], got)
+                             if a["expected"] != g]
+
+
+def check_user_upload(srv, manifest):
+    """Format 2: the upload a user left in progress names that user as its Initiator."""
+    up = manifest["user_in_progress"]
+    initiator = manifest["users"][up["initiator"]]
+    expected = {"ID": initiator["canonical_id"], "DisplayName": initiator["name"]}
+    owner = next(b["owner"] for b in manifest["user_buckets"] if b["name"] == up["bucket"])
+    uploads = user_client(srv, manifest, owner).list_multipart_uploads(
+        Bucket=up["bucket"]).get("Uploads", [])
+    assert [(u["Key"], u["UploadId"], u["Initiator"], u["Owner"]["ID"]) for u in uploads] == \
+        [(up["key"], up["upload_id"], expected, initiator["canonical_id"])]
+    parts = user_client(srv, manifest, up["initiator"]).list_parts(
+        Bucket=up["bucket"], Key=up["key"], UploadId=up["upload_id"])
+    assert parts["Initiator"] == expected
+    assert [(p["PartNumber"], p["ETag"], p["Size"]) for p in parts["Parts"]] == \
+        [(p["PartNumber"], p["ETag"], p["size"]) for p in up["parts"]]
+
+
 def check_intact(srv, manifest):
     check_users(srv, manifest)
     s3 = make_client(srv)
@@ -175,6 +355,11 @@ def check_intact(srv, manifest):
     check_upload_in_progress(s3, manifest)
     check_anonymous_modes(srv, s3, manifest)
     check_cosi_keys(srv, manifest)
+    if "users" in manifest:  # fixtures of format 2 on
+        check_iam_users(srv, manifest)
+        check_user_buckets(srv, manifest)
+        check_user_access(srv, manifest)
+        check_user_upload(srv, manifest)
 
 
 def check_cosi_records(cosi, manifest):
@@ -210,9 +395,11 @@ def test_fixture_opens_intact_and_is_migrated_once(fixture, cubby_bin, format_to
     srv = Server(cubby_bin, data_dir, home, env_extra=env).wait_ready()
     try:
         lines = migration_lines(srv)
-        assert len(lines) == 2 * (int(CURRENT_FORMAT) - int(fixture.removeprefix("format")))
-        assert 'msg="migrating data folder"' in lines[0] and 'msg="data folder migrated"' in \
-            lines[-1] and f"to_format={CURRENT_FORMAT}" in lines[-1], lines
+        steps = int(CURRENT_FORMAT) - int(fixture.removeprefix("format"))
+        assert len(lines) == 2 * steps, lines
+        if steps > 0:  # the current format's fixture has nothing to migrate
+            assert 'msg="migrating data folder"' in lines[0] and 'msg="data folder migrated"' \
+                in lines[-1] and f"to_format={CURRENT_FORMAT}" in lines[-1], lines
         check_intact(srv, manifest)
         wait_for_socket(str(sock))
         cosi = Cosi(str(sock))
@@ -227,6 +414,18 @@ def test_fixture_opens_intact_and_is_migrated_once(fixture, cubby_bin, format_to
         body = make_client(srv).get_object(Bucket=up["bucket"], Key=up["key"])["Body"].read()
         assert hashlib.md5(body).hexdigest() == up["md5"]
         manifest["objects"].append(dict(up, etag=done["ETag"]))
+        if "user_in_progress" in manifest:
+            # A user's upload is completed by that user, its initiator.
+            up = manifest["user_in_progress"]
+            s3 = user_client(srv, manifest, up["initiator"])
+            s3.complete_multipart_upload(
+                Bucket=up["bucket"], Key=up["key"], UploadId=up["upload_id"],
+                MultipartUpload={"Parts": [{"PartNumber": p["PartNumber"], "ETag": p["ETag"]}
+                                           for p in up["parts"]]})
+            body = s3.get_object(Bucket=up["bucket"], Key=up["key"])["Body"].read()
+            assert hashlib.md5(body).hexdigest() == up["md5"]
+            acl = make_client(srv).get_object_acl(Bucket=up["bucket"], Key=up["key"])
+            assert acl["Owner"]["ID"] == manifest["users"][up["initiator"]]["canonical_id"]
     finally:
         assert srv.stop() == 0, srv.output()
     assert format_of(format_tool, data_dir) == CURRENT_FORMAT
@@ -234,6 +433,8 @@ def test_fixture_opens_intact_and_is_migrated_once(fixture, cubby_bin, format_to
     try:
         assert migration_lines(again) == []  # nothing left to migrate
         check_objects(make_client(again), manifest)
+        if "users" in manifest:
+            check_iam_users(again, manifest)
     finally:
         assert again.stop() == 0, again.output()
 
