@@ -13,6 +13,7 @@ grpc::StatusCode ToGrpcCode(storage::Code code) {
     case Code::kNoSuchUpload:
     case Code::kNoSuchAccessKey:
     case Code::kNoSuchEntity:
+    case Code::kNoSuchVersion:
       return grpc::StatusCode::NOT_FOUND;
     case Code::kBucketAlreadyExists:
     case Code::kEntityAlreadyExists:

@@ -53,6 +53,7 @@ IamError FromStorage(Code code) {
     case Code::kCorruption:
     case Code::kFormatTooNew:
     case Code::kNoSpace:
+    case Code::kNoSuchVersion:
       return IamError::kServiceFailure;
   }
   return IamError::kServiceFailure;

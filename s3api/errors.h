@@ -52,6 +52,7 @@ enum class ErrorCode {
   kNoSuchPublicAccessBlockConfiguration,
   kNoSuchTagSet,
   kNoSuchUpload,
+  kNoSuchVersion,
   kNoSuchWebsiteConfiguration,
   kNotImplemented,
   kNotModified,

@@ -466,6 +466,7 @@ ErrorCode FromStorage(storage::Code code) {
     case storage::Code::kEntityAlreadyExists: return ErrorCode::kInternalError;
     case storage::Code::kDeleteConflict: return ErrorCode::kInternalError;
     case storage::Code::kLimitExceeded: return ErrorCode::kInternalError;
+    case storage::Code::kNoSuchVersion: return ErrorCode::kNoSuchVersion;
   }
   return ErrorCode::kInternalError;
 }

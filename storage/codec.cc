@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "storage/bucket_config_codec.h"
+
 namespace cubby::storage::codec {
 namespace {
 
@@ -14,6 +16,11 @@ constexpr uint8_t kVersion2 = 2;
 constexpr uint8_t kVersionSegments = 2;
 // ObjectMeta only: version 2 whose segment list may be empty, then owner_id and acl.
 constexpr uint8_t kVersionOwner = 3;
+// BucketRecord only: version 2 followed by the fields of format 3 (versioning, object lock).
+constexpr uint8_t kVersion3 = 3;
+// ObjectMeta only: version 3 followed by version_id, version_seq and the object-lock state
+// (format 3); written only when one of them is set, so unversioned objects keep version <= 3.
+constexpr uint8_t kVersionVersioned = 4;
 
 // ---- Writer helpers.
 void PutVarint(std::string* out, uint64_t v) {
@@ -130,8 +137,7 @@ class Reader {
     return true;
   }
   bool MetaVersion(uint8_t* version) {
-    return GetByte(version) &&
-           (*version == kVersion1 || *version == kVersionSegments || *version == kVersionOwner);
+    return GetByte(version) && *version >= kVersion1 && *version <= kVersionVersioned;
   }
   bool GetAcl(AclRecord* acl) {
     uint64_t n;
@@ -220,7 +226,7 @@ void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::st
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  PutByte(&out, kVersion2);
+  PutByte(&out, kVersion3);
   PutBytes(&out, r.name);
   PutSigned(&out, r.created_ms);
   PutByte(&out, static_cast<uint8_t>(r.anonymous));
@@ -237,14 +243,19 @@ std::string EncodeBucket(const BucketRecord& r) {
                                      (pab.block_public_policy ? 8 : 0) |
                                      (pab.restrict_public_buckets ? 16 : 0)));
   PutBytes(&out, r.policy);
+  // Version 3.
+  PutByte(&out, static_cast<uint8_t>(r.versioning));
+  PutBytes(&out, EncodeObjectLockConfig(r.object_lock));
   return out;
 }
 
 Result<BucketRecord> DecodeBucket(std::string_view in) {
   Reader rd(in);
   BucketRecord r;
-  bool v2 = false;
-  if (!rd.Version12(&v2) || !rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) ||
+  uint8_t version = 0;
+  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion3) return Corrupt("bucket");
+  const bool v2 = version >= kVersion2;
+  if (!rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) ||
       !rd.GetMode(&r.anonymous) || !rd.GetBool(&r.force_delete) ||
       !rd.GetBool(&r.created_by_cosi) || !rd.GetStringMap(&r.cosi_parameters)) {
     return Corrupt("bucket");
@@ -263,6 +274,17 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
     pab.block_public_policy = (flags & 8) != 0;
     pab.restrict_public_buckets = (flags & 16) != 0;
   }
+  if (version >= kVersion3) {
+    uint8_t versioning;
+    std::string lock;
+    if (!rd.GetByte(&versioning) || versioning > 2 || !rd.GetString(&lock)) {
+      return Corrupt("bucket");
+    }
+    r.versioning = static_cast<VersioningState>(versioning);
+    Result<ObjectLockConfig> config = DecodeObjectLockConfig(lock);
+    if (!config.ok()) return Corrupt("bucket");
+    r.object_lock = std::move(config).value();
+  }
   if (!rd.done()) return Corrupt("bucket");
   return r;
 }
@@ -271,8 +293,13 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
 std::string EncodeObjectMeta(const ObjectMeta& m) {
   std::string out;
   out.reserve(64 + m.etag.size() + m.content_type.size() + m.inline_data.size());
-  const bool owner = !m.owner_id.empty() || m.acl != AclRecord{};
-  PutByte(&out, owner ? kVersionOwner : m.segments.empty() ? kVersion1 : kVersionSegments);
+  const bool versioned =
+      !m.version_id.empty() || m.version_seq != 0 || m.lock != ObjectLockState{};
+  const bool owner = versioned || !m.owner_id.empty() || m.acl != AclRecord{};
+  PutByte(&out, versioned ? kVersionVersioned
+                : owner   ? kVersionOwner
+                : m.segments.empty() ? kVersion1
+                                     : kVersionSegments);
   PutVarint(&out, m.size);
   PutBytes(&out, m.etag);
   PutSigned(&out, m.last_modified_ms);
@@ -300,6 +327,11 @@ std::string EncodeObjectMeta(const ObjectMeta& m) {
   if (owner) {
     PutBytes(&out, m.owner_id);
     PutAcl(&out, m.acl);
+  }
+  if (versioned) {
+    PutBytes(&out, m.version_id);
+    PutVarint(&out, m.version_seq);
+    PutBytes(&out, EncodeObjectLockState(m.lock));
   }
   return out;
 }
@@ -353,8 +385,17 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
       if (!rd.GetSegment(&seg)) return Corrupt("object");
     }
   }
-  if (version == kVersionOwner && (!rd.GetString(&m.owner_id) || !rd.GetAcl(&m.acl))) {
+  if (version >= kVersionOwner && (!rd.GetString(&m.owner_id) || !rd.GetAcl(&m.acl))) {
     return Corrupt("object");
+  }
+  if (version == kVersionVersioned) {
+    std::string lock;
+    if (!rd.GetString(&m.version_id) || !rd.GetVarint(&m.version_seq) || !rd.GetString(&lock)) {
+      return Corrupt("object");
+    }
+    Result<ObjectLockState> state = DecodeObjectLockState(lock);
+    if (!state.ok()) return Corrupt("object");
+    m.lock = std::move(state).value();
   }
   if (!rd.done()) return Corrupt("object");
   const bool segments = !m.segments.empty();
@@ -557,6 +598,124 @@ std::string ObjectPrefixEnd(std::string_view bucket) {
   std::string out(bucket);
   out.push_back('\1');
   return out;
+}
+
+std::string VersionNamePrefix(std::string_view bucket, std::string_view name_prefix) {
+  std::string out;
+  out.reserve(bucket.size() + name_prefix.size() + 3);
+  out.append(bucket);
+  out.push_back('\0');
+  for (char c : name_prefix) {
+    out.push_back(c);
+    if (c == '\0') out.push_back('\xff');
+  }
+  return out;
+}
+std::string VersionKeyPrefix(std::string_view bucket, std::string_view key) {
+  std::string out = VersionNamePrefix(bucket, key);
+  out.push_back('\0');
+  out.push_back('\1');
+  return out;
+}
+std::string VersionKey(std::string_view bucket, std::string_view key, uint64_t seq) {
+  std::string out = VersionKeyPrefix(bucket, key);
+  out.push_back(kVersionTag);
+  PutBigEndian64(&out, ~seq);
+  return out;
+}
+std::string NullVersionKey(std::string_view bucket, std::string_view key) {
+  std::string out = VersionKeyPrefix(bucket, key);
+  out.push_back(kNullVersionTag);
+  return out;
+}
+bool DecodeVersionKey(std::string_view bucket, std::string_view encoded, std::string* key,
+                      char* tag, uint64_t* seq) {
+  if (encoded.size() < bucket.size() + 1 || encoded.substr(0, bucket.size()) != bucket ||
+      encoded[bucket.size()] != '\0') {
+    return false;
+  }
+  encoded.remove_prefix(bucket.size() + 1);
+  key->clear();
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    if (encoded[i] != '\0') {
+      key->push_back(encoded[i]);
+      continue;
+    }
+    if (i + 1 >= encoded.size()) return false;
+    if (encoded[i + 1] == '\xff') {
+      key->push_back('\0');
+      ++i;
+      continue;
+    }
+    if (encoded[i + 1] != '\1' || i + 2 >= encoded.size()) return false;
+    std::string_view rest = encoded.substr(i + 2);
+    *tag = rest[0];
+    if (*tag == kNullVersionTag && rest.size() == 1) {
+      *seq = 0;
+      return true;
+    }
+    if (*tag != kVersionTag || rest.size() != 9) return false;
+    *seq = ~GetBigEndian64(rest.substr(1));
+    return true;
+  }
+  return false;
+}
+
+std::string EncodeVersion(const ObjectMeta& meta, bool delete_marker) {
+  std::string out;
+  PutByte(&out, kVersion1);
+  PutBool(&out, delete_marker);
+  out.append(EncodeObjectMeta(meta));
+  return out;
+}
+Result<StoredVersion> DecodeVersion(std::string_view in) {
+  Reader rd(in);
+  StoredVersion v;
+  if (!rd.Version() || !rd.GetBool(&v.delete_marker)) return Corrupt("object version");
+  // The rest is the ObjectMeta, to the end.
+  Result<ObjectMeta> meta = DecodeObjectMeta(in.substr(2));
+  if (!meta.ok()) return meta.status();
+  v.meta = std::move(meta).value();
+  return v;
+}
+std::string EncodeSeq(uint64_t seq) {
+  std::string out;
+  PutBigEndian64(&out, seq);
+  return out;
+}
+bool DecodeSeq(std::string_view in, uint64_t* seq) {
+  if (in.size() != 8) return false;
+  *seq = GetBigEndian64(in);
+  return true;
+}
+
+std::string FormatVersionId(uint64_t seq, uint64_t random) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(kVersionIdLength, '0');
+  for (int i = 0; i < 16; ++i) {
+    out[15 - i] = kHex[(seq >> (4 * i)) & 0xf];
+    out[31 - i] = kHex[(random >> (4 * i)) & 0xf];
+  }
+  return out;
+}
+bool ParseVersionId(std::string_view id, uint64_t* seq) {
+  if (id.size() != kVersionIdLength) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < id.size(); ++i) {
+    const char c = id[i];
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else {
+      return false;
+    }
+    if (i < 16) v = (v << 4) | static_cast<uint64_t>(d);
+  }
+  if (v == 0) return false;  // sequence 0 is never a real version's
+  *seq = v;
+  return true;
 }
 
 std::string DataKey(uint64_t data_id, uint64_t chunk) {

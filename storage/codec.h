@@ -9,6 +9,13 @@
 //   buckets:  <bucket>                                  -> BucketRecord
 //   objects:  <bucket> 0x00 <key>                       -> ObjectMeta (bucket names hold no 0x00,
 //                                                          so keys of a bucket sort in byte order)
+//   versions: <bucket> 0x00 <escaped key> 0x00 0x01 'v' <~seq BE64>
+//                                                       -> StoredVersion (noncurrent versions
+//                                                          and delete markers; newest first)
+//             <bucket> 0x00 <escaped key> 0x00 0x01 'n'  -> seq BE64 of the null version when it
+//                                                          is in this family (format 3)
+//             (escaped key: each 0x00 byte of the key followed by 0xff, so the keys of a
+//             bucket sort as their object keys do, and one key's entries are contiguous)
 //   data:     <data_id BE64> <chunk index BE64>         -> chunk bytes
 //   uploads:  'p' <data_id BE64>                        -> "" (in-flight chunks, old stores)
 //             'f' <data_id BE64>                        -> "" (the data file of id is owned by a
@@ -37,12 +44,15 @@
 
 namespace cubby::storage::codec {
 
-// Version 1 (before format 2) decodes with the access-control fields at their defaults.
+// Version 1 (before format 2) decodes with the access-control fields at their defaults,
+// versions 1 and 2 (before format 3) as unversioned without object lock.
 std::string EncodeBucket(const BucketRecord& record);
 Result<BucketRecord> DecodeBucket(std::string_view in);
 
 // Versions 1 (one run of data) and 2 (segments) when owner_id and acl are empty, as before
-// format 2; version 3 (segments, possibly none, then owner_id and acl) otherwise.
+// format 2; version 3 (segments, possibly none, then owner_id and acl) when the versioning
+// fields are empty (version_id, version_seq 0, no lock state); version 4 (version 3, then
+// version_id, version_seq and lock) otherwise. Versions 1-3 decode as the null version, seq 0.
 std::string EncodeObjectMeta(const ObjectMeta& meta);
 Result<ObjectMeta> DecodeObjectMeta(std::string_view in);
 
@@ -81,7 +91,38 @@ Result<AccessKeyRecord> DecodeAccessKey(std::string_view in);
 std::string EncodeUser(const UserRecord& record);
 Result<UserRecord> DecodeUser(std::string_view in);
 
+// One entry of the versions family: a noncurrent version or a delete marker.
+struct StoredVersion {
+  ObjectMeta meta;  // a delete marker's: version_id, version_seq, last_modified_ms, owner_id
+  bool delete_marker = false;
+};
+std::string EncodeVersion(const ObjectMeta& meta, bool delete_marker);
+Result<StoredVersion> DecodeVersion(std::string_view in);
+std::string EncodeSeq(uint64_t seq);  // the null-version pointer's value
+bool DecodeSeq(std::string_view in, uint64_t* seq);
+
+// Version ids: 32 lowercase hex digits, the sequence (16) then 64 random bits (16), so an id
+// names its versions-family key in one step. ParseVersionId: false for anything else,
+// including a sequence of 0.
+inline constexpr size_t kVersionIdLength = 32;
+std::string FormatVersionId(uint64_t seq, uint64_t random);
+bool ParseVersionId(std::string_view id, uint64_t* seq);
+
 // ---- Keys.
+inline constexpr char kVersionTag = 'v';
+inline constexpr char kNullVersionTag = 'n';
+// The versions-family keys of (bucket, key): every one starts with VersionKeyPrefix; the null
+// pointer sorts before the versions, which sort newest first.
+std::string VersionKeyPrefix(std::string_view bucket, std::string_view key);
+// The start of the versions-family keys of every object key starting with `name_prefix` (they
+// all start with it, and nothing else does).
+std::string VersionNamePrefix(std::string_view bucket, std::string_view name_prefix);
+std::string VersionKey(std::string_view bucket, std::string_view key, uint64_t seq);
+std::string NullVersionKey(std::string_view bucket, std::string_view key);
+// Splits a versions-family key of `bucket`: the object key, the tag and (for kVersionTag) the
+// sequence. False if malformed.
+bool DecodeVersionKey(std::string_view bucket, std::string_view encoded, std::string* key,
+                      char* tag, uint64_t* seq);
 std::string ObjectKey(std::string_view bucket, std::string_view key);
 std::string ObjectPrefix(std::string_view bucket);  // <bucket> 0x00
 std::string ObjectPrefixEnd(std::string_view bucket);  // <bucket> 0x01: exclusive end of the bucket

@@ -123,6 +123,9 @@ DbConfig MakeDbConfig(const StoreOptions& options) {
   rocksdb::ColumnFamilyOptions objects = BaseCfOptions(cache, true, 8 * kMiB);
   rocksdb::ColumnFamilyOptions uploads = BaseCfOptions(cache, false, 2 * kMiB);
   rocksdb::ColumnFamilyOptions keys = BaseCfOptions(cache, true, 2 * kMiB);
+  // Noncurrent versions and delete markers: point reads (a version id names its key) and
+  // short scans of one key's versions.
+  rocksdb::ColumnFamilyOptions versions = BaseCfOptions(cache, true, 2 * kMiB);
 
   // Object chunks: large values go to blob files at flush, so compaction does not rewrite them;
   // blob GC reclaims space of deleted objects. Only single chunks of objects up to 1 MiB come
@@ -138,6 +141,7 @@ DbConfig MakeDbConfig(const StoreOptions& options) {
   config.column_families = {
       {kCfDefault, defaults}, {kCfBuckets, buckets}, {kCfObjects, objects},
       {kCfData, data},        {kCfUploads, uploads}, {kCfKeys, keys},
+      {kCfVersions, versions},
   };
   return config;
 }

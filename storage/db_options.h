@@ -20,9 +20,19 @@ inline constexpr char kCfObjects[] = "objects";
 inline constexpr char kCfData[] = "data";
 inline constexpr char kCfUploads[] = "uploads";
 inline constexpr char kCfKeys[] = "keys";
+inline constexpr char kCfVersions[] = "versions";  // format 3
 
 // Index of each family in DbConfig::column_families and in the handles DB::Open returns.
-enum CfIndex { kDefaultCf = 0, kBucketsCf, kObjectsCf, kDataCf, kUploadsCf, kKeysCf, kNumCfs };
+enum CfIndex {
+  kDefaultCf = 0,
+  kBucketsCf,
+  kObjectsCf,
+  kDataCf,
+  kUploadsCf,
+  kKeysCf,
+  kVersionsCf,
+  kNumCfs
+};
 
 struct DbConfig {
   rocksdb::DBOptions db;

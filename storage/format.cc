@@ -127,10 +127,26 @@ Status AddUsers(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>
   return FromRocks(it->status());
 }
 
+// 2 → 3: versioning. The only new thing on disk is the empty "versions" family, and DB::Open
+// creates it (create_missing_column_families) before any step runs: RocksDB records a new
+// family in its MANIFEST atomically, so after a crash the folder either has it or not, and
+// the next open creates it again. Old records need no rewrite (they decode as unversioned
+// buckets and null versions). The step checks the family exists; its batch carries the
+// version 3 alone.
+Status AddVersions(rocksdb::DB*, const std::vector<rocksdb::ColumnFamilyHandle*>& families,
+                   rocksdb::WriteBatch*) {
+  if (families.size() <= kVersionsCf || families[kVersionsCf] == nullptr ||
+      families[kVersionsCf]->GetName() != kCfVersions) {
+    return Status(Code::kCorruption, "the versions column family is missing");
+  }
+  return Status::Ok();
+}
+
 constexpr MigrationStep kSteps[] = {
     {0, "record the data folder's format version", &MarkFormat},
     {1, "add users: root owns the root key and every bucket, each COSI key gets its user",
      &AddUsers},
+    {2, "add object versioning: the versions column family", &AddVersions},
 };
 static_assert(std::size(kSteps) == kFormatVersion, "one step per version, from 0");
 

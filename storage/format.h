@@ -8,6 +8,9 @@
 //   2  users: the account id setting, user records and their indexes, every key owned by a
 //      user (root's key by `root`, each COSI key by a user named after its grant), every
 //      bucket owned by root with the ACL of its anonymous mode (format.cc AddUsers)
+//   3  object versioning: the "versions" column family (noncurrent versions and delete
+//      markers), bucket records with a versioning state, object records with a version id;
+//      older records decode as unversioned buckets and null versions (format.cc AddVersions)
 //
 // Store::Open (store.h) reads the version before anything writes to the folder: it opens
 // RocksDB read-only (which writes no file) and refuses a folder newer than kFormatVersion with
@@ -42,7 +45,7 @@
 namespace cubby::storage {
 
 // The format this build writes, and the newest one it opens.
-inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kFormatVersion = 3;
 
 // One migration step as Store::Open reports it: once with done == false just before the step
 // writes anything, once with done == true right after its version is durable.

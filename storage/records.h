@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "storage/access_records.h"
+#include "storage/bucket_config.h"
 #include "storage/secret.h"
 
 namespace cubby::storage {
@@ -31,6 +32,10 @@ struct BucketRecord {
   ObjectOwnership object_ownership = ObjectOwnership::kObjectWriter;
   PublicAccessBlock public_access_block;
   std::string policy;  // the bucket policy document as given; empty: none
+  // Versioning (format 3). Store::UpdateBucket keeps the stored state: change it with
+  // Store::SetBucketVersioning only.
+  VersioningState versioning = VersioningState::kUnversioned;
+  ObjectLockConfig object_lock;  // stored as given
 };
 
 // One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the
@@ -69,6 +74,17 @@ struct ObjectMeta {
   // the bucket's owner owns it. An empty acl (no owner, no grants): none set.
   std::string owner_id;
   AclRecord acl;
+
+  // Versioning (format 3). Set by storage on commit; callers leave them alone.
+  // version_id: the version's opaque id (32 lowercase hex digits); empty: the "null" version
+  // (every object of an unversioned bucket, every write of a suspended one, and objects
+  // written before versioning existed).
+  std::string version_id;
+  // The version's place among the versions of its key (larger: newer); 0 for objects written
+  // while their bucket was unversioned. Storage's ordering, not for clients.
+  uint64_t version_seq = 0;
+  // Object lock: the version's retention and legal hold, stored as given (not enforced yet).
+  ObjectLockState lock;
 };
 
 // An access key's status (IAM's Active / Inactive). An Inactive key does not authenticate.

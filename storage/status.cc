@@ -23,6 +23,7 @@ const char* CodeName(Code code) {
     case Code::kEntityAlreadyExists: return "EntityAlreadyExists";
     case Code::kDeleteConflict: return "DeleteConflict";
     case Code::kLimitExceeded: return "LimitExceeded";
+    case Code::kNoSuchVersion: return "NoSuchVersion";
   }
   return "Unknown";
 }

@@ -31,6 +31,8 @@ enum class Code {
   kEntityAlreadyExists,  // a user of that name or e-mail address, or a key of that id, exists
   kDeleteConflict,       // the user still owns access keys or policies (or is root)
   kLimitExceeded,        // more than 2 keys, 50 tags, or 2048 policy characters for a user
+  // Versioning:
+  kNoSuchVersion,  // a well-formed version id that names no version of the key
 };
 
 const char* CodeName(Code code);

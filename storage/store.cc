@@ -180,6 +180,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   if (!formatted.ok()) return formatted;
   Status recovered = store->Recover();
   if (!recovered.ok()) return recovered;
+  if (Status s = store->LoadVersioning(); !s.ok()) return s;
   return std::unique_ptr<Store>(std::move(store));
 }
 

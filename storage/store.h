@@ -1,8 +1,21 @@
 // Store: cubby's metadata and object data in one RocksDB.
 //
-// Column families: "buckets", "objects", "data", "uploads" (multipart uploads and in-flight
-// writes), "keys" (access keys, the COSI grant index, users and their indexes). Only storage/
-// sees rocksdb::.
+// Column families: "buckets", "objects" (the current version of each key), "data", "uploads"
+// (multipart uploads and in-flight writes), "keys" (access keys, the COSI grant index, users
+// and their indexes), "versions" (noncurrent object versions and delete markers). Only
+// storage/ sees rocksdb::.
+//
+// Versioning (https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html): a bucket
+// is unversioned, Enabled or Suspended (BucketRecord::versioning). In an Enabled bucket every
+// write (ObjectWriter::Commit, CompleteUpload) adds a version with a new id and the previous
+// one becomes noncurrent; in a Suspended or unversioned one a write makes the "null" version
+// (ObjectMeta::version_id empty), replacing any null version, current or not, and releasing
+// its data; other versions stay. Objects written before versioning are null versions. A
+// version id passed in is kNullVersionId or a 32-character id this store made; anything else
+// is kInvalidArgument ("Invalid version id specified"); a well-formed id that names no version
+// of the key is kNoSuchVersion. Versions of a key are ordered newest first by a per-key
+// clock (max(now in microseconds, the key's newest + 1)), so a wall clock stepping back cannot
+// reorder them.
 //
 // Thread-safety: a Store is safe for concurrent use from any number of threads. Readers and
 // writers returned by it are used by one thread at a time. REQUIRES: the Store outlives every
@@ -97,6 +110,9 @@ class ObjectWriter {
   virtual uint64_t size() const = 0;  // bytes appended so far
   // Atomically makes the object visible at `key` with `meta` (size and data location are filled
   // in by the writer) and releases the data of the object it replaces. Durable on return.
+  // In a versioned bucket the object is a new version (store.h's top): the returned meta's
+  // version_id is its id (empty: the null version), and `cond` is checked against the
+  // current version (a latest delete marker counts as no object).
   // Errors: kNoSuchBucket (bucket deleted meanwhile), kPreconditionFailed (cond not met; nothing
   // changes; If-Match on a missing key is kPreconditionFailed too), kIOError. At most one
   // Commit per writer: a second one (even after a failed first) is kInvalidArgument.
@@ -165,10 +181,67 @@ struct ListUploadsPage {
   std::string next_upload_id_marker;
 };
 
-// Per-bucket figures, kept exact in the same batch as every change (no scan).
+// Per-bucket figures, kept exact in the same batch as every change (no scan). In a versioned
+// bucket they count current versions only (what ListObjects lists), not noncurrent versions
+// or delete markers.
 struct BucketStats {
   uint64_t objects = 0;
   uint64_t bytes = 0;  // sum of the objects' sizes (not counting uploads in progress)
+};
+
+// The version id that names the null version (in requests, markers and S3's headers). In
+// ObjectMeta::version_id, ObjectVersion::version_id and DeleteResult::version_id the null
+// version's id is the empty string instead.
+inline constexpr std::string_view kNullVersionId = "null";
+
+// What a read found when the version it addressed is a delete marker (S3 answers 404 with
+// x-amz-delete-marker and x-amz-version-id for the latest version, 405 for a named one).
+struct DeleteMarkerInfo {
+  bool delete_marker = false;
+  std::string version_id;  // the marker's; empty: the null version
+};
+
+// What a delete did.
+struct DeleteResult {
+  // true: a delete marker was made (delete without version id in a versioned bucket) or
+  // removed (delete by the version id of a marker).
+  bool delete_marker = false;
+  // The version made or removed; empty for the null version (and for a plain delete in an
+  // unversioned bucket).
+  std::string version_id;
+};
+
+struct VersionsQuery {
+  std::string bucket;
+  std::string prefix;
+  std::string delimiter;          // empty: no grouping
+  std::string key_marker;         // exclusive, see version_id_marker
+  std::string version_id_marker;  // with key_marker: versions of key_marker older than this
+                                  // one too ("null" names the null version). Requires
+                                  // key_marker (kInvalidArgument otherwise)
+  size_t max_keys = 1000;         // versions + markers + common prefixes per page; 0: empty page
+};
+
+// One entry of ListObjectVersions: a version or a delete marker.
+struct ObjectVersion {
+  std::string key;
+  std::string version_id;  // empty: the null version
+  bool is_latest = false;
+  bool delete_marker = false;
+  int64_t last_modified_ms = 0;
+  std::string etag;      // versions only
+  uint64_t size = 0;     // versions only
+  std::string owner_id;  // empty: the bucket's owner
+};
+
+struct VersionsPage {
+  std::vector<ObjectVersion> versions;       // by key, then newest first
+  std::vector<std::string> common_prefixes;  // in byte order, each ends with the delimiter
+  bool truncated = false;
+  // When truncated: the markers for the next page. next_version_id_marker is "null" for the
+  // null version, empty when the page ended with a common prefix.
+  std::string next_key_marker;
+  std::string next_version_id_marker;
 };
 
 struct ListQuery {
@@ -249,20 +322,30 @@ class Store {
   // other change of the record comes between the read and the write, so two concurrent
   // read-modify-writes (an ACL and a policy, say) both count. `change` runs while the bucket is
   // locked: it must be quick and must not change buckets itself. When it returns an error,
-  // nothing is written and UpdateBucket returns that error. The name cannot change.
-  // kNoSuchBucket.
+  // nothing is written and UpdateBucket returns that error. The name and the versioning state
+  // cannot change (SetBucketVersioning changes the latter). kNoSuchBucket.
   using BucketChange = std::function<Status(BucketRecord*)>;
   virtual Status UpdateBucket(std::string_view name, const BucketChange& change) = 0;
   virtual Result<std::vector<BucketRecord>> ListBuckets() = 0;       // by name
   // Deletes the bucket and every access-key grant on it (keys issued for it are deleted; they
-  // stop working at once). Without `force`: kBucketNotEmpty if it holds objects or multipart
-  // uploads, and nothing changes. With `force`: objects, uploads and their data go too.
-  // kNoSuchBucket if absent.
+  // stop working at once). Without `force`: kBucketNotEmpty if it holds objects, noncurrent
+  // versions, delete markers or multipart uploads, and nothing changes. With `force`: all of
+  // them and their data go too. kNoSuchBucket if absent.
   virtual Status DeleteBucket(std::string_view name, bool force) = 0;
-  // True when the bucket holds no objects and no multipart uploads. kNoSuchBucket.
+  // True when the bucket holds no objects, versions, delete markers or multipart uploads.
+  // kNoSuchBucket.
   virtual Result<bool> BucketIsEmpty(std::string_view name) = 0;
 
-  // ---- Objects.
+  // Sets the bucket's versioning state (PutBucketVersioning): kEnabled or kSuspended. Versions
+  // already stored stay as they are. kInvalidArgument for kUnversioned on a bucket that is not
+  // unversioned (a bucket never goes back; setting kUnversioned on an unversioned bucket is
+  // OK and changes nothing), kNoSuchBucket. Durable on return; writes that start after it see
+  // the new state.
+  virtual Status SetBucketVersioning(std::string_view bucket, VersioningState state) = 0;
+
+  // ---- Objects. Without a version id these address the current version; in a versioned
+  // bucket whose latest version of the key is a delete marker they answer kNoSuchKey (the
+  // *Version calls below tell the marker).
   virtual Result<ObjectMeta> HeadObject(std::string_view bucket, std::string_view key) = 0;
   // kNoSuchBucket, kNoSuchKey.
   virtual Result<std::unique_ptr<ObjectReader>> OpenObject(std::string_view bucket,
@@ -270,7 +353,45 @@ class Store {
   // kNoSuchBucket if the bucket does not exist now (it is checked again at Commit).
   virtual Result<std::unique_ptr<ObjectWriter>> NewObjectWriter(std::string_view bucket) = 0;
   // Deletes the object and releases its data. OK when the key does not exist; kNoSuchBucket.
+  // In a versioned bucket this is DeleteObjectVersioned (a delete marker), its result dropped.
   virtual Status DeleteObject(std::string_view bucket, std::string_view key) = 0;
+
+  // ---- Object versions (see the top of this file).
+  // DELETE without a version id
+  // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/DeletingObjectVersions.html):
+  //   unversioned bucket: as DeleteObject; the result is {false, ""}.
+  //   Enabled: a delete marker with a new id becomes the latest version (also when the key has
+  //     no version at all); the current version, if any, becomes noncurrent. {true, its id}.
+  //   Suspended: a delete marker whose id is null becomes the latest version, replacing (and
+  //     releasing) any null version; the current version, if not null, becomes noncurrent.
+  //     {true, ""}.
+  // kNoSuchBucket. Durable on return.
+  virtual Result<DeleteResult> DeleteObjectVersioned(std::string_view bucket,
+                                                     std::string_view key) = 0;
+  // Removes one version or delete marker for good, releasing a version's data. When it was the
+  // current version, the next newer one becomes current (if that is a delete marker, the key
+  // reads as deleted); removing the latest delete marker makes the version below it current
+  // again. In any bucket ("null" removes the object of an unversioned bucket). Returns what
+  // was removed. kInvalidArgument (malformed id), kNoSuchVersion, kNoSuchBucket. Durable on
+  // return.
+  virtual Result<DeleteResult> DeleteObjectVersion(std::string_view bucket, std::string_view key,
+                                                   std::string_view version_id) = 0;
+  // The version `version_id` of the key (empty: the latest, as HeadObject). When that is a
+  // delete marker: kNoSuchKey, and *marker (may be null) says so with the marker's id;
+  // otherwise *marker is left {false, ""}. kNoSuchKey (no latest version), kNoSuchVersion,
+  // kInvalidArgument (malformed id), kNoSuchBucket.
+  virtual Result<ObjectMeta> HeadObjectVersion(std::string_view bucket, std::string_view key,
+                                               std::string_view version_id,
+                                               DeleteMarkerInfo* marker) = 0;
+  // As HeadObjectVersion, returning a reader of that version (pinned as OpenObject's).
+  virtual Result<std::unique_ptr<ObjectReader>> OpenObjectVersion(std::string_view bucket,
+                                                                  std::string_view key,
+                                                                  std::string_view version_id,
+                                                                  DeleteMarkerInfo* marker) = 0;
+  // ListObjectVersions: versions and delete markers by key ascending, each key's newest first,
+  // with common prefixes as ListObjects. One consistent snapshot per page. kInvalidArgument
+  // (a version_id_marker without key_marker, or malformed), kNoSuchBucket.
+  virtual Result<VersionsPage> ListObjectVersions(const VersionsQuery& query) = 0;
   // kNoSuchBucket.
   virtual Result<ListPage> ListObjects(const ListQuery& query) = 0;
 

@@ -40,6 +40,7 @@ Result<BucketRecord> StoreImpl::GetOrCreateBucket(const BucketRecord& candidate,
   if (existing.ok() || existing.status().code() != Code::kNoSuchBucket) return existing;
   Status s = ApplyPut(cf(kBucketsCf), candidate.name, codec::EncodeBucket(candidate));
   if (!s.ok()) return s;
+  NoteVersioning(candidate.name, candidate.versioning);
   *created = true;
   return candidate;
 }
@@ -57,6 +58,7 @@ Status StoreImpl::UpdateBucket(std::string_view name, const BucketChange& change
   if (!bucket.ok()) return bucket.status();
   if (Status s = change(&*bucket); !s.ok()) return s;
   bucket->name = std::string(name);
+  bucket->versioning = VersioningOf(name);  // SetBucketVersioning's to change
   return ApplyPut(cf(kBucketsCf), name, codec::EncodeBucket(*bucket));
 }
 
@@ -92,6 +94,22 @@ Status StoreImpl::DeleteBucket(std::string_view name, bool force) {
     });
     if (!s.ok()) return s;
     batch.DeleteRange(cf(kObjectsCf), begin, end);
+    // Noncurrent versions: the versions family's keys of a bucket share the objects' range.
+    s = ForEach(kVersionsCf, begin, end, [&](std::string_view key, std::string_view value) {
+      std::string object_key;
+      char tag = 0;
+      uint64_t seq = 0;
+      if (!codec::DecodeVersionKey(name, key, &object_key, &tag, &seq)) {
+        return Status(Code::kCorruption, "bad object version key");
+      }
+      if (tag != codec::kVersionTag) return Status::Ok();  // the null pointer
+      Result<codec::StoredVersion> v = codec::DecodeVersion(value);
+      if (!v.ok()) return v.status();
+      if (!v->delete_marker) AddReleaseData(v->meta, &batch);
+      return Status::Ok();
+    });
+    if (!s.ok()) return s;
+    batch.DeleteRange(cf(kVersionsCf), begin, end);
     // Uploads and their parts. Part commits hold the bucket lock shared: no part can appear.
     s = ForEach(kUploadsCf, codec::UploadPrefix(name), codec::UploadPrefixEnd(name),
                 [&](std::string_view, std::string_view value) {
@@ -111,7 +129,9 @@ Status StoreImpl::DeleteBucket(std::string_view name, bool force) {
                        return RevokeLocked(key_id, name, &batch);
                      });
   if (!s.ok()) return s;
-  return WriteReleasing(&batch);
+  s = WriteReleasing(&batch);
+  if (s.ok()) NoteVersioning(name, VersioningState::kUnversioned);
+  return s;
 }
 
 Result<bool> StoreImpl::BucketIsEmpty(std::string_view name) {
@@ -142,6 +162,8 @@ Status StoreImpl::RequireBucket(std::string_view name) {
 
 Result<bool> StoreImpl::IsEmptyLocked(std::string_view name) {
   Result<bool> any = AnyKeyIn(kObjectsCf, codec::ObjectPrefix(name), codec::ObjectPrefixEnd(name));
+  if (!any.ok() || *any) return any.ok() ? Result<bool>(false) : any;
+  any = AnyKeyIn(kVersionsCf, codec::ObjectPrefix(name), codec::ObjectPrefixEnd(name));
   if (!any.ok() || *any) return any.ok() ? Result<bool>(false) : any;
   any = AnyKeyIn(kUploadsCf, codec::UploadPrefix(name), codec::UploadPrefixEnd(name));
   if (!any.ok()) return any;

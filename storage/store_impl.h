@@ -11,6 +11,8 @@
 //   store_list.cc       the one delimiter walk under ListObjects and ListUploads
 //   store_multipart.cc  uploads and parts, PartWriterImpl
 //   store_keys.cc       access keys, COSI grants, users and their policies and tags
+//   store_versions.cc   object versions: the versioning state, versioned commits and deletes,
+//                       reads and deletes by version id, ListObjectVersions
 //   store_recovery.cc   what Open cleans up after a crash; the engine's background error and
 //                       resuming writes after ENOSPC
 //   store_space.cc      free space and the engine headroom every write passes (Apply), the
@@ -46,10 +48,12 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "storage/blob_files.h"
 #include "storage/capacity.h"
+#include "storage/codec.h"
 #include "storage/db_options.h"
 #include "storage/records.h"
 #include "storage/status.h"
@@ -170,6 +174,8 @@ class StoreImpl final : public Store {
   Status UpgradeFormat(bool existed, const std::function<void(const MigrationEvent&)>& on_event);
   // Removes the data of writers that never committed and seeds the data id counter.
   Status Recover();
+  // Reads the versioning state of every bucket into memory (store_versions.cc).
+  Status LoadVersioning();
 
   // ---- Used by readers and writers.
   rocksdb::ColumnFamilyHandle* cf(CfIndex i) { return handles_[i]; }
@@ -179,7 +185,8 @@ class StoreImpl final : public Store {
   // Adds to `batch` the object `meta` at (bucket, key) and the release of the object it
   // replaces, after checking `cond`; writes it synced. Takes the bucket stripe (shared) and
   // the key stripe. store_write.cc.
-  Status CommitObject(std::string_view bucket, std::string_view key, const ObjectMeta& meta,
+  // In a versioned bucket the commit makes a new version: *meta's version fields are set.
+  Status CommitObject(std::string_view bucket, std::string_view key, ObjectMeta* meta,
                       const WriteCondition& cond, Batch* batch);
   // Commits a part: stores `part` (its data's last chunk is already in `batch`) and releases
   // the part it replaces, if the upload still exists. Takes the bucket and upload stripes
@@ -209,6 +216,21 @@ class StoreImpl final : public Store {
   Result<ListPage> ListObjects(const ListQuery& q) override;
   Result<ObjectMeta> UpdateObjectMeta(std::string_view bucket, std::string_view key,
                                       ObjectMeta meta, const WriteCondition& cond) override;
+
+  // Versions: store_versions.cc.
+  Status SetBucketVersioning(std::string_view bucket, VersioningState state) override;
+  Result<DeleteResult> DeleteObjectVersioned(std::string_view bucket,
+                                             std::string_view key) override;
+  Result<DeleteResult> DeleteObjectVersion(std::string_view bucket, std::string_view key,
+                                           std::string_view version_id) override;
+  Result<ObjectMeta> HeadObjectVersion(std::string_view bucket, std::string_view key,
+                                       std::string_view version_id,
+                                       DeleteMarkerInfo* marker) override;
+  Result<std::unique_ptr<ObjectReader>> OpenObjectVersion(std::string_view bucket,
+                                                          std::string_view key,
+                                                          std::string_view version_id,
+                                                          DeleteMarkerInfo* marker) override;
+  Result<VersionsPage> ListObjectVersions(const VersionsQuery& q) override;
 
   // Multipart uploads: store_multipart.cc (ListUploads: store_list.cc).
   Result<UploadRecord> CreateUpload(std::string_view bucket, std::string_view key,
@@ -371,6 +393,50 @@ class StoreImpl final : public Store {
   // reclaimer when enough chunk data has been released.
   Status WriteReleasing(Batch* batch);
 
+  // ---- Versions (store_versions.cc). Invariant per key: the newest version, when it is not a
+  // delete marker, is the current object (objects family); every other version and marker is
+  // in the versions family, and the null pointer is there exactly when the null version is.
+  // The bucket's versioning state, from memory: no read. Changed only under the bucket stripe
+  // held exclusive, so a caller holding it shared sees a state that stays until it lets go.
+  VersioningState VersioningOf(std::string_view bucket);
+  // Records a bucket's state in memory. REQUIRES: BucketMutex(bucket) exclusive, after the
+  // change is durable (or when loading).
+  void NoteVersioning(std::string_view bucket, VersioningState state);
+  // Adds to `batch` the commit of *meta at (bucket, key) in place of `current` (read under the
+  // key stripe): AddReplaceObject in an unversioned bucket, else a new version per the
+  // bucket's state; sets *meta's version fields. REQUIRES: the bucket stripe (shared) and the
+  // key stripe held since `current` was read.
+  Status AddCommitObject(std::string_view bucket, std::string_view key,
+                         const std::string& object_key, ObjectMeta* meta,
+                         const std::optional<ObjectMeta>& current, Batch* batch);
+  // The newest entry of (bucket, key) in the versions family other than the one of sequence
+  // `skip` (nullopt: none skipped).
+  Result<std::optional<codec::StoredVersion>> NewestNoncurrent(std::string_view bucket,
+                                                               std::string_view key,
+                                                               const rocksdb::Snapshot* snapshot,
+                                                               std::optional<uint64_t> skip);
+  // The null version's entry in the versions family (nullopt: none there).
+  Result<std::optional<codec::StoredVersion>> NoncurrentNull(std::string_view bucket,
+                                                             std::string_view key,
+                                                             const rocksdb::Snapshot* snapshot);
+  // Moves the current version `current` into the versions family (in `batch`).
+  void AddDemote(std::string_view bucket, std::string_view key, const ObjectMeta& current,
+                 Batch* batch);
+  // Moves `v` (the newest entry in the versions family, not a marker) to the objects family.
+  void AddPromote(std::string_view bucket, std::string_view key, const std::string& object_key,
+                  const codec::StoredVersion& v, Batch* batch);
+  // Removes a noncurrent null version (or null delete marker) and releases its data.
+  Status AddDropNoncurrentNull(std::string_view bucket, std::string_view key, Batch* batch);
+  // The version that `version_id` (empty: the latest) names, and whether it is the current
+  // object. nullopt: none. kInvalidArgument for a malformed id.
+  struct FoundVersion {
+    codec::StoredVersion version;
+    bool current = false;
+  };
+  Result<std::optional<FoundVersion>> FindVersion(std::string_view bucket, std::string_view key,
+                                                  std::string_view version_id,
+                                                  const rocksdb::Snapshot* snapshot);
+
   // ---- Listing (store_list.cc).
   template <typename NameOf, typename OnEntry, typename OnPrefix>
   Result<bool> WalkListing(const ListingWalk& w, NameOf&& name_of, OnEntry&& on_entry,
@@ -467,6 +533,11 @@ class StoreImpl final : public Store {
   std::array<std::mutex, kKeyStripes> part_mu_;
   std::mutex grant_mu_;
   std::atomic<uint64_t> access_generation_{1};  // see AccessGeneration
+  // Buckets that are not unversioned (store_versions.cc), and whether there is any, so a store
+  // without versioned buckets never takes versioning_mu_.
+  std::mutex versioning_mu_;
+  std::unordered_map<std::string, VersioningState> versioning_;
+  std::atomic<bool> any_versioned_{false};
 
   // The reclaimer: compacts the data family after enough bytes were released.
   std::vector<uint64_t> released_ids_;       // data ids released since the last reclaim

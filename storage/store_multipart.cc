@@ -204,7 +204,9 @@ Result<ObjectMeta> StoreImpl::CompleteUpload(std::string_view bucket, std::strin
   const std::string object_key = codec::ObjectKey(bucket, key);
   Result<std::optional<ObjectMeta>> current = GetForWrite(object_key, cond);
   if (!current.ok()) return current.status();
-  AddReplaceObject(bucket, object_key, meta, *current, &batch);
+  if (Status s = AddCommitObject(bucket, key, object_key, &meta, *current, &batch); !s.ok()) {
+    return s;
+  }
   batch.DeleteRange(cf(kUploadsCf), codec::PartPrefix(upload_id), codec::PartPrefixEnd(upload_id));
   batch.Delete(cf(kUploadsCf), codec::UploadKey(bucket, key, upload_id));
   codec::CompletedRecord done{std::string(bucket), std::string(key), meta.etag,

@@ -195,6 +195,14 @@ Result<ObjectMeta> StoreImpl::HeadObject(std::string_view bucket, std::string_vi
 
 Result<std::unique_ptr<ObjectReader>> StoreImpl::OpenObject(std::string_view bucket,
                                                             std::string_view key) {
+  return OpenObjectVersion(bucket, key, {}, nullptr);
+}
+
+Result<std::unique_ptr<ObjectReader>> StoreImpl::OpenObjectVersion(std::string_view bucket,
+                                                                   std::string_view key,
+                                                                   std::string_view version_id,
+                                                                   DeleteMarkerInfo* marker) {
+  if (marker != nullptr) *marker = DeleteMarkerInfo{};
   // Chunks are pinned by the snapshot, files by pins taken inside the read gate (see
   // blob_files.h): a concurrent overwrite or delete changes neither until the reader goes.
   std::unique_ptr<rocksdb::ManagedSnapshot> snapshot;
@@ -206,14 +214,24 @@ Result<std::unique_ptr<ObjectReader>> StoreImpl::OpenObject(std::string_view buc
     // version whose release (and unlink) completed before this reader pinned its file.
     auto gate = files_->ReadGate();
     snapshot = std::make_unique<rocksdb::ManagedSnapshot>(db_);
-    Result<std::optional<ObjectMeta>> meta =
-        GetObjectMeta(codec::ObjectKey(bucket, key), snapshot->snapshot());
-    if (!meta.ok()) return meta.status();
-    if (!meta->has_value()) {
+    // The latest version without a version id: the current object (in a versioned bucket a
+    // latest delete marker is looked up only when there is none).
+    Result<std::optional<FoundVersion>> version =
+        FindVersion(bucket, key, version_id, snapshot->snapshot());
+    if (!version.ok()) return version.status();
+    if (!version->has_value() || (*version)->version.delete_marker) {
       gate.unlock();
-      return MissingObject(bucket, key);
+      if (version->has_value()) {
+        if (marker != nullptr) {
+          *marker = DeleteMarkerInfo{true, (*version)->version.meta.version_id};
+        }
+        return Status(Code::kNoSuchKey, "the version is a delete marker");
+      }
+      if (version_id.empty()) return MissingObject(bucket, key);
+      if (Status s = RequireBucket(bucket); !s.ok()) return s;
+      return Status(Code::kNoSuchVersion, "The specified version does not exist.");
     }
-    found = std::move(**meta);
+    found = std::move((*version)->version.meta);
     for (const DataSegment& seg : SegmentsOf(found)) {
       if (seg.data_id == 0) continue;
       if (seg.chunk_size == 0) {

@@ -76,7 +76,7 @@ Result<ObjectMeta> WriterImpl::Commit(std::string_view key, ObjectMeta meta,
   if (!seg.ok()) return seg.status();
   meta.data_id = seg->data_id;
   meta.chunk_size = seg->chunk_size;
-  Status s = store_->CommitObject(bucket_, key, meta, cond, &batch);
+  Status s = store_->CommitObject(bucket_, key, &meta, cond, &batch);
   if (!s.ok()) return s;
   stream_.Committed();
   return meta;
@@ -97,6 +97,8 @@ void SetDataOf(const ObjectMeta& source, ObjectMeta* meta) {
   meta->chunk_size = source.chunk_size;
   meta->inline_data = source.inline_data;
   meta->segments = source.segments;
+  meta->version_id = source.version_id;
+  meta->version_seq = source.version_seq;
 }
 
 ChunkStream::ChunkStream(StoreImpl* store)
@@ -204,31 +206,22 @@ Result<std::unique_ptr<ObjectWriter>> StoreImpl::NewObjectWriter(std::string_vie
   return std::unique_ptr<ObjectWriter>(std::make_unique<WriterImpl>(this, std::string(bucket)));
 }
 
-Status StoreImpl::CommitObject(std::string_view bucket, std::string_view key,
-                               const ObjectMeta& meta, const WriteCondition& cond, Batch* batch) {
+Status StoreImpl::CommitObject(std::string_view bucket, std::string_view key, ObjectMeta* meta,
+                               const WriteCondition& cond, Batch* batch) {
   std::shared_lock bucket_lock(BucketMutex(bucket));
   std::lock_guard key_lock(KeyMutex(bucket, key));
   if (Status s = RequireBucket(bucket); !s.ok()) return s;
   const std::string object_key = codec::ObjectKey(bucket, key);
   Result<std::optional<ObjectMeta>> current = GetForWrite(object_key, cond);
   if (!current.ok()) return current.status();
-  AddReplaceObject(bucket, object_key, meta, *current, batch);
+  if (Status s = AddCommitObject(bucket, key, object_key, meta, *current, batch); !s.ok()) {
+    return s;
+  }
   return WriteReleasing(batch);
 }
 
 Status StoreImpl::DeleteObject(std::string_view bucket, std::string_view key) {
-  std::shared_lock bucket_lock(BucketMutex(bucket));
-  std::lock_guard key_lock(KeyMutex(bucket, key));
-  if (Status s = RequireBucket(bucket); !s.ok()) return s;
-  const std::string object_key = codec::ObjectKey(bucket, key);
-  Result<std::optional<ObjectMeta>> current = GetObjectMeta(object_key, nullptr);
-  if (!current.ok()) return current.status();
-  if (!current->has_value()) return Status::Ok();
-  Batch batch;
-  batch.Delete(cf(kObjectsCf), object_key);
-  AddReleaseData(**current, &batch);
-  AddStatsDelta(bucket, -1, -static_cast<int64_t>((*current)->size), &batch);
-  return WriteReleasing(&batch);
+  return DeleteObjectVersioned(bucket, key).status();
 }
 
 Result<ObjectMeta> StoreImpl::UpdateObjectMeta(std::string_view bucket, std::string_view key,

@@ -106,6 +106,7 @@ TEST(ErrorsTest, FromStorageEveryCode) {
       {Code::kEntityAlreadyExists, ErrorCode::kInternalError},
       {Code::kDeleteConflict, ErrorCode::kInternalError},
       {Code::kLimitExceeded, ErrorCode::kInternalError},
+      {Code::kNoSuchVersion, ErrorCode::kNoSuchVersion},
   };
   for (const auto& [code, want] : cases) {
     EXPECT_EQ(FromStorage(code), want) << storage::CodeName(code);
