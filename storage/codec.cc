@@ -226,7 +226,8 @@ void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::st
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  PutByte(&out, kVersion3);
+  const bool v3 = r.versioning != VersioningState::kUnversioned || r.object_lock != ObjectLockConfig{};
+  PutByte(&out, v3 ? kVersion3 : kVersion2);
   PutBytes(&out, r.name);
   PutSigned(&out, r.created_ms);
   PutByte(&out, static_cast<uint8_t>(r.anonymous));
@@ -243,9 +244,10 @@ std::string EncodeBucket(const BucketRecord& r) {
                                      (pab.block_public_policy ? 8 : 0) |
                                      (pab.restrict_public_buckets ? 16 : 0)));
   PutBytes(&out, r.policy);
-  // Version 3.
-  PutByte(&out, static_cast<uint8_t>(r.versioning));
-  PutBytes(&out, EncodeObjectLockConfig(r.object_lock));
+  if (v3) {
+    PutByte(&out, static_cast<uint8_t>(r.versioning));
+    PutBytes(&out, EncodeObjectLockConfig(r.object_lock));
+  }
   return out;
 }
 

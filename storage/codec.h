@@ -44,8 +44,10 @@
 
 namespace cubby::storage::codec {
 
-// Version 1 (before format 2) decodes with the access-control fields at their defaults,
-// versions 1 and 2 (before format 3) as unversioned without object lock.
+// Version 1 (before format 2) decodes with the access-control fields at their defaults.
+// Version 2 when versioning and object lock are at their defaults (as before format 3, and it
+// decodes so), version 3 (version 2, then the versioning state and object-lock config)
+// otherwise.
 std::string EncodeBucket(const BucketRecord& record);
 Result<BucketRecord> DecodeBucket(std::string_view in);
 

@@ -91,7 +91,9 @@ Status StoreImpl::LoadVersioning() {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator({}, cf(kBucketsCf)));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     Result<BucketRecord> bucket = codec::DecodeBucket(ToView(it->value()));
-    if (!bucket.ok()) return bucket.status();
+    // A record that does not decode is left out, so the store still opens: reading it reports
+    // kCorruption (GetBucket), as it did before this map existed.
+    if (!bucket.ok()) continue;
     if (bucket->versioning != VersioningState::kUnversioned) {
       NoteVersioning(bucket->name, bucket->versioning);
     }
