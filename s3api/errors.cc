@@ -112,8 +112,7 @@ constexpr ErrorInfo kErrors[] = {
      "been aborted or completed.",
      404},
     // A version id that is well formed but names no version of the key.
-    {ErrorCode::kNoSuchVersion, "NoSuchVersion",
-     "The specified version does not exist.", 404},
+    {ErrorCode::kNoSuchVersion, "NoSuchVersion", "The specified version does not exist.", 404},
     {ErrorCode::kNoSuchWebsiteConfiguration, "NoSuchWebsiteConfiguration",
      "The specified bucket does not have a website configuration", 404},
     {ErrorCode::kNotImplemented, "NotImplemented",

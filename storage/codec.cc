@@ -226,7 +226,8 @@ void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::st
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  const bool v3 = r.versioning != VersioningState::kUnversioned || r.object_lock != ObjectLockConfig{};
+  const bool v3 =
+      r.versioning != VersioningState::kUnversioned || r.object_lock != ObjectLockConfig{};
   PutByte(&out, v3 ? kVersion3 : kVersion2);
   PutBytes(&out, r.name);
   PutSigned(&out, r.created_ms);
@@ -257,9 +258,9 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
   uint8_t version = 0;
   if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion3) return Corrupt("bucket");
   const bool v2 = version >= kVersion2;
-  if (!rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) ||
-      !rd.GetMode(&r.anonymous) || !rd.GetBool(&r.force_delete) ||
-      !rd.GetBool(&r.created_by_cosi) || !rd.GetStringMap(&r.cosi_parameters)) {
+  if (!rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) || !rd.GetMode(&r.anonymous) ||
+      !rd.GetBool(&r.force_delete) || !rd.GetBool(&r.created_by_cosi) ||
+      !rd.GetStringMap(&r.cosi_parameters)) {
     return Corrupt("bucket");
   }
   if (v2) {
@@ -295,11 +296,10 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
 std::string EncodeObjectMeta(const ObjectMeta& m) {
   std::string out;
   out.reserve(64 + m.etag.size() + m.content_type.size() + m.inline_data.size());
-  const bool versioned =
-      !m.version_id.empty() || m.version_seq != 0 || m.lock != ObjectLockState{};
+  const bool versioned = !m.version_id.empty() || m.version_seq != 0 || m.lock != ObjectLockState{};
   const bool owner = versioned || !m.owner_id.empty() || m.acl != AclRecord{};
-  PutByte(&out, versioned ? kVersionVersioned
-                : owner   ? kVersionOwner
+  PutByte(&out, versioned            ? kVersionVersioned
+                : owner              ? kVersionOwner
                 : m.segments.empty() ? kVersion1
                                      : kVersionSegments);
   PutVarint(&out, m.size);

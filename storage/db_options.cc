@@ -139,9 +139,8 @@ DbConfig MakeDbConfig(const StoreOptions& options) {
   data.blob_garbage_collection_age_cutoff = 0.25;
 
   config.column_families = {
-      {kCfDefault, defaults}, {kCfBuckets, buckets}, {kCfObjects, objects},
-      {kCfData, data},        {kCfUploads, uploads}, {kCfKeys, keys},
-      {kCfVersions, versions},
+      {kCfDefault, defaults}, {kCfBuckets, buckets}, {kCfObjects, objects},   {kCfData, data},
+      {kCfUploads, uploads},  {kCfKeys, keys},       {kCfVersions, versions},
   };
   return config;
 }

@@ -28,6 +28,8 @@
 //     object and its write one step, so replaced data is released exactly once. A part stripe
 //     (mutex on hash(upload id, part number)) does the same for a part.
 //   grant_mu_: the keys family: access keys, the grant index, users and their indexes.
+//   versioning_mu_ (a leaf: nothing is taken while it is held): the in-memory map of versioned
+//     buckets; changed only while the bucket's stripe is held exclusive.
 // Locks are held across the synced Write on purpose, but they are fine-grained, so commits of
 // different keys reach DB::Write concurrently and share fsyncs through group commit.
 #pragma once

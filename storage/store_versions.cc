@@ -152,7 +152,9 @@ Result<std::optional<codec::StoredVersion>> StoreImpl::NoncurrentNull(
   if (!pointer.ok()) return pointer.status();
   if (!pointer->has_value()) return std::optional<codec::StoredVersion>();
   uint64_t seq = 0;
-  if (!codec::DecodeSeq(**pointer, &seq)) return Status(Code::kCorruption, "bad null version pointer");
+  if (!codec::DecodeSeq(**pointer, &seq)) {
+    return Status(Code::kCorruption, "bad null version pointer");
+  }
   Result<std::optional<std::string>> raw =
       GetRaw(kVersionsCf, codec::VersionKey(bucket, key, seq), snapshot);
   if (!raw.ok()) return raw.status();
@@ -167,7 +169,8 @@ Result<std::optional<StoreImpl::FoundVersion>> StoreImpl::FindVersion(
     const rocksdb::Snapshot* snapshot) {
   Result<VersionRef> ref = ParseVersionRef(version_id);
   if (!ref.ok()) return ref.status();
-  Result<std::optional<ObjectMeta>> current = GetObjectMeta(codec::ObjectKey(bucket, key), snapshot);
+  Result<std::optional<ObjectMeta>> current =
+      GetObjectMeta(codec::ObjectKey(bucket, key), snapshot);
   if (!current.ok()) return current.status();
   auto found_current = [&]() {
     return std::optional<FoundVersion>(
@@ -213,8 +216,8 @@ Result<std::optional<StoreImpl::FoundVersion>> StoreImpl::FindVersion(
 
 // ---- Changes. Each is one batch under the bucket stripe (shared) and the key stripe.
 
-void StoreImpl::AddDemote(std::string_view bucket, std::string_view key,
-                          const ObjectMeta& current, Batch* batch) {
+void StoreImpl::AddDemote(std::string_view bucket, std::string_view key, const ObjectMeta& current,
+                          Batch* batch) {
   batch->Put(cf(kVersionsCf), codec::VersionKey(bucket, key, current.version_seq),
              codec::EncodeVersion(current, /*delete_marker=*/false));
   if (current.version_id.empty()) {
@@ -227,7 +230,9 @@ void StoreImpl::AddPromote(std::string_view bucket, std::string_view key,
                            const std::string& object_key, const codec::StoredVersion& v,
                            Batch* batch) {
   batch->Delete(cf(kVersionsCf), codec::VersionKey(bucket, key, v.meta.version_seq));
-  if (v.meta.version_id.empty()) batch->Delete(cf(kVersionsCf), codec::NullVersionKey(bucket, key));
+  if (v.meta.version_id.empty()) {
+    batch->Delete(cf(kVersionsCf), codec::NullVersionKey(bucket, key));
+  }
   batch->Put(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(v.meta));
   AddStatsDelta(bucket, 1, static_cast<int64_t>(v.meta.size), batch);
 }
@@ -366,7 +371,9 @@ Result<DeleteResult> StoreImpl::DeleteObjectVersion(std::string_view bucket, std
     AddStatsDelta(bucket, -1, -static_cast<int64_t>(v.meta.size), &batch);
   } else {
     batch.Delete(cf(kVersionsCf), codec::VersionKey(bucket, key, v.meta.version_seq));
-    if (v.meta.version_id.empty()) batch.Delete(cf(kVersionsCf), codec::NullVersionKey(bucket, key));
+    if (v.meta.version_id.empty()) {
+      batch.Delete(cf(kVersionsCf), codec::NullVersionKey(bucket, key));
+    }
     Result<bool> current = HasRaw(kObjectsCf, object_key);
     if (!current.ok()) return current.status();
     has_current = *current;
@@ -375,10 +382,9 @@ Result<DeleteResult> StoreImpl::DeleteObjectVersion(std::string_view bucket, std
   // DeletingObjectVersions.html: when the latest version goes, the next one becomes current;
   // a delete marker stays where it is (the key then reads as deleted).
   if (!has_current) {
-    Result<std::optional<codec::StoredVersion>> next =
-        NewestNoncurrent(bucket, key, nullptr,
-                         (*found)->current ? std::nullopt
-                                           : std::optional<uint64_t>(v.meta.version_seq));
+    Result<std::optional<codec::StoredVersion>> next = NewestNoncurrent(
+        bucket, key, nullptr,
+        (*found)->current ? std::nullopt : std::optional<uint64_t>(v.meta.version_seq));
     if (!next.ok()) return next.status();
     if (next->has_value() && !(*next)->delete_marker) {
       AddPromote(bucket, key, object_key, **next, &batch);
@@ -504,8 +510,9 @@ Result<VersionsPage> StoreImpl::ListObjectVersions(const VersionsQuery& q) {
     Result<bool> has_ver = ver_at();
     if (!has_ver.ok()) return has_ver.status();
     if (!has_obj && !*has_ver) break;
-    const std::string name =
-        !has_obj ? ver_name : !*has_ver ? obj_name : std::min(obj_name, ver_name);
+    const std::string name = !has_obj    ? ver_name
+                             : !*has_ver ? obj_name
+                                         : std::min(obj_name, ver_name);
     const bool at_marker_key = !q.key_marker.empty() && name == q.key_marker;
     if (!q.key_marker.empty() &&
         (name < q.key_marker || (at_marker_key && q.version_id_marker.empty()))) {
@@ -568,8 +575,7 @@ Result<VersionsPage> StoreImpl::ListObjectVersions(const VersionsQuery& q) {
       Result<bool> at = ver_at();
       if (!at.ok()) return at.status();
       if (!*at || ver_name != name) break;
-      if (ver_tag != codec::kVersionTag ||
-          (older_than.has_value() && ver_seq >= *older_than)) {
+      if (ver_tag != codec::kVersionTag || (older_than.has_value() && ver_seq >= *older_than)) {
         vers->Next();
         continue;
       }

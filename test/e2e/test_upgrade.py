@@ -37,7 +37,7 @@ from test_cosi_e2e import Cosi, wait_for_socket  # noqa: E402
 # One per format up to today's (test/fixtures/README.md); the fixture of the current format opens
 # without a migration.
 FIXTURES = ["format0", "format1", "format2"]
-CURRENT_FORMAT = "2"    # storage/format.h kFormatVersion
+CURRENT_FORMAT = "3"    # storage/format.h kFormatVersion
 EXIT_FORMAT_TOO_NEW = 3
 
 

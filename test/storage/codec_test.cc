@@ -691,9 +691,8 @@ TEST(Codec, VersionKeysSortByKeyThenNewestFirst) {
   std::string name;
   char tag = 0;
   uint64_t seq = 0;
-  for (const std::string& bad :
-       {"bkt"s, "bkt\0a"s, "bkt\0a\0"s, "bkt\0a\0\x01"s, "bkt\0a\0\x01v123"s, "other\0a\0\x01n"s,
-        "bkt\0a\0\x02n"s}) {
+  for (const std::string& bad : {"bkt"s, "bkt\0a"s, "bkt\0a\0"s, "bkt\0a\0\x01"s,
+                                 "bkt\0a\0\x01v123"s, "other\0a\0\x01n"s, "bkt\0a\0\x02n"s}) {
     EXPECT_FALSE(DecodeVersionKey("bkt", bad, &name, &tag, &seq)) << bad;
   }
 }

@@ -155,7 +155,7 @@ TEST_F(VersionsTest, UnversionedBucketWritesTheNullVersionAsBefore) {
 
 TEST_F(VersionsTest, SuspendedWritesReplaceTheNullVersionAndKeepRealOnes) {
   const std::string old_null = Pattern(300, 1);  // a data file: its release is visible
-  EXPECT_EQ(Put("k", old_null), "null");  // written before versioning: the null version
+  EXPECT_EQ(Put("k", old_null), "null");         // written before versioning: the null version
   SetState(VersioningState::kEnabled);
   const std::string v1 = Put("k", Pattern(120, 2));
   EXPECT_EQ(Described(), (std::vector<std::string>{"k@" + v1 + "[latest]", "k@null"}));
@@ -179,8 +179,7 @@ TEST_F(VersionsTest, SuspendedWritesReplaceTheNullVersionAndKeepRealOnes) {
   // Enabled again: the null version becomes noncurrent, and stays one until replaced.
   SetState(VersioningState::kEnabled);
   const std::string v2 = Put("k", "e2");
-  EXPECT_EQ(Described(),
-            (std::vector<std::string>{"k@" + v2 + "[latest]", "k@null", "k@" + v1}));
+  EXPECT_EQ(Described(), (std::vector<std::string>{"k@" + v2 + "[latest]", "k@null", "k@" + v1}));
 }
 
 TEST_F(VersionsTest, DeleteMarkersHideTheKeyAndTellTheirId) {
@@ -229,9 +228,9 @@ TEST_F(VersionsTest, DeleteMarkersHideTheKeyAndTellTheirId) {
   Result<DeleteResult> fresh = store_->DeleteObjectVersioned("b", "never");
   ASSERT_OK(fresh.status());
   EXPECT_TRUE(fresh->delete_marker);
-  EXPECT_EQ(Described(), (std::vector<std::string>{"k@" + again->version_id + "[dm][latest]",
-                                                   "k@" + dm + "[dm]", "k@" + v1,
-                                                   "never@" + fresh->version_id + "[dm][latest]"}));
+  EXPECT_EQ(Described(),
+            (std::vector<std::string>{"k@" + again->version_id + "[dm][latest]", "k@" + dm + "[dm]",
+                                      "k@" + v1, "never@" + fresh->version_id + "[dm][latest]"}));
 
   // Removing the latest marker leaves the older marker latest; removing that one undeletes.
   Result<DeleteResult> removed = store_->DeleteObjectVersion("b", "k", again->version_id);
@@ -261,8 +260,7 @@ TEST_F(VersionsTest, SuspendedDeleteMakesANullMarkerReplacingTheNullVersion) {
   EXPECT_EQ(del->version_id, "");
   EXPECT_EQ(Described(), (std::vector<std::string>{"k@null[dm][latest]", "k@" + v1}));
   DeleteMarkerInfo marker;
-  EXPECT_EQ(store_->HeadObjectVersion("b", "k", "null", &marker).status().code(),
-            Code::kNoSuchKey);
+  EXPECT_EQ(store_->HeadObjectVersion("b", "k", "null", &marker).status().code(), Code::kNoSuchKey);
   EXPECT_TRUE(marker.delete_marker);
   EXPECT_EQ(marker.version_id, "");
   // Deleting again replaces the null marker with a new one: still two entries.
@@ -315,8 +313,8 @@ TEST_F(VersionsTest, DeleteByIdOfCurrentNoncurrentAndNull) {
   EXPECT_EQ(store_->HeadObjectVersion("b", "k", "", &marker).status().code(), Code::kNoSuchKey);
   EXPECT_TRUE(marker.delete_marker);
   EXPECT_EQ(marker.version_id, dm->version_id);
-  EXPECT_EQ(Described(), (std::vector<std::string>{"k@" + dm->version_id + "[dm][latest]",
-                                                   "k@" + v4}));
+  EXPECT_EQ(Described(),
+            (std::vector<std::string>{"k@" + dm->version_id + "[dm][latest]", "k@" + v4}));
   // The last version goes: nothing is left, and deleting it again is kNoSuchVersion.
   ASSERT_OK(store_->DeleteObjectVersion("b", "k", dm->version_id).status());
   ASSERT_OK(store_->DeleteObjectVersion("b", "k", v4).status());
@@ -343,8 +341,8 @@ TEST_F(VersionsTest, MalformedAndUnknownVersionIds) {
       {"abc", Code::kInvalidArgument},
       {std::string(31, 'a'), Code::kInvalidArgument},
       {std::string(33, 'a'), Code::kInvalidArgument},
-      {std::string(32, 'A'), Code::kInvalidArgument},           // upper case
-      {std::string(32, 'g'), Code::kInvalidArgument},           // not hex
+      {std::string(32, 'A'), Code::kInvalidArgument},                         // upper case
+      {std::string(32, 'g'), Code::kInvalidArgument},                         // not hex
       {std::string(16, '0') + std::string(16, 'a'), Code::kInvalidArgument},  // sequence 0
       {"NULL", Code::kInvalidArgument},
       {std::string(16, '1') + std::string(16, 'a'), Code::kNoSuchVersion},  // well formed
@@ -403,6 +401,15 @@ TEST_F(VersionsTest, SetBucketVersioningRules) {
   Result<ObjectMeta> m = PutObject(*store_, "locked", "k", "x");
   ASSERT_OK(m.status());
   EXPECT_EQ(m->version_id.size(), 32u);
+  // The old DeleteObject makes a delete marker in a versioned bucket.
+  ASSERT_OK(store_->DeleteObject("locked", "k"));
+  DeleteMarkerInfo marker;
+  EXPECT_EQ(store_->HeadObjectVersion("locked", "k", "", &marker).status().code(),
+            Code::kNoSuchKey);
+  EXPECT_TRUE(marker.delete_marker);
+  Result<ObjectMeta> kept = store_->HeadObjectVersion("locked", "k", m->version_id, &marker);
+  ASSERT_OK(kept.status());
+  EXPECT_FALSE(marker.delete_marker);
 }
 
 TEST_F(VersionsTest, WriteConditionsSeeTheLatestVersion) {
@@ -417,8 +424,7 @@ TEST_F(VersionsTest, WriteConditionsSeeTheLatestVersion) {
   ASSERT_OK(PutObject(*store_, "b", "k", "three", none_match).status());
   WriteCondition match;
   match.if_match = "nope";
-  EXPECT_EQ(PutObject(*store_, "b", "k", "four", match).status().code(),
-            Code::kPreconditionFailed);
+  EXPECT_EQ(PutObject(*store_, "b", "k", "four", match).status().code(), Code::kPreconditionFailed);
   EXPECT_EQ(AllVersions().size(), 3u);
 }
 
@@ -556,7 +562,8 @@ TEST_F(VersionsTest, ListObjectVersionsErrors) {
   VersionsQuery q;
   q.bucket = "b";
   q.version_id_marker = "null";
-  EXPECT_EQ(store_->ListObjectVersions(q).status().code(), Code::kInvalidArgument);  // no key marker
+  EXPECT_EQ(store_->ListObjectVersions(q).status().code(),
+            Code::kInvalidArgument);  // no key marker
   q.key_marker = "k";
   q.version_id_marker = "bad";
   EXPECT_EQ(store_->ListObjectVersions(q).status().code(), Code::kInvalidArgument);
