@@ -20,6 +20,7 @@ grpc::StatusCode ToGrpcCode(storage::Code code) {
       return grpc::StatusCode::ALREADY_EXISTS;
     case Code::kBucketNotEmpty:
     case Code::kPreconditionFailed:
+    case Code::kObjectLocked:
     case Code::kDeleteConflict:
       return grpc::StatusCode::FAILED_PRECONDITION;
     case Code::kLimitExceeded:

@@ -54,6 +54,7 @@ IamError FromStorage(Code code) {
     case Code::kFormatTooNew:
     case Code::kNoSpace:
     case Code::kNoSuchVersion:
+    case Code::kObjectLocked:
       return IamError::kServiceFailure;
   }
   return IamError::kServiceFailure;

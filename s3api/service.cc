@@ -467,6 +467,8 @@ ErrorCode FromStorage(storage::Code code) {
     case storage::Code::kDeleteConflict: return ErrorCode::kInternalError;
     case storage::Code::kLimitExceeded: return ErrorCode::kInternalError;
     case storage::Code::kNoSuchVersion: return ErrorCode::kNoSuchVersion;
+    // S3 answers a delete or retention change that object lock forbids with AccessDenied.
+    case storage::Code::kObjectLocked: return ErrorCode::kAccessDenied;
   }
   return ErrorCode::kInternalError;
 }

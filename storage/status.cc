@@ -24,6 +24,7 @@ const char* CodeName(Code code) {
     case Code::kDeleteConflict: return "DeleteConflict";
     case Code::kLimitExceeded: return "LimitExceeded";
     case Code::kNoSuchVersion: return "NoSuchVersion";
+    case Code::kObjectLocked: return "ObjectLocked";
   }
   return "Unknown";
 }

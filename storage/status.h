@@ -33,6 +33,7 @@ enum class Code {
   kLimitExceeded,        // more than 2 keys, 50 tags, or 2048 policy characters for a user
   // Versioning:
   kNoSuchVersion,  // a well-formed version id that names no version of the key
+  kObjectLocked,   // object lock: the version's retention or legal hold forbids the change
 };
 
 const char* CodeName(Code code);

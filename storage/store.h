@@ -372,10 +372,29 @@ class Store {
   // current version, the next newer one becomes current (if that is a delete marker, the key
   // reads as deleted); removing the latest delete marker makes the version below it current
   // again. In any bucket ("null" removes the object of an unversioned bucket). Returns what
-  // was removed. kInvalidArgument (malformed id), kNoSuchVersion, kNoSuchBucket. Durable on
-  // return.
+  // was removed. Object lock
+  // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock.html): kObjectLocked,
+  // nothing changed, while the version's legal hold is ON or its retention runs (retain until
+  // later than now): COMPLIANCE always, GOVERNANCE unless `bypass_governance` (the caller
+  // checked s3:BypassGovernanceRetention). kInvalidArgument (malformed id), kNoSuchVersion,
+  // kNoSuchBucket. Durable on return.
   virtual Result<DeleteResult> DeleteObjectVersion(std::string_view bucket, std::string_view key,
-                                                   std::string_view version_id) = 0;
+                                                   std::string_view version_id,
+                                                   bool bypass_governance = false) = 0;
+  // Object lock of one version (empty version_id: the latest); HeadObjectVersion's meta.lock
+  // reads it back. PutObjectRetention replaces the retention: a running COMPLIANCE retention
+  // can only be kept or extended (same mode, retain until no earlier); a running GOVERNANCE
+  // one can be shortened, removed or changed only with `bypass_governance`; otherwise
+  // kObjectLocked and nothing changes. kInvalidArgument when retention.mode is kNone but a
+  // date is set, or a mode without a date. PutObjectLegalHold sets kOn or kOff (kNever is
+  // kInvalidArgument). Both: kNoSuchKey (no latest version, or the version is a delete
+  // marker), kNoSuchVersion, kInvalidArgument (malformed id), kNoSuchBucket. The version's id
+  // and data stay. Durable on return.
+  virtual Status PutObjectRetention(std::string_view bucket, std::string_view key,
+                                    std::string_view version_id, const ObjectRetention& retention,
+                                    bool bypass_governance) = 0;
+  virtual Status PutObjectLegalHold(std::string_view bucket, std::string_view key,
+                                    std::string_view version_id, LegalHold hold) = 0;
   // The version `version_id` of the key (empty: the latest, as HeadObject). When that is a
   // delete marker: kNoSuchKey, and *marker (may be null) says so with the marker's id;
   // otherwise *marker is left {false, ""}. kNoSuchKey (no latest version), kNoSuchVersion,

@@ -224,7 +224,13 @@ class StoreImpl final : public Store {
   Result<DeleteResult> DeleteObjectVersioned(std::string_view bucket,
                                              std::string_view key) override;
   Result<DeleteResult> DeleteObjectVersion(std::string_view bucket, std::string_view key,
-                                           std::string_view version_id) override;
+                                           std::string_view version_id,
+                                           bool bypass_governance) override;
+  Status PutObjectRetention(std::string_view bucket, std::string_view key,
+                            std::string_view version_id, const ObjectRetention& retention,
+                            bool bypass_governance) override;
+  Status PutObjectLegalHold(std::string_view bucket, std::string_view key,
+                            std::string_view version_id, LegalHold hold) override;
   Result<ObjectMeta> HeadObjectVersion(std::string_view bucket, std::string_view key,
                                        std::string_view version_id,
                                        DeleteMarkerInfo* marker) override;
@@ -438,6 +444,11 @@ class StoreImpl final : public Store {
   Result<std::optional<FoundVersion>> FindVersion(std::string_view bucket, std::string_view key,
                                                   std::string_view version_id,
                                                   const rocksdb::Snapshot* snapshot);
+  // Reads the version `version_id` names (not a marker), applies `change` (which may refuse)
+  // to its lock state and writes it back in place. Takes the bucket (shared) and key stripes.
+  template <typename Change>
+  Status ChangeLockState(std::string_view bucket, std::string_view key, std::string_view version_id,
+                         Change&& change);
 
   // ---- Listing (store_list.cc).
   template <typename NameOf, typename OnEntry, typename OnPrefix>

@@ -61,6 +61,20 @@ Status NoSuchVersion() {
   return Status(Code::kNoSuchVersion, "The specified version does not exist.");
 }
 
+bool RetentionRuns(const ObjectRetention& r, int64_t now_ms) {
+  return r.mode != RetentionMode::kNone && r.retain_until_ms > now_ms;
+}
+
+// Whether object lock lets a version go (object-lock.html: retention modes, legal hold).
+Status CheckDeletable(const ObjectLockState& lock, bool bypass_governance, int64_t now_ms) {
+  if (lock.legal_hold == LegalHold::kOn) {
+    return Status(Code::kObjectLocked, "the object version is under a legal hold");
+  }
+  if (!RetentionRuns(lock.retention, now_ms)) return Status::Ok();
+  if (lock.retention.mode == RetentionMode::kGovernance && bypass_governance) return Status::Ok();
+  return Status(Code::kObjectLocked, "the object version is under retention");
+}
+
 // The name of a version entry: its id, "null" for the null version (a marker's form).
 std::string MarkerOf(const ObjectMeta& meta) {
   return meta.version_id.empty() ? std::string(kNullVersionId) : meta.version_id;
@@ -354,7 +368,8 @@ Result<DeleteResult> StoreImpl::DeleteObjectVersioned(std::string_view bucket,
 }
 
 Result<DeleteResult> StoreImpl::DeleteObjectVersion(std::string_view bucket, std::string_view key,
-                                                    std::string_view version_id) {
+                                                    std::string_view version_id,
+                                                    bool bypass_governance) {
   if (version_id.empty()) return Status(Code::kInvalidArgument, "Invalid version id specified");
   std::shared_lock bucket_lock(BucketMutex(bucket));
   std::lock_guard key_lock(KeyMutex(bucket, key));
@@ -363,6 +378,7 @@ Result<DeleteResult> StoreImpl::DeleteObjectVersion(std::string_view bucket, std
   if (!found.ok()) return found.status();
   if (!found->has_value()) return NoSuchVersion();
   const codec::StoredVersion& v = (*found)->version;
+  if (Status s = CheckDeletable(v.meta.lock, bypass_governance, NowMs()); !s.ok()) return s;
   const std::string object_key = codec::ObjectKey(bucket, key);
   Batch batch;
   bool has_current = false;
@@ -393,6 +409,60 @@ Result<DeleteResult> StoreImpl::DeleteObjectVersion(std::string_view bucket, std
   Status s = WriteReleasing(&batch);
   if (!s.ok()) return s;
   return DeleteResult{v.delete_marker, v.meta.version_id};
+}
+
+// ---- Object lock of a version.
+
+template <typename Change>
+Status StoreImpl::ChangeLockState(std::string_view bucket, std::string_view key,
+                                  std::string_view version_id, Change&& change) {
+  std::shared_lock bucket_lock(BucketMutex(bucket));
+  std::lock_guard key_lock(KeyMutex(bucket, key));
+  if (Status s = RequireBucket(bucket); !s.ok()) return s;
+  Result<std::optional<FoundVersion>> found = FindVersion(bucket, key, version_id, nullptr);
+  if (!found.ok()) return found.status();
+  if (!found->has_value()) {
+    return version_id.empty() ? Status(Code::kNoSuchKey, "no such key") : NoSuchVersion();
+  }
+  codec::StoredVersion& v = (*found)->version;
+  if (v.delete_marker) return Status(Code::kNoSuchKey, "the version is a delete marker");
+  if (Status s = change(&v.meta.lock); !s.ok()) return s;
+  if ((*found)->current) {
+    return ApplyPut(cf(kObjectsCf), codec::ObjectKey(bucket, key), codec::EncodeObjectMeta(v.meta));
+  }
+  return ApplyPut(cf(kVersionsCf), codec::VersionKey(bucket, key, v.meta.version_seq),
+                  codec::EncodeVersion(v.meta, /*delete_marker=*/false));
+}
+
+Status StoreImpl::PutObjectRetention(std::string_view bucket, std::string_view key,
+                                     std::string_view version_id, const ObjectRetention& retention,
+                                     bool bypass_governance) {
+  if ((retention.mode == RetentionMode::kNone) != (retention.retain_until_ms == 0)) {
+    return Status(Code::kInvalidArgument, "a retention needs both a mode and a date");
+  }
+  return ChangeLockState(bucket, key, version_id, [&](ObjectLockState* lock) {
+    const ObjectRetention& old = lock->retention;
+    if (RetentionRuns(old, NowMs())) {
+      const bool keeps_or_extends =
+          retention.mode == old.mode && retention.retain_until_ms >= old.retain_until_ms;
+      if (!keeps_or_extends && (old.mode == RetentionMode::kCompliance || !bypass_governance)) {
+        return Status(Code::kObjectLocked, "the retention can only be extended");
+      }
+    }
+    lock->retention = retention;
+    return Status::Ok();
+  });
+}
+
+Status StoreImpl::PutObjectLegalHold(std::string_view bucket, std::string_view key,
+                                     std::string_view version_id, LegalHold hold) {
+  if (hold == LegalHold::kNever) {
+    return Status(Code::kInvalidArgument, "a legal hold is set ON or OFF");
+  }
+  return ChangeLockState(bucket, key, version_id, [&](ObjectLockState* lock) {
+    lock->legal_hold = hold;
+    return Status::Ok();
+  });
 }
 
 // ---- Reads.

@@ -236,6 +236,7 @@ Result<ObjectMeta> StoreImpl::UpdateObjectMeta(std::string_view bucket, std::str
   const ObjectMeta& old = **current;
   SetDataOf(old, &meta);
   if (meta.etag.empty()) meta.etag = old.etag;
+  meta.lock = old.lock;  // the version's object lock is changed by its own calls only
   if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
   Status s = ApplyPut(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
   if (!s.ok()) return s;

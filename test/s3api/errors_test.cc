@@ -107,6 +107,7 @@ TEST(ErrorsTest, FromStorageEveryCode) {
       {Code::kDeleteConflict, ErrorCode::kInternalError},
       {Code::kLimitExceeded, ErrorCode::kInternalError},
       {Code::kNoSuchVersion, ErrorCode::kNoSuchVersion},
+      {Code::kObjectLocked, ErrorCode::kAccessDenied},
   };
   for (const auto& [code, want] : cases) {
     EXPECT_EQ(FromStorage(code), want) << storage::CodeName(code);

@@ -666,6 +666,84 @@ TEST_F(VersionsTest, VersionsAndStateSurviveAReopen) {
                                                    "k@" + dm->version_id + "[dm]", "k@" + v1}));
 }
 
+// Object lock: a version under legal hold or running retention cannot be deleted by id
+// (GOVERNANCE only with the bypass); retention is extended, not shortened, unless GOVERNANCE
+// with the bypass; plain deletes still make markers.
+TEST_F(VersionsTest, ObjectLockGuardsVersions) {
+  SetState(VersioningState::kEnabled);
+  const std::string v1 = Put("k", "one");
+  const std::string v2 = Put("k", "two");
+  const int64_t later = 4102444800000;  // 2100-01-01
+  const int64_t past = 946684800000;    // 2000-01-01
+  auto lock_of = [&](const std::string& id) {
+    DeleteMarkerInfo marker;
+    Result<ObjectMeta> m = store_->HeadObjectVersion("b", "k", id, &marker);
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? m->lock : ObjectLockState{};
+  };
+  // Legal hold on the noncurrent v1.
+  ASSERT_OK(store_->PutObjectLegalHold("b", "k", v1, LegalHold::kOn));
+  EXPECT_EQ(lock_of(v1).legal_hold, LegalHold::kOn);
+  EXPECT_EQ(store_->DeleteObjectVersion("b", "k", v1, /*bypass_governance=*/true).status().code(),
+            Code::kObjectLocked);
+  ASSERT_OK(store_->PutObjectLegalHold("b", "k", v1, LegalHold::kOff));
+  // GOVERNANCE on the current v2 (no id: the latest).
+  ObjectRetention governance{RetentionMode::kGovernance, later};
+  ASSERT_OK(store_->PutObjectRetention("b", "k", "", governance, false));
+  EXPECT_EQ(lock_of(v2).retention, governance);
+  EXPECT_EQ(store_->DeleteObjectVersion("b", "k", v2).status().code(), Code::kObjectLocked);
+  ObjectRetention shorter{RetentionMode::kGovernance, later - 1000};
+  EXPECT_EQ(store_->PutObjectRetention("b", "k", v2, shorter, false).code(), Code::kObjectLocked);
+  ObjectRetention compliance{RetentionMode::kCompliance, later};
+  ASSERT_OK(store_->PutObjectRetention("b", "k", v2, compliance, true));  // bypass: may change
+  // COMPLIANCE: extended only, never shortened or lifted, not even with the bypass.
+  EXPECT_EQ(store_->PutObjectRetention("b", "k", v2, shorter, true).code(), Code::kObjectLocked);
+  EXPECT_EQ(store_->PutObjectRetention("b", "k", v2, ObjectRetention{}, true).code(),
+            Code::kObjectLocked);
+  ObjectRetention longer{RetentionMode::kCompliance, later + 1000};
+  ASSERT_OK(store_->PutObjectRetention("b", "k", v2, longer, false));
+  EXPECT_EQ(store_->DeleteObjectVersion("b", "k", v2, true).status().code(), Code::kObjectLocked);
+  // A plain delete still makes a marker, and the locked version stays, lock and all.
+  ASSERT_OK(store_->DeleteObjectVersioned("b", "k").status());
+  EXPECT_EQ(lock_of(v2).retention, longer);
+  // The lock stays with the version as it moves between the families (v2 is noncurrent now).
+  // A version whose retention has run out goes.
+  ASSERT_OK(store_->PutObjectRetention("b", "k", v1,
+                                       ObjectRetention{RetentionMode::kGovernance, past}, false));
+  ASSERT_OK(store_->DeleteObjectVersion("b", "k", v1).status());
+  // Errors.
+  EXPECT_EQ(
+      store_->PutObjectRetention("b", "k", v2, ObjectRetention{RetentionMode::kNone, later}, true)
+          .code(),
+      Code::kInvalidArgument);
+  EXPECT_EQ(
+      store_->PutObjectRetention("b", "k", v2, ObjectRetention{RetentionMode::kGovernance, 0}, true)
+          .code(),
+      Code::kInvalidArgument);
+  EXPECT_EQ(store_->PutObjectLegalHold("b", "k", v2, LegalHold::kNever).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(store_->PutObjectLegalHold("b", "k", "", LegalHold::kOn).code(),
+            Code::kNoSuchKey);  // the latest is a marker
+  EXPECT_EQ(store_->PutObjectLegalHold("b", "nokey", "", LegalHold::kOn).code(), Code::kNoSuchKey);
+  EXPECT_EQ(store_
+                ->PutObjectLegalHold("b", "k", std::string(16, '1') + std::string(16, 'a'),
+                                     LegalHold::kOn)
+                .code(),
+            Code::kNoSuchVersion);
+  EXPECT_EQ(store_->PutObjectLegalHold("b", "k", "bad", LegalHold::kOn).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(store_->PutObjectLegalHold("nob", "k", v2, LegalHold::kOn).code(), Code::kNoSuchBucket);
+  // UpdateObjectMeta keeps the lock of the current version.
+  Put("j", "x");
+  ASSERT_OK(store_->PutObjectLegalHold("b", "j", "", LegalHold::kOn));
+  Result<ObjectMeta> updated = store_->UpdateObjectMeta("b", "j", ObjectMeta());
+  ASSERT_OK(updated.status());
+  EXPECT_EQ(updated->lock.legal_hold, LegalHold::kOn);
+  // Survives a reopen.
+  Open();
+  EXPECT_EQ(lock_of(v2).retention, longer);
+}
+
 // A data folder of format 1 (written by an older release) opens, is migrated to the current
 // format, and its objects are null versions that versioning keeps.
 TEST(VersionsUpgrade, Format1FixtureOpensWithNullVersions) {
