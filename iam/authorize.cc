@@ -30,6 +30,9 @@ Need NeedOf(Action action) {
     case Action::kDeleteBucket:
     case Action::kPutBucketAcl:
     case Action::kPutObjectAcl:
+    case Action::kPutObjectVersionAcl:
+    case Action::kPutBucketVersioning:
+    case Action::kBypassGovernanceRetention:
     case Action::kPutBucketPolicy:
     case Action::kDeleteBucketPolicy:
     case Action::kPutBucketOwnershipControls:
@@ -38,9 +41,12 @@ Need NeedOf(Action action) {
     case Action::kListBucket:
     case Action::kGetBucketLocation:
     case Action::kGetBucketVersioning:
+    case Action::kListBucketVersions:
     case Action::kGetBucketAcl:
     case Action::kGetObject:
     case Action::kGetObjectAcl:
+    case Action::kGetObjectVersion:
+    case Action::kGetObjectVersionAcl:
     case Action::kListMultipartUploadParts:
     case Action::kListBucketMultipartUploads:
     case Action::kGetBucketPolicy:
@@ -50,6 +56,7 @@ Need NeedOf(Action action) {
       return Need::kRead;
     case Action::kPutObject:
     case Action::kDeleteObject:
+    case Action::kDeleteObjectVersion:
     case Action::kAbortMultipartUpload:
       return Need::kWrite;
     case Action::kAnyBucketAccess:
@@ -99,16 +106,23 @@ std::string_view ActionName(Action action) {
     case Action::kListBucket: return "s3:ListBucket";
     case Action::kGetBucketLocation: return "s3:GetBucketLocation";
     case Action::kGetBucketVersioning: return "s3:GetBucketVersioning";
+    case Action::kPutBucketVersioning: return "s3:PutBucketVersioning";
+    case Action::kListBucketVersions: return "s3:ListBucketVersions";
     case Action::kGetBucketAcl: return "s3:GetBucketAcl";
     case Action::kPutBucketAcl: return "s3:PutBucketAcl";
     case Action::kGetObject: return "s3:GetObject";
     case Action::kGetObjectAcl: return "s3:GetObjectAcl";
+    case Action::kGetObjectVersion: return "s3:GetObjectVersion";
+    case Action::kGetObjectVersionAcl: return "s3:GetObjectVersionAcl";
     case Action::kPutObject: return "s3:PutObject";
     case Action::kDeleteObject: return "s3:DeleteObject";
+    case Action::kDeleteObjectVersion: return "s3:DeleteObjectVersion";
+    case Action::kBypassGovernanceRetention: return "s3:BypassGovernanceRetention";
     case Action::kAbortMultipartUpload: return "s3:AbortMultipartUpload";
     case Action::kListMultipartUploadParts: return "s3:ListMultipartUploadParts";
     case Action::kListBucketMultipartUploads: return "s3:ListBucketMultipartUploads";
     case Action::kPutObjectAcl: return "s3:PutObjectAcl";
+    case Action::kPutObjectVersionAcl: return "s3:PutObjectVersionAcl";
     case Action::kGetBucketPolicy: return "s3:GetBucketPolicy";
     case Action::kPutBucketPolicy: return "s3:PutBucketPolicy";
     case Action::kDeleteBucketPolicy: return "s3:DeleteBucketPolicy";
@@ -346,6 +360,8 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kCreateBucket:
     case Action::kDeleteBucket:
     case Action::kPutBucketAcl:
+    case Action::kPutBucketVersioning:
+    case Action::kBypassGovernanceRetention:
     case Action::kPutBucketPolicy:
     case Action::kDeleteBucketPolicy:
     case Action::kPutBucketOwnershipControls:
@@ -355,11 +371,16 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kListBucket:
     case Action::kGetBucketLocation:
     case Action::kGetBucketVersioning:
+    case Action::kListBucketVersions:
     case Action::kGetBucketAcl:
     case Action::kGetObject:
     case Action::kGetObjectAcl:
+    case Action::kGetObjectVersion:
+    case Action::kGetObjectVersionAcl:
     case Action::kPutObject:
     case Action::kDeleteObject:
+    case Action::kDeleteObjectVersion:
+    case Action::kPutObjectVersionAcl:
     case Action::kAbortMultipartUpload:
     case Action::kListMultipartUploadParts:
     case Action::kListBucketMultipartUploads:
@@ -443,13 +464,16 @@ bool AclDecides(storage::Store* store, const AclQuestion& q, Action action) {
   const storage::ObjectMeta* object = q.resource.object;
   if (object == nullptr) {
     storage::Result<storage::ObjectMeta> head =
-        store->HeadObject(q.resource.bucket, q.resource.key);
+        q.resource.version_id.empty()
+            ? store->HeadObject(q.resource.bucket, q.resource.key)
+            : store->HeadObjectVersion(q.resource.bucket, q.resource.key, q.resource.version_id,
+                                       nullptr);
     if (!head.ok()) {
       // Missing (or unreadable: the handler will meet the failure itself): the bucket owner,
-      // and for GetObject whoever may list the bucket, hear what the handler answers
-      // (NoSuchKey); anyone else AccessDenied.
+      // and for GetObject(Version) whoever may list the bucket, hear what the handler answers
+      // (NoSuchKey, NoSuchVersion); anyone else AccessDenied.
       return q.owner ||
-             (action == Action::kGetObject &&
+             ((action == Action::kGetObject || action == Action::kGetObjectVersion) &&
               AclAllows(BucketAclOf(q.bucket), q.caller, AclPermission::kRead, ignore_public));
     }
     read = std::move(head).value();
@@ -584,7 +608,7 @@ Decision Authorizer::AuthorizeAnonymous(Action action, const Resource& resource,
   }
   // Through ACLs an anonymous caller deletes only where it may also read: COSI's WriteOnly mode
   // (AllUsers WRITE alone) is a drop box, PutObject only, as it always was.
-  if (action == Action::kDeleteObject &&
+  if ((action == Action::kDeleteObject || action == Action::kDeleteObjectVersion) &&
       !AclAllows(BucketAclOf(bucket), AclCaller::Anonymous(), AclPermission::kRead,
                  IgnorePublicGrants(bucket.public_access_block))) {
     return Of(false);

@@ -25,16 +25,23 @@ enum class Action {
   kListBucket,  // ListObjects(V2), HeadBucket
   kGetBucketLocation,
   kGetBucketVersioning,
+  kPutBucketVersioning,
+  kListBucketVersions,  // ListObjectVersions
   kGetBucketAcl,
   kPutBucketAcl,
   kGetObject,  // GetObject, HeadObject, and the source of a copy
   kGetObjectAcl,
+  kGetObjectVersion,     // GetObject, HeadObject and a copy's source, with a versionId
+  kGetObjectVersionAcl,  // GetObjectAcl with a versionId
   kPutObject,     // PutObject, CopyObject, and the multipart calls that write an upload
   kDeleteObject,  // DeleteObject, and each key of DeleteObjects
+  kDeleteObjectVersion,  // the same with a versionId
+  kBypassGovernanceRetention,  // x-amz-bypass-governance-retention: true on a delete or retention
   kAbortMultipartUpload,
   kListMultipartUploadParts,    // ListParts
   kListBucketMultipartUploads,  // ListMultipartUploads
   kPutObjectAcl,
+  kPutObjectVersionAcl,  // PutObjectAcl with a versionId
   kGetBucketPolicy,
   kPutBucketPolicy,
   kDeleteBucketPolicy,
@@ -79,6 +86,8 @@ struct Resource {
   const storage::ObjectMeta* object = nullptr;
   // The multipart upload asked about (AbortMultipartUpload, ListParts): its initiator may.
   std::string_view upload_id = {};
+  // The version of the object asked about (the *Version actions); empty: the current one.
+  std::string_view version_id = {};
 };
 
 // What the request says about itself beyond action and resource: what policies' condition keys

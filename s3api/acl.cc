@@ -211,42 +211,43 @@ HttpResponse PutBucketAcl(const Context& ctx) {
 HttpResponse GetObjectAcl(const Context& ctx) {
   storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
   if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  storage::Result<storage::ObjectMeta> meta =
-      ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-  if (!meta.ok()) return StorageError(ctx, meta.status());
-  return XmlResponse(
+  storage::Result<storage::ObjectMeta> meta = ctx.store->HeadObjectVersion(
+      ctx.route.bucket, ctx.route.key, ctx.route.version_id.value_or(std::string()), nullptr);
+  if (!meta.ok()) return VersionReadError(ctx, meta.status());
+  HttpResponse r = XmlResponse(
       AccessControlPolicyXml(Reported(iam::ObjectAclOf(*bucket, *meta)), DisplayNames(ctx)));
+  SetVersionIdHeader(ctx, meta->version_id, &r);
+  return r;
 }
 
-// The object's metadata is read, given the ACL and written back on the condition that the
-// object still has the ETag read: an overwrite with other bytes in between makes it start
-// again with the new object, rather than give it the old object's metadata.
+// The object version's ACL is replaced in one step with what the request asks for, for the
+// owner the version has then (Store::UpdateObjectAccess), so a concurrent overwrite cannot get
+// the old object's owner or ACL.
 HttpResponse PutObjectAcl(const Context& ctx) {
   std::string body;
   if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
-  constexpr int kAttempts = 5;
-  for (int attempt = 1;; ++attempt) {
-    storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-    if (!bucket.ok()) return StorageError(ctx, bucket.status());
-    storage::Result<storage::ObjectMeta> meta =
-        ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-    if (!meta.ok()) return StorageError(ctx, meta.status());
-    std::string owner = meta->owner_id.empty() ? bucket->owner_id : meta->owner_id;
-    if (owner.empty()) owner = std::string(kOwnerId);
-    storage::AclRecord acl;
-    if (Failure f = RequestedAcl(ctx, body, *bucket, owner, /*for_bucket=*/false, &acl)) {
-      return f.TakeResponse();
-    }
-    meta->owner_id = owner == kOwnerId ? std::string() : owner;
-    meta->acl = std::move(acl);
-    const storage::WriteCondition same_object{.if_match = meta->etag};
-    storage::Result<storage::ObjectMeta> updated = ctx.store->UpdateObjectMeta(
-        ctx.route.bucket, ctx.route.key, std::move(meta).value(), same_object);
-    if (updated.ok()) return HttpResponse{};
-    if (updated.status().code() != storage::Code::kPreconditionFailed || attempt == kAttempts) {
-      return StorageError(ctx, updated.status());
-    }
-  }
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  Failure refused;
+  std::string version_id;
+  storage::Status s = ctx.store->UpdateObjectAccess(
+      ctx.route.bucket, ctx.route.key, ctx.route.version_id.value_or(std::string()),
+      [&](storage::ObjectMeta* meta) {
+        std::string owner = meta->owner_id.empty() ? bucket->owner_id : meta->owner_id;
+        if (owner.empty()) owner = std::string(kOwnerId);
+        storage::AclRecord acl;
+        refused = RequestedAcl(ctx, body, *bucket, owner, /*for_bucket=*/false, &acl);
+        if (refused) return storage::Status(storage::Code::kAborted, "refused");
+        meta->owner_id = owner == kOwnerId ? std::string() : owner;
+        meta->acl = std::move(acl);
+        version_id = meta->version_id;
+        return storage::Status::Ok();
+      });
+  if (refused) return refused.TakeResponse();
+  if (!s.ok()) return VersionReadError(ctx, s);
+  HttpResponse r;
+  SetVersionIdHeader(ctx, version_id, &r);
+  return r;
 }
 
 }  // namespace cubby::s3api

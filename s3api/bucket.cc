@@ -1,9 +1,11 @@
 // Bucket operations: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, GetBucketLocation,
-// GetBucketVersioning.
+// Get/PutBucketVersioning.
+#include <optional>
 #include <string>
 
 #include "iam/acl.h"
 #include "s3api/acl_xml.h"
+#include "s3api/bucket_config_xml.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/xml.h"
@@ -158,13 +160,32 @@ HttpResponse GetBucketLocation(const Context& ctx) {
   return XmlResponse(std::move(w).Finish());
 }
 
-// Versioning was never enabled: an empty VersioningConfiguration, as AWS answers then.
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketVersioning.html: a bucket never
+// versioned answers the element empty.
 HttpResponse GetBucketVersioning(const Context& ctx) {
   storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
   if (!bucket.ok()) return StorageError(ctx, bucket.status());
-  XmlWriter w;
-  w.Open("VersioningConfiguration", kS3Namespace);
-  return XmlResponse(std::move(w).Finish());
+  return XmlResponse(VersioningConfigurationXml(bucket->versioning));
+}
+
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketVersioning.html. A body without
+// Status leaves the state as it is; a bucket with object lock stays Enabled.
+HttpResponse PutBucketVersioning(const Context& ctx) {
+  std::string body;
+  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  std::optional<storage::VersioningState> requested;
+  if (XmlBodyError e = ParseVersioningConfiguration(body, &requested); !e.ok()) {
+    return ErrorResponse(ctx, e.code, e.message);
+  }
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  if (!requested) return HttpResponse();
+  if (XmlBodyError e = CheckVersioningChange(bucket->object_lock, *requested); !e.ok()) {
+    return ErrorResponse(ctx, e.code, e.message);
+  }
+  storage::Status s = ctx.store->SetBucketVersioning(ctx.route.bucket, *requested);
+  if (!s.ok()) return StorageError(ctx, s);
+  return HttpResponse();
 }
 
 }  // namespace cubby::s3api

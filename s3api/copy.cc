@@ -17,12 +17,14 @@ namespace cubby::s3api {
 
 namespace {
 
-// "/bucket/key", "bucket/key", URL-encoded, with an optional "?versionId=..." (versions are not
-// kept, so the id is accepted and ignored). False on any other shape.
+// "/bucket/key", "bucket/key", URL-encoded, with an optional "?versionId=...". False on any
+// other shape.
 bool ParseCopySource(std::string_view header, CopySource* out) {
   size_t q = header.find('?');
-  if (q != std::string_view::npos && !header.substr(q + 1).starts_with("versionId=")) {
-    return false;
+  if (q != std::string_view::npos) {
+    constexpr std::string_view kVersionId = "versionId=";
+    if (!header.substr(q + 1).starts_with(kVersionId)) return false;
+    out->version_id = std::string(header.substr(q + 1 + kVersionId.size()));
   }
   std::string decoded;
   if (!text::PercentDecodeStrict(header.substr(0, q), text::Plus::kLiteral, &decoded)) {
@@ -55,16 +57,6 @@ void KeepFullObjectChecksums(const storage::ObjectMeta& from, storage::ObjectMet
   }
 }
 
-HttpResponse CopyResult(std::string_view element, const storage::ObjectMeta& meta) {
-  XmlWriter w;
-  w.Open(element, kS3Namespace);
-  w.Element("ETag", QuoteEtag(meta.etag));
-  w.Element("LastModified", Iso8601(meta.last_modified_ms));
-  w.Close();
-  HttpResponse r = XmlResponse(std::move(w).Finish());
-  return r;
-}
-
 }  // namespace
 
 Failure OpenCopySource(const Context& ctx, CopySource* source,
@@ -75,7 +67,14 @@ Failure OpenCopySource(const Context& ctx, CopySource* source,
                          "Copy Source must mention the source bucket and key: "
                          "sourcebucket/sourcekey");
   }
-  if (ErrorCode e = Authorize(ctx, iam::Action::kGetObject, {source->bucket, source->key});
+  if (source->version_id && source->version_id->empty()) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, "Version id cannot be the empty string");
+  }
+  const std::string_view version = source->version_id ? std::string_view(*source->version_id) : std::string_view();
+  if (ErrorCode e = Authorize(ctx,
+                              source->version_id ? iam::Action::kGetObjectVersion
+                                                 : iam::Action::kGetObject,
+                              {.bucket = source->bucket, .key = source->key, .version_id = version});
       e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
   }
@@ -83,9 +82,20 @@ Failure OpenCopySource(const Context& ctx, CopySource* source,
       e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
   }
+  storage::DeleteMarkerInfo marker;
   storage::Result<std::unique_ptr<storage::ObjectReader>> opened =
-      ctx.store->OpenObject(source->bucket, source->key);
-  if (!opened.ok()) return StorageError(ctx, opened.status());
+      ctx.store->OpenObjectVersion(source->bucket, source->key, version, &marker);
+  if (!opened.ok()) {
+    if (marker.delete_marker && source->version_id) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "The source of a copy request may not specifically refer to a delete "
+                           "marker by version id.");
+    }
+    if (opened.status().code() == storage::Code::kInvalidArgument) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidArgument, "Invalid version id specified");
+    }
+    return StorageError(ctx, opened.status());
+  }
   // Every failed x-amz-copy-source-if-* is 412, the not-modified ones too (CopyObject).
   if (EvaluatePreconditions(ctx.request, kCopySourcePreconditions, (*opened)->meta()) !=
       PreconditionResult::kHolds) {
@@ -93,6 +103,11 @@ Failure OpenCopySource(const Context& ctx, CopySource* source,
   }
   *reader = std::move(opened).value();
   return Failure::None();
+}
+
+void SetCopySourceVersionHeader(const Context& ctx, const CopySource& source,
+                                const storage::ObjectMeta& read, HttpResponse* r) {
+  SetVersionIdHeader(ctx, read.version_id, r, "x-amz-copy-source-version-id", source.bucket);
 }
 
 Failure CopyBytes(const Context& ctx, storage::ObjectReader& reader, uint64_t length,
@@ -117,6 +132,24 @@ Failure CopyBytes(const Context& ctx, storage::ObjectReader& reader, uint64_t le
   *md5 = hasher.Finish();
   return Failure::None();
 }
+
+namespace {
+
+// CopyObjectResult, with the versions read and written.
+HttpResponse CopyResult(const Context& ctx, const CopySource& source,
+                        const storage::ObjectMeta& from, const storage::ObjectMeta& meta) {
+  XmlWriter w;
+  w.Open("CopyObjectResult", kS3Namespace);
+  w.Element("ETag", QuoteEtag(meta.etag));
+  w.Element("LastModified", Iso8601(meta.last_modified_ms));
+  w.Close();
+  HttpResponse r = XmlResponse(std::move(w).Finish());
+  SetCopySourceVersionHeader(ctx, source, from, &r);
+  SetVersionIdHeader(ctx, meta.version_id, &r);
+  return r;
+}
+
+}  // namespace
 
 HttpResponse CopyObject(const Context& ctx) {
   const std::string* directive = ctx.request.Find("x-amz-metadata-directive");
@@ -149,19 +182,23 @@ HttpResponse CopyObject(const Context& ctx) {
   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
   meta.last_modified_ms = ctx.now_ms();
 
-  if (source.bucket == ctx.route.bucket && source.key == ctx.route.key) {
-    if (!replace) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                           "This copy request is illegal because it is trying to copy an object "
-                           "to itself without changing the object's metadata, storage class, "
-                           "website redirect location or encryption attributes.");
-    }
+  // Onto itself: only new metadata (REPLACE), or an older version made current again. In a
+  // versioned bucket the copy is a new version, written as any other copy.
+  const bool onto_itself = source.bucket == ctx.route.bucket && source.key == ctx.route.key;
+  if (onto_itself && !replace && !source.version_id) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "This copy request is illegal because it is trying to copy an object "
+                         "to itself without changing the object's metadata, storage class, "
+                         "website redirect location or encryption attributes.");
+  }
+  if (onto_itself && !source.version_id &&
+      ctx.store->BucketVersioning(ctx.route.bucket) == storage::VersioningState::kUnversioned) {
     // Same bytes, new metadata: no data copy. The etag stays (storage keeps it when empty).
     meta.checksums = from.checksums;
     storage::Result<storage::ObjectMeta> updated =
         ctx.store->UpdateObjectMeta(ctx.route.bucket, ctx.route.key, std::move(meta), cond);
     if (!updated.ok()) return WriteError(ctx, updated.status(), cond);
-    return CopyResult("CopyObjectResult", *updated);
+    return CopyResult(ctx, source, from, *updated);
   }
 
   // The copy's size is known only now (the pipeline checked for 0 bytes).
@@ -180,7 +217,7 @@ HttpResponse CopyObject(const Context& ctx) {
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(ctx, committed.status(), cond);
-  return CopyResult("CopyObjectResult", *committed);
+  return CopyResult(ctx, source, from, *committed);
 }
 
 }  // namespace cubby::s3api

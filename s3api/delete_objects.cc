@@ -1,5 +1,6 @@
 // DeleteObjects (POST /bucket?delete).
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObjects.html
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ constexpr size_t kMaxDeleteKeys = 1000;
 
 struct DeleteTarget {
   std::string key;
-  std::string version_id;  // echoed back; versions are not kept
+  std::optional<std::string> version_id;  // VersionId: that version is removed for good
 };
 
 // AWS requires an integrity check on this body: Content-MD5 or an x-amz-checksum-* (header,
@@ -95,19 +96,32 @@ bool ParseDelete(std::string_view doc, std::vector<DeleteTarget>* targets, bool*
       const XmlNode* key = child.Child("Key");
       if (key == nullptr) return false;
       const XmlNode* version = child.Child("VersionId");
-      targets->push_back({key->text, version ? version->text : std::string()});
+      targets->push_back({key->text, version ? std::optional<std::string>(version->text)
+                                             : std::nullopt});
     }
   }
   return !targets->empty() && targets->size() <= kMaxDeleteKeys;
 }
 
-void WriteError(XmlWriter& w, const DeleteTarget& t, ErrorCode code) {
+void WriteError(XmlWriter& w, const DeleteTarget& t, ErrorCode code,
+                std::string_view message = {}) {
   w.Open("Error");
   w.Element("Key", t.key);
-  if (!t.version_id.empty()) w.Element("VersionId", t.version_id);
+  if (t.version_id) w.Element("VersionId", *t.version_id);
   w.Element("Code", Info(code).code);
-  w.Element("Message", Info(code).message);
+  w.Element("Message", message.empty() ? Info(code).message : message);
   w.Close();
+}
+
+// One key's delete, as DeleteObject does it; a version that is not there counts as deleted.
+storage::Result<storage::DeleteResult> DeleteOne(const Context& ctx, const DeleteTarget& t) {
+  if (!t.version_id) return ctx.store->DeleteObjectVersioned(ctx.route.bucket, t.key);
+  storage::Result<storage::DeleteResult> deleted = ctx.store->DeleteObjectVersion(
+      ctx.route.bucket, t.key, *t.version_id, BypassGovernance(ctx, t.key));
+  if (!deleted.ok() && deleted.status().code() == storage::Code::kNoSuchVersion) {
+    return storage::DeleteResult{};
+  }
+  return deleted;
 }
 
 }  // namespace
@@ -129,7 +143,12 @@ HttpResponse DeleteObjects(const Context& ctx) {
   XmlWriter w;
   w.Open("DeleteResult", kS3Namespace);
   for (const DeleteTarget& t : targets) {
-    if (Authorize(ctx, iam::Action::kDeleteObject, {ctx.route.bucket, t.key}) != ErrorCode::kNone) {
+    const iam::Action action =
+        t.version_id ? iam::Action::kDeleteObjectVersion : iam::Action::kDeleteObject;
+    const iam::Resource resource{.bucket = ctx.route.bucket,
+                                 .key = t.key,
+                                 .version_id = t.version_id ? std::string_view(*t.version_id) : std::string_view()};
+    if (Authorize(ctx, action, resource) != ErrorCode::kNone) {
       WriteError(w, t, ErrorCode::kAccessDenied);
       continue;
     }
@@ -137,17 +156,31 @@ HttpResponse DeleteObjects(const Context& ctx) {
       WriteError(w, t, t.key.empty() ? ErrorCode::kInvalidArgument : ErrorCode::kKeyTooLongError);
       continue;
     }
-    storage::Status s = ctx.store->DeleteObject(ctx.route.bucket, t.key);
-    if (!s.ok()) {
-      ErrorCode code = FromStorage(s.code());
-      if (Info(code).http_status >= 500) ctx.summary->error_detail = s.ToString();
+    if (t.version_id && t.version_id->empty()) {
+      WriteError(w, t, ErrorCode::kInvalidArgument, "Version id cannot be the empty string");
+      continue;
+    }
+    storage::Result<storage::DeleteResult> deleted = DeleteOne(ctx, t);
+    if (!deleted.ok()) {
+      if (deleted.status().code() == storage::Code::kInvalidArgument) {
+        WriteError(w, t, ErrorCode::kInvalidArgument, "Invalid version id specified");
+        continue;
+      }
+      ErrorCode code = FromStorage(deleted.status().code());
+      if (Info(code).http_status >= 500) ctx.summary->error_detail = deleted.status().ToString();
       WriteError(w, t, code);
       continue;
     }
     if (quiet) continue;
     w.Open("Deleted");
     w.Element("Key", t.key);
-    if (!t.version_id.empty()) w.Element("VersionId", t.version_id);
+    if (t.version_id) w.Element("VersionId", *t.version_id);
+    if (deleted->delete_marker) {
+      w.Element("DeleteMarker", "true");
+      w.Element("DeleteMarkerVersionId", deleted->version_id.empty()
+                                             ? std::string(storage::kNullVersionId)
+                                             : deleted->version_id);
+    }
     w.Close();
   }
   return XmlResponse(std::move(w).Finish());

@@ -157,6 +157,19 @@ Failure PutCondition(const Context& ctx, storage::WriteCondition* cond);
 // because the key is gone is NoSuchKey.
 HttpResponse WriteError(const Context& ctx, const storage::Status& status,
                         const storage::WriteCondition& cond);
+// x-amz-version-id of an object version in a response: its id, or "null" for the null
+// version of a bucket whose versioning was ever set; nothing in a bucket never versioned.
+// `header` and `bucket` name another header and bucket (a copy's source).
+void SetVersionIdHeader(const Context& ctx, std::string_view version_id, HttpResponse* r,
+                        std::string_view header = "x-amz-version-id",
+                        std::string_view bucket = {});
+// The response for a storage failure of a read or delete that named ctx.route.version_id: a
+// malformed id is InvalidArgument "Invalid version id specified"; else as StorageError.
+HttpResponse VersionReadError(const Context& ctx, const storage::Status& status);
+// x-amz-bypass-governance-retention: true, from a caller allowed s3:BypassGovernanceRetention
+// on object `key` of the request's bucket
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock-managing.html#object-lock-managing-bypass).
+bool BypassGovernance(const Context& ctx, std::string_view key);
 // The stored x-amz-checksum-<alg> and x-amz-checksum-type of an object or part.
 void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r);
 
@@ -191,12 +204,18 @@ Failure ReceiveBody(const Context& ctx, uint64_t max_size,
 struct CopySource {
   std::string bucket;
   std::string key;
+  std::optional<std::string> version_id;  // "?versionId=": that version, else the current one
 };
 // Parses x-amz-copy-source ("/bucket/key" or "bucket/key", URL-encoded, optional
-// "?versionId=..."), checks read access and source preconditions (x-amz-copy-source-if-*),
-// and opens the source. Returns the failure, or Failure::None() with *reader set.
+// "?versionId=..."), checks read access (s3:GetObject, or s3:GetObjectVersion with a version
+// id) and source preconditions (x-amz-copy-source-if-*), and opens the source. A source that is
+// a delete marker is NoSuchKey (the latest version) or InvalidRequest (named by id). Returns
+// the failure, or Failure::None() with *reader set.
 Failure OpenCopySource(const Context& ctx, CopySource* source,
                        std::unique_ptr<storage::ObjectReader>* reader);
+// x-amz-copy-source-version-id: the version a copy read (see SetVersionIdHeader).
+void SetCopySourceVersionHeader(const Context& ctx, const CopySource& source,
+                                const storage::ObjectMeta& read, HttpResponse* r);
 // Copies `length` bytes from `reader`'s position into `sink` in pieces, hashing with MD5 (and
 // `checksum` when not null). Storage errors come back as the failure.
 Failure CopyBytes(const Context& ctx, storage::ObjectReader& reader, uint64_t length,
@@ -223,6 +242,7 @@ HttpResponse HeadBucket(const Context& ctx);
 HttpResponse DeleteBucket(const Context& ctx);
 HttpResponse GetBucketLocation(const Context& ctx);
 HttpResponse GetBucketVersioning(const Context& ctx);
+HttpResponse PutBucketVersioning(const Context& ctx);
 // acl.cc
 HttpResponse GetBucketAcl(const Context& ctx);
 HttpResponse PutBucketAcl(const Context& ctx);
@@ -260,5 +280,6 @@ HttpResponse ListMultipartUploads(const Context& ctx);
 // list.cc
 HttpResponse ListObjects(const Context& ctx);
 HttpResponse ListObjectsV2(const Context& ctx);
+HttpResponse ListObjectVersions(const Context& ctx);
 
 }  // namespace cubby::s3api

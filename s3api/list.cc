@@ -1,7 +1,10 @@
-// ListObjects (V1) and ListObjectsV2.
+// ListObjects (V1), ListObjectsV2 and ListObjectVersions.
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjects.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectVersions.html
+#include <map>
 #include <string>
+#include <vector>
 
 #include "s3api/format.h"
 #include "s3api/handlers.h"
@@ -30,12 +33,35 @@ void WriteContents(XmlWriter& w, const ListParams& p, const storage::ListEntry& 
   w.Close();
 }
 
-void WriteCommonPrefixes(XmlWriter& w, const ListParams& p, const storage::ListPage& page) {
-  for (const std::string& prefix : page.common_prefixes) {
+void WriteCommonPrefixes(XmlWriter& w, const ListParams& p,
+                         const std::vector<std::string>& common_prefixes) {
+  for (const std::string& prefix : common_prefixes) {
     w.Open("CommonPrefixes");
     w.Element("Prefix", Enc(p, prefix));
     w.Close();
   }
+}
+
+// Owners of the versions of one page, each user read once: an empty id is the bucket's owner.
+class OwnerNames {
+ public:
+  explicit OwnerNames(const Context& ctx) : ctx_(ctx) {}
+  const OwnerName& Of(const std::string& user_id) {
+    auto it = names_.find(user_id);
+    if (it == names_.end()) {
+      it = names_.emplace(user_id, user_id.empty() ? BucketOwnerName(ctx_)
+                                                   : UserOwnerName(ctx_, user_id)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  const Context& ctx_;
+  std::map<std::string, OwnerName> names_;
+};
+
+std::string VersionIdOf(const std::string& stored) {
+  return stored.empty() ? std::string(storage::kNullVersionId) : stored;
 }
 
 }  // namespace
@@ -59,7 +85,7 @@ HttpResponse ListObjects(const Context& ctx) {
   w.Element("IsTruncated", page->truncated ? "true" : "false");
   const OwnerName owner = BucketOwnerName(ctx);
   for (const storage::ListEntry& e : page->objects) WriteContents(w, p, e, &owner);
-  WriteCommonPrefixes(w, p, *page);
+  WriteCommonPrefixes(w, p, page->common_prefixes);
   return XmlResponse(std::move(w).Finish());
 }
 
@@ -86,7 +112,60 @@ HttpResponse ListObjectsV2(const Context& ctx) {
   for (const storage::ListEntry& e : page->objects) {
     WriteContents(w, p, e, p.fetch_owner ? &owner : nullptr);
   }
-  WriteCommonPrefixes(w, p, *page);
+  WriteCommonPrefixes(w, p, page->common_prefixes);
+  return XmlResponse(std::move(w).Finish());
+}
+
+// Versions and delete markers in storage's order (by key, each key's newest first), with the
+// element names AWS uses for each.
+HttpResponse ListObjectVersions(const Context& ctx) {
+  const ListParams& p = ctx.route.list;
+  storage::VersionsQuery q{.bucket = ctx.route.bucket,
+                           .prefix = p.prefix,
+                           .delimiter = p.delimiter,
+                           .key_marker = p.key_marker,
+                           .version_id_marker = p.version_id_marker,
+                           .max_keys = p.max_entries};
+  storage::Result<storage::VersionsPage> page = ctx.store->ListObjectVersions(q);
+  if (!page.ok()) {
+    if (page.status().code() == storage::Code::kInvalidArgument) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidArgument, "Invalid version id specified");
+    }
+    return StorageError(ctx, page.status());
+  }
+
+  XmlWriter w;
+  w.Open("ListVersionsResult", kS3Namespace);
+  w.Element("Name", ctx.route.bucket);
+  w.Element("Prefix", Enc(p, p.prefix));
+  w.Element("KeyMarker", Enc(p, p.key_marker));
+  w.Element("VersionIdMarker", p.version_id_marker);
+  if (page->truncated) {
+    w.Element("NextKeyMarker", Enc(p, page->next_key_marker));
+    if (!page->next_version_id_marker.empty()) {
+      w.Element("NextVersionIdMarker", page->next_version_id_marker);
+    }
+  }
+  w.Element("MaxKeys", std::to_string(p.max_entries));
+  if (!p.delimiter.empty()) w.Element("Delimiter", Enc(p, p.delimiter));
+  if (p.url_encode) w.Element("EncodingType", "url");
+  w.Element("IsTruncated", page->truncated ? "true" : "false");
+  OwnerNames owners(ctx);
+  for (const storage::ObjectVersion& v : page->versions) {
+    w.Open(v.delete_marker ? "DeleteMarker" : "Version");
+    w.Element("Key", Enc(p, v.key));
+    w.Element("VersionId", VersionIdOf(v.version_id));
+    w.Element("IsLatest", v.is_latest ? "true" : "false");
+    w.Element("LastModified", Iso8601(v.last_modified_ms));
+    if (!v.delete_marker) {
+      w.Element("ETag", QuoteEtag(v.etag));
+      w.Element("Size", std::to_string(v.size));
+      w.Element("StorageClass", "STANDARD");
+    }
+    WriteOwner(w, "Owner", owners.Of(v.owner_id));
+    w.Close();
+  }
+  WriteCommonPrefixes(w, p, page->common_prefixes);
   return XmlResponse(std::move(w).Finish());
 }
 

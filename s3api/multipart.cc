@@ -55,6 +55,7 @@ HttpResponse CompleteResult(const Context& ctx, const storage::ObjectMeta& meta)
     break;
   }
   HttpResponse r = XmlResponse(std::move(w).Finish());
+  SetVersionIdHeader(ctx, meta.version_id, &r);
   return r;
 }
 
@@ -327,7 +328,9 @@ HttpResponse UploadPartCopy(const Context& ctx) {
   w.Element("ETag", QuoteEtag(committed->etag));
   w.Element("LastModified", Iso8601(committed->last_modified_ms));
   WriteChecksums(w, committed->checksums);
-  return XmlResponse(std::move(w).Finish());
+  HttpResponse r = XmlResponse(std::move(w).Finish());
+  SetCopySourceVersionHeader(ctx, source, reader->meta(), &r);
+  return r;
 }
 
 HttpResponse CompleteMultipartUpload(const Context& ctx) {

@@ -138,18 +138,40 @@ struct OpenedObject {
   const storage::ObjectMeta& meta() const { return reader ? reader->meta() : head_meta; }
 };
 
-storage::Status Open(const Context& ctx, OpenedObject* out) {
+// Opens the version the request addresses (versionId, else the latest). When that is a delete
+// marker the status is kNoSuchKey and *marker tells so.
+storage::Status Open(const Context& ctx, OpenedObject* out, storage::DeleteMarkerInfo* marker) {
+  const std::string_view bucket = ctx.route.bucket, key = ctx.route.key;
+  const std::string_view version = ctx.route.version_id ? std::string_view(*ctx.route.version_id) : std::string_view();
   if (ctx.head()) {
-    storage::Result<storage::ObjectMeta> m = ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
+    // The hot path: an unversioned bucket's HEAD is one point read.
+    storage::Result<storage::ObjectMeta> m =
+        version.empty() ? ctx.store->HeadObject(bucket, key)
+                        : ctx.store->HeadObjectVersion(bucket, key, version, marker);
+    if (!m.ok() && version.empty() && m.status().code() == storage::Code::kNoSuchKey &&
+        ctx.store->BucketVersioning(bucket) != storage::VersioningState::kUnversioned) {
+      m = ctx.store->HeadObjectVersion(bucket, key, version, marker);
+    }
     if (!m.ok()) return m.status();
     out->head_meta = std::move(m).value();
     return storage::Status::Ok();
   }
   storage::Result<std::unique_ptr<storage::ObjectReader>> r =
-      ctx.store->OpenObject(ctx.route.bucket, ctx.route.key);
+      ctx.store->OpenObjectVersion(bucket, key, version, marker);
   if (!r.ok()) return r.status();
   out->reader = std::move(r).value();
   return storage::Status::Ok();
+}
+
+// The answer when the version a GET / HEAD addresses is a delete marker
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/DeleteMarker.html): 404 NoSuchKey for
+// the latest version, 405 MethodNotAllowed for one named by versionId; both say it is a marker.
+HttpResponse DeleteMarkerResponse(const Context& ctx, const storage::DeleteMarkerInfo& marker) {
+  HttpResponse r = ErrorResponse(
+      ctx, ctx.route.version_id ? ErrorCode::kMethodNotAllowed : ErrorCode::kNoSuchKey);
+  r.Set("x-amz-delete-marker", "true");
+  SetVersionIdHeader(ctx, marker.version_id, &r);
+  return r;
 }
 
 // The answer to a failed precondition: 304 (with the validators) or the error.
@@ -204,6 +226,7 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
   SetContentHeaders(ctx.route.overrides, meta, &r);
   SetObjectHeaders(meta, &r);
   r.Set("Accept-Ranges", "bytes");
+  SetVersionIdHeader(ctx, meta.version_id, &r);
   if (sel.partial) {
     r.status = 206;
     r.Set("Content-Range", "bytes " + std::to_string(sel.range.first) + "-" +
@@ -276,6 +299,30 @@ Failure PutCondition(const Context& ctx, storage::WriteCondition* cond) {
   return Failure::None();
 }
 
+void SetVersionIdHeader(const Context& ctx, std::string_view version_id, HttpResponse* r,
+                        std::string_view header, std::string_view bucket) {
+  if (!version_id.empty()) {
+    r->Set(std::string(header), std::string(version_id));
+  } else if (ctx.store->BucketVersioning(bucket.empty() ? ctx.route.bucket : bucket) !=
+             storage::VersioningState::kUnversioned) {
+    r->Set(std::string(header), std::string(storage::kNullVersionId));
+  }
+}
+
+HttpResponse VersionReadError(const Context& ctx, const storage::Status& status) {
+  if (status.code() == storage::Code::kInvalidArgument && ctx.route.version_id) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, "Invalid version id specified");
+  }
+  return StorageError(ctx, status);
+}
+
+bool BypassGovernance(const Context& ctx, std::string_view key) {
+  const std::string* h = ctx.request.Find("x-amz-bypass-governance-retention");
+  if (h == nullptr || !text::EqualsIgnoreCase(*h, "true")) return false;
+  return Authorize(ctx, iam::Action::kBypassGovernanceRetention,
+                   {.bucket = ctx.route.bucket, .key = key}) == ErrorCode::kNone;
+}
+
 void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r) {
   for (const auto& [name, value] : checksums) {
     std::optional<auth::ChecksumAlgorithm> algorithm = auth::ParseChecksumAlgorithm(name);
@@ -329,6 +376,7 @@ HttpResponse PutObject(const Context& ctx) {
   HttpResponse r;
   r.Set("ETag", QuoteEtag(committed->etag));
   SetChecksumHeaders(committed->checksums, &r);
+  SetVersionIdHeader(ctx, committed->version_id, &r);
   return r;
 }
 
@@ -340,8 +388,17 @@ HttpResponse GetObject(const Context& ctx) {
                          "Request specific response headers cannot be used for anonymous GET "
                          "requests.");
   }
+  // An empty versionId is refused before anything is read (a malformed partNumber only after
+  // the preconditions, below).
+  if (ctx.route.param_error.code != ErrorCode::kNone && !ctx.route.part_number_sent) {
+    return ErrorResponse(ctx, ctx.route.param_error.code, ctx.route.param_error.message);
+  }
   OpenedObject object;
-  if (storage::Status s = Open(ctx, &object); !s.ok()) return StorageError(ctx, s);
+  storage::DeleteMarkerInfo marker;
+  if (storage::Status s = Open(ctx, &object, &marker); !s.ok()) {
+    if (marker.delete_marker) return DeleteMarkerResponse(ctx, marker);
+    return VersionReadError(ctx, s);
+  }
   const storage::ObjectMeta& meta = object.meta();
   if (ctx.route.part_number_sent && ctx.request.Find("range") != nullptr) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
@@ -373,12 +430,31 @@ HttpResponse GetObject(const Context& ctx) {
   return r;
 }
 
-// 204 whether or not the key existed, as AWS answers.
+// 204 whether or not the key or version existed, as AWS answers
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObject.html). In a versioned
+// bucket a delete without versionId makes a delete marker; with versionId it removes that
+// version (or marker) for good. x-amz-delete-marker and x-amz-version-id say what happened.
 HttpResponse DeleteObject(const Context& ctx) {
-  storage::Status s = ctx.store->DeleteObject(ctx.route.bucket, ctx.route.key);
-  if (!s.ok()) return StorageError(ctx, s);
+  storage::Result<storage::DeleteResult> deleted =
+      ctx.route.version_id
+          ? ctx.store->DeleteObjectVersion(ctx.route.bucket, ctx.route.key, *ctx.route.version_id,
+                                           BypassGovernance(ctx, ctx.route.key))
+          : ctx.store->DeleteObjectVersioned(ctx.route.bucket, ctx.route.key);
+  if (!deleted.ok()) {
+    // A version that is not there is gone already: 204, as for a missing key.
+    if (deleted.status().code() != storage::Code::kNoSuchVersion) {
+      return VersionReadError(ctx, deleted.status());
+    }
+    deleted = storage::DeleteResult{};
+  }
   HttpResponse r;
   r.status = 204;
+  if (deleted->delete_marker) r.Set("x-amz-delete-marker", "true");
+  if (ctx.route.version_id) {
+    r.Set("x-amz-version-id", *ctx.route.version_id);
+  } else if (deleted->delete_marker) {
+    SetVersionIdHeader(ctx, deleted->version_id, &r);
+  }
   return r;
 }
 

@@ -19,6 +19,8 @@ std::string_view OperationName(Operation op) {
     case Operation::kDeleteBucket: return "DeleteBucket";
     case Operation::kGetBucketLocation: return "GetBucketLocation";
     case Operation::kGetBucketVersioning: return "GetBucketVersioning";
+    case Operation::kPutBucketVersioning: return "PutBucketVersioning";
+    case Operation::kListObjectVersions: return "ListObjectVersions";
     case Operation::kGetBucketAcl: return "GetBucketAcl";
     case Operation::kPutBucketAcl: return "PutBucketAcl";
     case Operation::kGetObjectAcl: return "GetObjectAcl";
@@ -114,6 +116,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
       return Operation::kGetPublicAccessBlock;
     }
     if (Has(r, "uploads") && only({"uploads"})) return Operation::kListMultipartUploads;
+    if (Has(r, "versions") && only({"versions"})) return Operation::kListObjectVersions;
     if (Has(r, "list-type")) {
       const std::string* v = text::FindValue(r, "list-type");
       if (*v == "2" && only({"list-type"})) return Operation::kListObjectsV2;
@@ -124,6 +127,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (only({})) return Operation::kHeadBucket;
   } else if (method == "PUT") {
     if (Has(r, "acl") && only({"acl"})) return Operation::kPutBucketAcl;
+    if (Has(r, "versioning") && only({"versioning"})) return Operation::kPutBucketVersioning;
     if (Has(r, "policy") && only({"policy"})) return Operation::kPutBucketPolicy;
     if (Has(r, "ownershipControls") && only({"ownershipControls"})) {
       return Operation::kPutBucketOwnershipControls;
@@ -152,20 +156,20 @@ Operation ObjectOp(std::string_view method, const Query& r, bool copy_source) {
     return OnlySubResources(r, allowed);
   };
   if (method == "GET") {
-    if (Has(r, "acl") && only({"acl"})) return Operation::kGetObjectAcl;
+    if (Has(r, "acl") && only({"acl", "versionId"})) return Operation::kGetObjectAcl;
     if (Has(r, "uploadId") && only({"uploadId"})) return Operation::kListParts;
-    if (only({"partNumber"})) return Operation::kGetObject;
+    if (only({"partNumber", "versionId"})) return Operation::kGetObject;
   } else if (method == "HEAD") {
-    if (only({"partNumber"})) return Operation::kHeadObject;
+    if (only({"partNumber", "versionId"})) return Operation::kHeadObject;
   } else if (method == "PUT") {
-    if (Has(r, "acl") && only({"acl"})) return Operation::kPutObjectAcl;
+    if (Has(r, "acl") && only({"acl", "versionId"})) return Operation::kPutObjectAcl;
     if (Has(r, "uploadId") && Has(r, "partNumber") && only({"uploadId", "partNumber"})) {
       return copy_source ? Operation::kUploadPartCopy : Operation::kUploadPart;
     }
     if (only({})) return copy_source ? Operation::kCopyObject : Operation::kPutObject;
   } else if (method == "DELETE") {
     if (Has(r, "uploadId") && only({"uploadId"})) return Operation::kAbortMultipartUpload;
-    if (only({})) return Operation::kDeleteObject;
+    if (only({"versionId"})) return Operation::kDeleteObject;
   } else if (method == "POST") {
     if (Has(r, "uploads") && only({"uploads"})) return Operation::kCreateMultipartUpload;
     if (Has(r, "uploadId") && only({"uploadId"})) return Operation::kCompleteMultipartUpload;
@@ -293,6 +297,33 @@ void ParseListParts(const Query& query, Route* r) {
   }
 }
 
+// versionId: any non-empty value (storage tells a malformed id from one it does not know).
+void ParseVersionId(const Query& query, Route* r) {
+  const std::string* v = text::FindValue(query, "versionId");
+  if (v == nullptr) return;
+  if (v->empty()) {
+    Refuse(r, "Version id cannot be the empty string");
+    return;
+  }
+  r->version_id = *v;
+}
+
+void ParseListObjectVersions(const Query& query, Route* r) {
+  ParseListCommon(query, "max-keys", r);
+  r->list.key_marker = ValueOr(query, "key-marker");
+  if (const std::string* v = text::FindValue(query, "version-id-marker")) {
+    if (r->list.key_marker.empty()) {
+      Refuse(r, "A version-id marker cannot be specified without a key marker.");
+      return;
+    }
+    if (v->empty()) {
+      Refuse(r, "A version-id marker cannot be empty.");
+      return;
+    }
+    r->list.version_id_marker = *v;
+  }
+}
+
 void ParseOverrides(const Query& query, ResponseOverrides* o) {
   auto take = [&](std::string_view name, std::optional<std::string>* field) {
     if (const std::string* v = text::FindValue(query, name)) *field = *v;
@@ -334,8 +365,17 @@ void ParseParams(const Query& query, Route* r) {
       break;
     case Operation::kGetObject:
     case Operation::kHeadObject:
+      ParseVersionId(query, r);
       ParsePartNumber(query, r);
       ParseOverrides(query, &r->overrides);
+      break;
+    case Operation::kDeleteObject:
+    case Operation::kGetObjectAcl:
+    case Operation::kPutObjectAcl:
+      ParseVersionId(query, r);
+      break;
+    case Operation::kListObjectVersions:
+      ParseListObjectVersions(query, r);
       break;
     case Operation::kListBuckets:
     case Operation::kCreateBucket:
@@ -343,14 +383,13 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kDeleteBucket:
     case Operation::kGetBucketLocation:
     case Operation::kGetBucketVersioning:
+    case Operation::kPutBucketVersioning:
     case Operation::kGetBucketAcl:
     case Operation::kPutBucketAcl:
-    case Operation::kGetObjectAcl:
     case Operation::kGetBucketPolicy:
     case Operation::kPutBucketPolicy:
     case Operation::kDeleteBucketPolicy:
     case Operation::kGetBucketPolicyStatus:
-    case Operation::kPutObjectAcl:
     case Operation::kGetBucketOwnershipControls:
     case Operation::kPutBucketOwnershipControls:
     case Operation::kDeleteBucketOwnershipControls:
@@ -358,7 +397,6 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kPutPublicAccessBlock:
     case Operation::kDeletePublicAccessBlock:
     case Operation::kPutObject:
-    case Operation::kDeleteObject:
     case Operation::kCreateMultipartUpload:
     case Operation::kCopyObject:
     case Operation::kDeleteObjects:

@@ -21,6 +21,8 @@ enum class Operation {
   kDeleteBucket,
   kGetBucketLocation,
   kGetBucketVersioning,
+  kPutBucketVersioning,
+  kListObjectVersions,
   kGetBucketAcl,
   kPutBucketAcl,
   kGetObjectAcl,
@@ -80,8 +82,9 @@ struct ListParams {
   std::optional<std::string> start_after;         // ListObjectsV2
   std::string start_key;     // ListObjectsV2: the token's key when one is sent, else start-after
   bool fetch_owner = false;  // ListObjectsV2: fetch-owner=true
-  std::string key_marker;    // ListMultipartUploads
+  std::string key_marker;    // ListMultipartUploads, ListObjectVersions
   std::string upload_id_marker;     // ListMultipartUploads; "" without a key-marker
+  std::string version_id_marker;    // ListObjectVersions
   uint32_t part_number_marker = 0;  // ListParts
 };
 
@@ -121,6 +124,10 @@ struct Route {
   bool part_number_sent = false;  // partNumber was in the query, well-formed or not
   ListParams list;
   ResponseOverrides overrides;  // GetObject / HeadObject
+  // versionId (GetObject, HeadObject, DeleteObject, Get/PutObjectAcl): the version addressed,
+  // as sent ("null" names the null version); nullopt: the current one. An empty value is
+  // refused (param_error).
+  std::optional<std::string> version_id;
 };
 
 // `target` is the raw request-target ("/b/k%20x?acl"); `host` the Host header ("" if absent);
@@ -136,7 +143,9 @@ struct Route {
 //    for 64 bits, means 1000);
 //  - part-number-marker not a decimal integer in 0..10000;
 //  - encoding-type other than "url";
-//  - continuation-token empty or not base64.
+//  - continuation-token empty or not base64;
+//  - versionId empty;
+//  - ListObjectVersions' version-id-marker without key-marker.
 Route RouteRequest(std::string_view method, std::string_view target, std::string_view host,
                    std::string_view domain, bool copy_source);
 

@@ -46,6 +46,8 @@ class BodyRef : public BodyReader {
 // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/mpuoverview.html#mpuAndPermissions).
 iam::Action ActionOf(Operation op) {
   switch (op) {
+    case Operation::kPutBucketVersioning: return iam::Action::kPutBucketVersioning;
+    case Operation::kListObjectVersions: return iam::Action::kListBucketVersions;
     case Operation::kListBuckets: return iam::Action::kListAllMyBuckets;
     case Operation::kCreateBucket: return iam::Action::kCreateBucket;
     case Operation::kHeadBucket: return iam::Action::kListBucket;
@@ -84,6 +86,17 @@ iam::Action ActionOf(Operation op) {
     case Operation::kNotImplemented: return iam::Action::kUnimplemented;
   }
   return iam::Action::kUnimplemented;
+}
+
+// The action of a routed request: a versionId asks for the *Version action of the operation.
+iam::Action ActionOf(const Route& route) {
+  const iam::Action action = ActionOf(route.op);
+  if (!route.version_id) return action;
+  if (action == iam::Action::kGetObject) return iam::Action::kGetObjectVersion;
+  if (action == iam::Action::kDeleteObject) return iam::Action::kDeleteObjectVersion;
+  if (action == iam::Action::kGetObjectAcl) return iam::Action::kGetObjectVersionAcl;
+  if (action == iam::Action::kPutObjectAcl) return iam::Action::kPutObjectVersionAcl;
+  return action;
 }
 
 // The address part of "ip:port" or "[v6]:port".
@@ -142,10 +155,12 @@ iam::RequestFacts FactsOf(const Context& ctx, std::string* max_keys) {
 
 // The request's own question: its action on its bucket and key.
 ErrorCode AuthorizeRequest(const Context& ctx) {
-  return Authorize(ctx, ActionOf(ctx.route.op),
+  return Authorize(ctx, ActionOf(ctx.route),
                    {.bucket = ctx.route.bucket,
                     .key = ctx.route.key,
-                    .upload_id = ctx.route.upload_id});
+                    .upload_id = ctx.route.upload_id,
+                    .version_id = ctx.route.version_id ? std::string_view(*ctx.route.version_id)
+                                                      : std::string_view()});
 }
 
 // A malformed parameter is answered here, after authorization, where the handlers answered it
@@ -160,6 +175,7 @@ bool ParamErrorAnsweredBeforeHandler(const Route& route) {
 bool NeedsSpace(Operation op) {
   switch (op) {
     case Operation::kCreateBucket:
+    case Operation::kPutBucketVersioning:
     case Operation::kPutBucketAcl:
     case Operation::kPutObjectAcl:
     case Operation::kPutBucketPolicy:
@@ -177,6 +193,7 @@ bool NeedsSpace(Operation op) {
     case Operation::kDeleteBucket:
     case Operation::kGetBucketLocation:
     case Operation::kGetBucketVersioning:
+    case Operation::kListObjectVersions:
     case Operation::kGetBucketAcl:
     case Operation::kGetObjectAcl:
     case Operation::kGetBucketPolicy:
@@ -296,6 +313,8 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kDeleteBucket: return DeleteBucket(ctx);
     case Operation::kGetBucketLocation: return GetBucketLocation(ctx);
     case Operation::kGetBucketVersioning: return GetBucketVersioning(ctx);
+    case Operation::kPutBucketVersioning: return PutBucketVersioning(ctx);
+    case Operation::kListObjectVersions: return ListObjectVersions(ctx);
     case Operation::kGetBucketAcl: return GetBucketAcl(ctx);
     case Operation::kPutBucketAcl: return PutBucketAcl(ctx);
     case Operation::kGetObjectAcl: return GetObjectAcl(ctx);

@@ -342,6 +342,9 @@ class Store {
   // OK and changes nothing), kNoSuchBucket. Durable on return; writes that start after it see
   // the new state.
   virtual Status SetBucketVersioning(std::string_view bucket, VersioningState state) = 0;
+  // The bucket's versioning state as SetBucketVersioning last left it, without a read (kept in
+  // memory: cheap enough for every request); kUnversioned for a bucket that does not exist.
+  virtual VersioningState BucketVersioning(std::string_view bucket) = 0;
 
   // ---- Objects. Without a version id these address the current version; in a versioned
   // bucket whose latest version of the key is a delete marker they answer kNoSuchKey (the
@@ -395,6 +398,16 @@ class Store {
                                     bool bypass_governance) = 0;
   virtual Status PutObjectLegalHold(std::string_view bucket, std::string_view key,
                                     std::string_view version_id, LegalHold hold) = 0;
+  // Reads version `version_id` of the key (empty: the latest), lets `change` edit its access
+  // control (owner_id, acl) and writes it back in place, as one step: no other change of the
+  // key comes between the read and the write (PutObjectAcl). Only owner_id and acl are taken
+  // from the edited meta; the rest stays as stored. `change` runs while the key is locked: it
+  // must be quick and must not write to the store; when it returns an error nothing is written
+  // and UpdateObjectAccess returns that error. kNoSuchKey (no latest version, or a delete
+  // marker), kNoSuchVersion, kInvalidArgument (malformed id), kNoSuchBucket. Durable on return.
+  using ObjectChange = std::function<Status(ObjectMeta*)>;
+  virtual Status UpdateObjectAccess(std::string_view bucket, std::string_view key,
+                                    std::string_view version_id, const ObjectChange& change) = 0;
   // The version `version_id` of the key (empty: the latest, as HeadObject). When that is a
   // delete marker: kNoSuchKey, and *marker (may be null) says so with the marker's id;
   // otherwise *marker is left {false, ""}. kNoSuchKey (no latest version), kNoSuchVersion,

@@ -220,12 +220,17 @@ class StoreImpl final : public Store {
                                       ObjectMeta meta, const WriteCondition& cond) override;
 
   // Versions: store_versions.cc.
+  VersioningState BucketVersioning(std::string_view bucket) override {
+    return VersioningOf(bucket);
+  }
   Status SetBucketVersioning(std::string_view bucket, VersioningState state) override;
   Result<DeleteResult> DeleteObjectVersioned(std::string_view bucket,
                                              std::string_view key) override;
   Result<DeleteResult> DeleteObjectVersion(std::string_view bucket, std::string_view key,
                                            std::string_view version_id,
                                            bool bypass_governance) override;
+  Status UpdateObjectAccess(std::string_view bucket, std::string_view key,
+                            std::string_view version_id, const ObjectChange& change) override;
   Status PutObjectRetention(std::string_view bucket, std::string_view key,
                             std::string_view version_id, const ObjectRetention& retention,
                             bool bypass_governance) override;
@@ -445,10 +450,10 @@ class StoreImpl final : public Store {
                                                   std::string_view version_id,
                                                   const rocksdb::Snapshot* snapshot);
   // Reads the version `version_id` names (not a marker), applies `change` (which may refuse)
-  // to its lock state and writes it back in place. Takes the bucket (shared) and key stripes.
+  // to its meta and writes it back in place. Takes the bucket (shared) and key stripes.
   template <typename Change>
-  Status ChangeLockState(std::string_view bucket, std::string_view key, std::string_view version_id,
-                         Change&& change);
+  Status ChangeVersion(std::string_view bucket, std::string_view key, std::string_view version_id,
+                       Change&& change);
 
   // ---- Listing (store_list.cc).
   template <typename NameOf, typename OnEntry, typename OnPrefix>

@@ -411,11 +411,11 @@ Result<DeleteResult> StoreImpl::DeleteObjectVersion(std::string_view bucket, std
   return DeleteResult{v.delete_marker, v.meta.version_id};
 }
 
-// ---- Object lock of a version.
+// ---- Object lock and access control of a version.
 
 template <typename Change>
-Status StoreImpl::ChangeLockState(std::string_view bucket, std::string_view key,
-                                  std::string_view version_id, Change&& change) {
+Status StoreImpl::ChangeVersion(std::string_view bucket, std::string_view key,
+                                std::string_view version_id, Change&& change) {
   std::shared_lock bucket_lock(BucketMutex(bucket));
   std::lock_guard key_lock(KeyMutex(bucket, key));
   if (Status s = RequireBucket(bucket); !s.ok()) return s;
@@ -426,7 +426,7 @@ Status StoreImpl::ChangeLockState(std::string_view bucket, std::string_view key,
   }
   codec::StoredVersion& v = (*found)->version;
   if (v.delete_marker) return Status(Code::kNoSuchKey, "the version is a delete marker");
-  if (Status s = change(&v.meta.lock); !s.ok()) return s;
+  if (Status s = change(&v.meta); !s.ok()) return s;
   if ((*found)->current) {
     return ApplyPut(cf(kObjectsCf), codec::ObjectKey(bucket, key), codec::EncodeObjectMeta(v.meta));
   }
@@ -440,7 +440,8 @@ Status StoreImpl::PutObjectRetention(std::string_view bucket, std::string_view k
   if ((retention.mode == RetentionMode::kNone) != (retention.retain_until_ms == 0)) {
     return Status(Code::kInvalidArgument, "a retention needs both a mode and a date");
   }
-  return ChangeLockState(bucket, key, version_id, [&](ObjectLockState* lock) {
+  return ChangeVersion(bucket, key, version_id, [&](ObjectMeta* meta) {
+    ObjectLockState* lock = &meta->lock;
     const ObjectRetention& old = lock->retention;
     if (RetentionRuns(old, NowMs())) {
       const bool keeps_or_extends =
@@ -459,8 +460,19 @@ Status StoreImpl::PutObjectLegalHold(std::string_view bucket, std::string_view k
   if (hold == LegalHold::kNever) {
     return Status(Code::kInvalidArgument, "a legal hold is set ON or OFF");
   }
-  return ChangeLockState(bucket, key, version_id, [&](ObjectLockState* lock) {
-    lock->legal_hold = hold;
+  return ChangeVersion(bucket, key, version_id, [&](ObjectMeta* meta) {
+    meta->lock.legal_hold = hold;
+    return Status::Ok();
+  });
+}
+
+Status StoreImpl::UpdateObjectAccess(std::string_view bucket, std::string_view key,
+                                     std::string_view version_id, const ObjectChange& change) {
+  return ChangeVersion(bucket, key, version_id, [&](ObjectMeta* meta) {
+    ObjectMeta edited = *meta;
+    if (Status s = change(&edited); !s.ok()) return s;
+    meta->owner_id = std::move(edited.owner_id);
+    meta->acl = std::move(edited.acl);
     return Status::Ok();
   });
 }

@@ -127,7 +127,7 @@ TEST(RouterTest, UnimplementedSubResources) {
       "cors",         "lifecycle",     "tagging",           "website",
       "encryption",   "object-lock",   "replication",       "logging",
       "notification", "accelerate",    "requestPayment",    "analytics",
-      "inventory",    "metrics",       "intelligent-tiering", "versions"};
+      "inventory",    "metrics",       "intelligent-tiering"};
   for (std::string method : {"GET", "PUT", "DELETE"}) {
     for (const std::string& sub : subresources) {
       SCOPED_TRACE(method + " ?" + sub);
@@ -137,7 +137,7 @@ TEST(RouterTest, UnimplementedSubResources) {
     }
   }
   for (std::string sub : {"tagging", "retention", "legal-hold", "torrent", "attributes",
-                                 "restore", "select", "versionId=abc"}) {
+                                 "restore", "select"}) {
     SCOPED_TRACE(sub);
     const char* method = std::string(sub) == "restore" || std::string(sub) == "select" ? "POST"
                                                                                      : "GET";
@@ -146,11 +146,57 @@ TEST(RouterTest, UnimplementedSubResources) {
     EXPECT_EQ(RouteRequest("PUT", "/bkt/k?" + std::string(sub), "h", "", false).op,
               Operation::kNotImplemented);
   }
-  // PUT ?uploads on a bucket and PUT ?versioning are not PutObject/CreateBucket.
-  EXPECT_EQ(RouteRequest("PUT", "/bkt?versioning", "h", "", false).op,
-            Operation::kNotImplemented);
+  // PUT ?uploads on an object is not PutObject; ?versions on a bucket lists versions only
+  // with GET; a versionId on a PUT of an object names nothing PutObject takes.
   EXPECT_EQ(RouteRequest("PUT", "/bkt/k?uploads", "h", "", false).op,
             Operation::kNotImplemented);
+  EXPECT_EQ(RouteRequest("PUT", "/bkt?versions", "h", "", false).op,
+            Operation::kNotImplemented);
+  EXPECT_EQ(RouteRequest("PUT", "/bkt/k?versionId=abc", "h", "", false).op,
+            Operation::kNotImplemented);
+}
+
+// versionId on the object operations that take it, the versioning and versions sub-resources,
+// and their malformed parameters.
+TEST(RouterTest, Versions) {
+  EXPECT_EQ(RouteRequest("PUT", "/bkt?versioning", "h", "", false).op,
+            Operation::kPutBucketVersioning);
+  Route list = RouteRequest(
+      "GET", "/bkt?versions&prefix=p&key-marker=k1&version-id-marker=v1&max-keys=5", "h", "",
+      false);
+  EXPECT_EQ(list.op, Operation::kListObjectVersions);
+  EXPECT_EQ(list.list.prefix, "p");
+  EXPECT_EQ(list.list.key_marker, "k1");
+  EXPECT_EQ(list.list.version_id_marker, "v1");
+  EXPECT_EQ(list.list.max_entries, 5u);
+  EXPECT_EQ(list.param_error.code, ErrorCode::kNone);
+  Route no_key_marker = RouteRequest("GET", "/bkt?versions&version-id-marker=v1", "h", "", false);
+  EXPECT_EQ(no_key_marker.param_error.code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(no_key_marker.param_error.message,
+            "A version-id marker cannot be specified without a key marker.");
+  struct Case {
+    std::string method, target;
+    Operation op;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"GET", "/bkt/k?versionId=abc", Operation::kGetObject},
+           {"HEAD", "/bkt/k?versionId=abc", Operation::kHeadObject},
+           {"DELETE", "/bkt/k?versionId=abc", Operation::kDeleteObject},
+           {"GET", "/bkt/k?acl&versionId=abc", Operation::kGetObjectAcl},
+           {"PUT", "/bkt/k?acl&versionId=abc", Operation::kPutObjectAcl},
+           {"GET", "/bkt/k?versionId=abc&partNumber=1", Operation::kGetObject}}) {
+    SCOPED_TRACE(c.method + " " + c.target);
+    Route r = RouteRequest(c.method, c.target, "h", "", false);
+    EXPECT_EQ(r.op, c.op);
+    ASSERT_TRUE(r.version_id.has_value());
+    EXPECT_EQ(*r.version_id, "abc");
+  }
+  Route empty = RouteRequest("DELETE", "/bkt/k?versionId=", "h", "", false);
+  EXPECT_EQ(empty.op, Operation::kDeleteObject);
+  EXPECT_FALSE(empty.version_id.has_value());
+  EXPECT_EQ(empty.param_error.code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(empty.param_error.message, "Version id cannot be the empty string");
+  EXPECT_FALSE(RouteRequest("GET", "/bkt/k", "h", "", false).version_id.has_value());
 }
 
 TEST(RouterTest, Errors) {
