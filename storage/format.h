@@ -7,7 +7,8 @@
 //   1  the marker itself; records are as in format 0 (fixture test/fixtures/format1)
 //   2  users: the account id setting, user records and their indexes, every key owned by a
 //      user (root's key by `root`, each COSI key by a user named after its grant), every
-//      bucket owned by root with the ACL of its anonymous mode (format.cc AddUsers)
+//      bucket owned by root with the ACL of its anonymous mode (format.cc AddUsers; fixture
+//      test/fixtures/format2)
 //   3  object versioning: the "versions" column family (noncurrent versions and delete
 //      markers), bucket records with a versioning state, object records with a version id;
 //      older records decode as unversioned buckets and null versions (format.cc AddVersions)
