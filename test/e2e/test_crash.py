@@ -31,6 +31,7 @@ import xml.etree.ElementTree as ET
 
 import botocore.exceptions
 
+import cubby_e2e
 from cubby_e2e import S3_NS, make_client, raw_request
 
 BUCKET = "crash"
@@ -499,7 +500,8 @@ def _load_and_kill(srv, model, rng, counts):
 
 
 def test_sigkill_rounds_under_mixed_load(start_server, tmp_path):
-    seed = int(os.environ.get("CUBBY_CRASH_SEED", random.randrange(1 << 32)))
+    # conftest.py clears CUBBY_* from os.environ at load: read the seed from what it saved.
+    seed = int(cubby_e2e.ORIGINAL_ENV.get("CUBBY_CRASH_SEED", random.randrange(1 << 32)))
     print(f"CUBBY_CRASH_SEED={seed}")
     rng = random.Random(seed)
     data_dir = tmp_path / "crashdata"
