@@ -1,7 +1,5 @@
 #include "storage/codec.h"
 
-#include "storage/bucket_config_codec.h"
-
 #include <utility>
 
 #include "storage/bucket_config_codec.h"
@@ -21,6 +19,9 @@ constexpr uint8_t kVersion3 = 3;
 // ObjectMeta only: version 3 followed by version_id, version_seq and the object-lock state
 // (format 3); written only when one of them is set, so unversioned objects keep version <= 3.
 constexpr uint8_t kVersionVersioned = 4;
+// BucketRecord only: version 3 followed by the lifecycle configuration; written only when the
+// bucket has lifecycle rules, so other buckets keep version <= 3.
+constexpr uint8_t kVersion4 = 4;
 
 // ---- Writer helpers.
 void PutVarint(std::string* out, uint64_t v) {
@@ -226,9 +227,10 @@ void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::st
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  const bool v3 =
-      r.versioning != VersioningState::kUnversioned || r.object_lock != ObjectLockConfig{};
-  PutByte(&out, v3 ? kVersion3 : kVersion2);
+  const bool v4 = !r.lifecycle.rules.empty();
+  const bool v3 = v4 || r.versioning != VersioningState::kUnversioned ||
+                  r.object_lock != ObjectLockConfig{};
+  PutByte(&out, v4 ? kVersion4 : v3 ? kVersion3 : kVersion2);
   PutBytes(&out, r.name);
   PutSigned(&out, r.created_ms);
   PutByte(&out, static_cast<uint8_t>(r.anonymous));
@@ -249,6 +251,7 @@ std::string EncodeBucket(const BucketRecord& r) {
     PutByte(&out, static_cast<uint8_t>(r.versioning));
     PutBytes(&out, EncodeObjectLockConfig(r.object_lock));
   }
+  if (v4) PutBytes(&out, EncodeLifecycleConfig(r.lifecycle));
   return out;
 }
 
@@ -256,7 +259,7 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
   Reader rd(in);
   BucketRecord r;
   uint8_t version = 0;
-  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion3) return Corrupt("bucket");
+  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion4) return Corrupt("bucket");
   const bool v2 = version >= kVersion2;
   if (!rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) || !rd.GetMode(&r.anonymous) ||
       !rd.GetBool(&r.force_delete) || !rd.GetBool(&r.created_by_cosi) ||
@@ -287,6 +290,14 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
     Result<ObjectLockConfig> config = DecodeObjectLockConfig(lock);
     if (!config.ok()) return Corrupt("bucket");
     r.object_lock = std::move(config).value();
+  }
+  if (version >= kVersion4) {
+    std::string lifecycle;
+    if (!rd.GetString(&lifecycle)) return Corrupt("bucket");
+    Result<LifecycleConfig> config = DecodeLifecycleConfig(lifecycle);
+    // A version-4 record is written only with rules: none is corruption.
+    if (!config.ok() || config->rules.empty()) return Corrupt("bucket");
+    r.lifecycle = std::move(config).value();
   }
   if (!rd.done()) return Corrupt("bucket");
   return r;

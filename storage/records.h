@@ -36,6 +36,8 @@ struct BucketRecord {
   // Store::SetBucketVersioning only.
   VersioningState versioning = VersioningState::kUnversioned;
   ObjectLockConfig object_lock;  // stored as given
+  // Lifecycle rules (PutBucketLifecycleConfiguration), stored as given; no rules: none set.
+  LifecycleConfig lifecycle;
 };
 
 // One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the

@@ -27,6 +27,7 @@ void ExpectSame(const BucketRecord& a, const BucketRecord& b) {
   EXPECT_EQ(a.policy, b.policy);
   EXPECT_EQ(a.versioning, b.versioning);
   EXPECT_EQ(a.object_lock, b.object_lock);
+  EXPECT_EQ(a.lifecycle, b.lifecycle);
 }
 
 void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
@@ -95,7 +96,24 @@ std::vector<BucketRecord> Buckets() {
   BucketRecord preferred;
   preferred.object_ownership = ObjectOwnership::kBucketOwnerPreferred;
   preferred.public_access_block = {false, false, true, false, false};
-  return {empty, full, negative, owned, preferred};
+  BucketRecord with_lifecycle = owned;  // version 4: lifecycle rules
+  with_lifecycle.versioning = VersioningState::kEnabled;
+  LifecycleRule rule;
+  rule.id = "expire";
+  rule.filter.prefix = "logs/";
+  rule.filter.size_greater_than = 10;
+  rule.expiration_days = 3;
+  rule.noncurrent_days = 1;
+  rule.newer_noncurrent_versions = 2;
+  LifecycleRule disabled;
+  disabled.id = "off";
+  disabled.enabled = false;
+  disabled.abort_incomplete_days = 7;
+  with_lifecycle.lifecycle.rules = {rule, disabled};
+  BucketRecord lifecycle_only;  // lifecycle alone also moves the record to version 4
+  lifecycle_only.name = "l";
+  lifecycle_only.lifecycle.rules = {disabled};
+  return {empty, full, negative, owned, preferred, with_lifecycle, lifecycle_only};
 }
 
 std::vector<ObjectMeta> Metas() {
@@ -643,6 +661,42 @@ TEST(Codec, VersioningFieldsRoundTrip) {
                                  "\x01\x00"s + EncodeObjectMeta(m) + "x"}) {
     EXPECT_EQ(DecodeVersion(bad).status().code(), Code::kCorruption);
   }
+}
+
+// A bucket record moves to version 4 only when it has lifecycle rules, so every other bucket
+// keeps its bytes; a version-4 record without rules, or with undecodable ones, is corrupt.
+TEST(Codec, LifecycleFieldVersions) {
+  BucketRecord b;
+  b.name = "b";
+  EXPECT_EQ(EncodeBucket(b)[0], 2);
+  b.versioning = VersioningState::kEnabled;
+  const std::string v3 = EncodeBucket(b);
+  EXPECT_EQ(v3[0], 3);
+  LifecycleRule rule;
+  rule.id = "r";
+  rule.expiration_days = 1;
+  b.lifecycle.rules = {rule};
+  const std::string v4 = EncodeBucket(b);
+  EXPECT_EQ(v4[0], 4);
+  Result<BucketRecord> back = DecodeBucket(v4);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->lifecycle, b.lifecycle);
+  EXPECT_EQ(back->versioning, VersioningState::kEnabled);
+  // Removing the rules gives back the version-3 bytes.
+  b.lifecycle = {};
+  EXPECT_EQ(EncodeBucket(b), v3);
+  // Version 4 with an empty configuration, and with a corrupt one.
+  const std::string no_rules = EncodeLifecycleConfig(LifecycleConfig{});
+  std::string empty = v3 + static_cast<char>(no_rules.size()) + no_rules;
+  empty[0] = 4;
+  EXPECT_EQ(DecodeBucket(empty).status().code(), Code::kCorruption);
+  std::string bad = v3 + "\x01\x7f"s;
+  bad[0] = 4;
+  EXPECT_EQ(DecodeBucket(bad).status().code(), Code::kCorruption);
+  // Version 3 bytes followed by a configuration are trailing bytes for version 3.
+  std::string v3_tail = v4;
+  v3_tail[0] = 3;
+  EXPECT_EQ(DecodeBucket(v3_tail).status().code(), Code::kCorruption);
 }
 
 TEST(Codec, VersionIds) {
