@@ -37,6 +37,7 @@ Need NeedOf(Action action) {
     case Action::kDeleteBucketPolicy:
     case Action::kPutBucketOwnershipControls:
     case Action::kPutBucketPublicAccessBlock:
+    case Action::kPutLifecycleConfiguration:
       return Need::kAdmin;
     case Action::kListBucket:
     case Action::kGetBucketLocation:
@@ -53,6 +54,7 @@ Need NeedOf(Action action) {
     case Action::kGetBucketPolicyStatus:
     case Action::kGetBucketOwnershipControls:
     case Action::kGetBucketPublicAccessBlock:
+    case Action::kGetLifecycleConfiguration:
       return Need::kRead;
     case Action::kPutObject:
     case Action::kDeleteObject:
@@ -131,6 +133,8 @@ std::string_view ActionName(Action action) {
     case Action::kPutBucketOwnershipControls: return "s3:PutBucketOwnershipControls";
     case Action::kGetBucketPublicAccessBlock: return "s3:GetBucketPublicAccessBlock";
     case Action::kPutBucketPublicAccessBlock: return "s3:PutBucketPublicAccessBlock";
+    case Action::kGetLifecycleConfiguration: return "s3:GetLifecycleConfiguration";
+    case Action::kPutLifecycleConfiguration: return "s3:PutLifecycleConfiguration";
     case Action::kAnyBucketAccess: return "cubby:AnyBucketAccess";
     case Action::kUnimplemented: return "cubby:Unimplemented";
   }
@@ -366,6 +370,7 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kDeleteBucketPolicy:
     case Action::kPutBucketOwnershipControls:
     case Action::kPutBucketPublicAccessBlock:
+    case Action::kPutLifecycleConfiguration:
     case Action::kUnimplemented:
       return true;
     case Action::kListBucket:
@@ -389,6 +394,7 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kGetBucketPolicyStatus:
     case Action::kGetBucketOwnershipControls:
     case Action::kGetBucketPublicAccessBlock:
+    case Action::kGetLifecycleConfiguration:
     case Action::kAnyBucketAccess:
       return false;
   }

@@ -50,6 +50,8 @@ enum class Action {
   kPutBucketOwnershipControls,  // Put and DeleteBucketOwnershipControls
   kGetBucketPublicAccessBlock,
   kPutBucketPublicAccessBlock,  // Put and DeletePublicAccessBlock
+  kGetLifecycleConfiguration,   // GetBucketLifecycleConfiguration
+  kPutLifecycleConfiguration,   // Put and DeleteBucketLifecycle(Configuration), as AWS has it
   // Not IAM actions; policies never name them.
   kAnyBucketAccess,  // the gate of DeleteObjects: some right on the bucket (its keys are then
                      // asked one by one as kDeleteObject)

@@ -415,6 +415,8 @@ TEST(AclTest, AclRequirementTable) {
       {"s3:GetBucketPolicy", {AclScope::kNotGrantable, kFull}},
       {"s3:PutBucketOwnershipControls", {AclScope::kNotGrantable, kFull}},
       {"s3:PutBucketPublicAccessBlock", {AclScope::kNotGrantable, kFull}},
+      {"s3:PutLifecycleConfiguration", {AclScope::kNotGrantable, kFull}},
+      {"s3:GetLifecycleConfiguration", {AclScope::kNotGrantable, kFull}},
       {"s3:getobject", {AclScope::kNotGrantable, kFull}},
       {"", {AclScope::kNotGrantable, kFull}},
   };
@@ -441,6 +443,8 @@ TEST(AclTest, AclRequirementTable) {
                               {Action::kAbortMultipartUpload, AclScope::kInitiator},
                               {Action::kListMultipartUploadParts, AclScope::kInitiator},
                               {Action::kListBucketMultipartUploads, AclScope::kBucket},
+                              {Action::kGetLifecycleConfiguration, AclScope::kNotGrantable},
+                              {Action::kPutLifecycleConfiguration, AclScope::kNotGrantable},
                               {Action::kAnyBucketAccess, AclScope::kBucketAny},
                               {Action::kUnimplemented, AclScope::kBucketAny}}) {
     EXPECT_EQ(AclRequirementFor(c.action).scope, c.scope) << ActionName(c.action);

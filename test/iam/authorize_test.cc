@@ -42,6 +42,8 @@ constexpr Action kEveryAction[] = {
     Action::kPutBucketOwnershipControls,
     Action::kGetBucketPublicAccessBlock,
     Action::kPutBucketPublicAccessBlock,
+    Action::kGetLifecycleConfiguration,
+    Action::kPutLifecycleConfiguration,
     Action::kAnyBucketAccess,
     Action::kUnimplemented,
 };
@@ -133,6 +135,10 @@ TEST_F(AuthorizeTest, Table) {
       {"reader", Action::kCreateBucket, "shared", "", kPlain, deny},
       {"reader", Action::kDeleteBucket, "shared", "", kPlain, deny},
       {"rw", Action::kPutBucketAcl, "shared", "", kPlain, deny},
+      {"reader", Action::kGetLifecycleConfiguration, "shared", "", kPlain, allow},
+      {"writer", Action::kGetLifecycleConfiguration, "shared", "", kPlain, deny},
+      {"rw", Action::kPutLifecycleConfiguration, "shared", "", kPlain, deny},  // admin only
+      {"root", Action::kPutLifecycleConfiguration, "private", "", kPlain, allow},
       {"rw", Action::kCreateBucket, "new", "", kPlain, deny},
       {"writer", Action::kPutObject, "shared", "k", kCopy, allow},
       {"writer", Action::kPutObject, "shared", "k", kMultipart, allow},
@@ -211,7 +217,8 @@ TEST_F(AuthorizeTest, EveryAction) {
         action == Action::kDeleteBucket || action == Action::kPutBucketAcl ||
         action == Action::kPutBucketPolicy || action == Action::kDeleteBucketPolicy ||
         action == Action::kPutBucketOwnershipControls ||
-        action == Action::kPutBucketPublicAccessBlock;
+        action == Action::kPutBucketPublicAccessBlock ||
+        action == Action::kPutLifecycleConfiguration;
     EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
   }
 }
