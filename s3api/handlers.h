@@ -261,6 +261,24 @@ HttpResponse DeleteBucketOwnershipControls(const Context& ctx);
 HttpResponse GetPublicAccessBlock(const Context& ctx);
 HttpResponse PutPublicAccessBlock(const Context& ctx);
 HttpResponse DeletePublicAccessBlock(const Context& ctx);
+// lifecycle.cc
+HttpResponse GetBucketLifecycleConfiguration(const Context& ctx);
+HttpResponse PutBucketLifecycleConfiguration(const Context& ctx);
+HttpResponse DeleteBucketLifecycle(const Context& ctx);
+// The x-amz-expiration header value for the current version `meta` of `key` in the request's
+// bucket (ctx.route.bucket), under the bucket's lifecycle rules and ctx.options.lifecycle_day:
+// expiry-date="<HTTP date>", rule-id="<id>" (lifecycle::ExpirationHeader). nullopt when no
+// enabled rule expires it, the bucket has no rules, or the bucket cannot be read (the header is
+// advisory: a read failure never fails the request). Costs one bucket read. Callers add it
+// only for a current version: PutObject, and GetObject / HeadObject without a versionId.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html#API_PutObject_ResponseSyntax
+std::optional<std::string> ExpirationHeaderFor(const Context& ctx, std::string_view key,
+                                               const storage::ObjectMeta& meta);
+inline constexpr std::string_view kAmzExpiration = "x-amz-expiration";
+// Sets x-amz-expiration on `r` when ExpirationHeaderFor answers one.
+void SetExpirationHeader(const Context& ctx, std::string_view key, const storage::ObjectMeta& meta,
+                         HttpResponse* r);
+
 // object.cc
 HttpResponse PutObject(const Context& ctx);
 HttpResponse GetObject(const Context& ctx);  // GET and HEAD

@@ -377,6 +377,7 @@ HttpResponse PutObject(const Context& ctx) {
   r.Set("ETag", QuoteEtag(committed->etag));
   SetChecksumHeaders(committed->checksums, &r);
   SetVersionIdHeader(ctx, committed->version_id, &r);
+  SetExpirationHeader(ctx, ctx.route.key, *committed, &r);
   return r;
 }
 
@@ -421,6 +422,8 @@ HttpResponse GetObject(const Context& ctx) {
     return SelectionError(ctx, e, meta);
   }
   HttpResponse r = ObjectResponse(ctx, meta, selection);
+  // A lifecycle rule expires the current version; a version named by id is not told.
+  if (!ctx.route.version_id) SetExpirationHeader(ctx, ctx.route.key, meta, &r);
   if (ctx.head()) return r;
   if (selection.range.first > 0) {
     storage::Status s = object.reader->Seek(selection.range.first);

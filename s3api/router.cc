@@ -35,6 +35,9 @@ std::string_view OperationName(Operation op) {
     case Operation::kGetPublicAccessBlock: return "GetPublicAccessBlock";
     case Operation::kPutPublicAccessBlock: return "PutPublicAccessBlock";
     case Operation::kDeletePublicAccessBlock: return "DeletePublicAccessBlock";
+    case Operation::kGetBucketLifecycleConfiguration: return "GetBucketLifecycleConfiguration";
+    case Operation::kPutBucketLifecycleConfiguration: return "PutBucketLifecycleConfiguration";
+    case Operation::kDeleteBucketLifecycle: return "DeleteBucketLifecycle";
     case Operation::kListObjects: return "ListObjects";
     case Operation::kListObjectsV2: return "ListObjectsV2";
     case Operation::kPutObject: return "PutObject";
@@ -117,6 +120,9 @@ Operation BucketOp(std::string_view method, const Query& r) {
     }
     if (Has(r, "uploads") && only({"uploads"})) return Operation::kListMultipartUploads;
     if (Has(r, "versions") && only({"versions"})) return Operation::kListObjectVersions;
+    if (Has(r, "lifecycle") && only({"lifecycle"})) {
+      return Operation::kGetBucketLifecycleConfiguration;
+    }
     if (Has(r, "list-type")) {
       const std::string* v = text::FindValue(r, "list-type");
       if (*v == "2" && only({"list-type"})) return Operation::kListObjectsV2;
@@ -135,6 +141,9 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (Has(r, "publicAccessBlock") && only({"publicAccessBlock"})) {
       return Operation::kPutPublicAccessBlock;
     }
+    if (Has(r, "lifecycle") && only({"lifecycle"})) {
+      return Operation::kPutBucketLifecycleConfiguration;
+    }
     if (only({})) return Operation::kCreateBucket;
   } else if (method == "DELETE") {
     if (Has(r, "policy") && only({"policy"})) return Operation::kDeleteBucketPolicy;
@@ -144,6 +153,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (Has(r, "publicAccessBlock") && only({"publicAccessBlock"})) {
       return Operation::kDeletePublicAccessBlock;
     }
+    if (Has(r, "lifecycle") && only({"lifecycle"})) return Operation::kDeleteBucketLifecycle;
     if (only({})) return Operation::kDeleteBucket;
   } else if (method == "POST") {
     if (Has(r, "delete") && only({"delete"})) return Operation::kDeleteObjects;
@@ -396,6 +406,9 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kGetPublicAccessBlock:
     case Operation::kPutPublicAccessBlock:
     case Operation::kDeletePublicAccessBlock:
+    case Operation::kGetBucketLifecycleConfiguration:
+    case Operation::kPutBucketLifecycleConfiguration:
+    case Operation::kDeleteBucketLifecycle:
     case Operation::kPutObject:
     case Operation::kCreateMultipartUpload:
     case Operation::kCopyObject:

@@ -68,6 +68,11 @@ iam::Action ActionOf(Operation op) {
     case Operation::kGetPublicAccessBlock: return iam::Action::kGetBucketPublicAccessBlock;
     case Operation::kPutPublicAccessBlock: return iam::Action::kPutBucketPublicAccessBlock;
     case Operation::kDeletePublicAccessBlock: return iam::Action::kPutBucketPublicAccessBlock;
+    case Operation::kGetBucketLifecycleConfiguration:
+      return iam::Action::kGetLifecycleConfiguration;
+    case Operation::kPutBucketLifecycleConfiguration:
+      return iam::Action::kPutLifecycleConfiguration;
+    case Operation::kDeleteBucketLifecycle: return iam::Action::kPutLifecycleConfiguration;
     case Operation::kListObjects: return iam::Action::kListBucket;
     case Operation::kListObjectsV2: return iam::Action::kListBucket;
     case Operation::kPutObject: return iam::Action::kPutObject;
@@ -181,6 +186,7 @@ bool NeedsSpace(Operation op) {
     case Operation::kPutBucketPolicy:
     case Operation::kPutBucketOwnershipControls:
     case Operation::kPutPublicAccessBlock:
+    case Operation::kPutBucketLifecycleConfiguration:
     case Operation::kPutObject:
     case Operation::kCreateMultipartUpload:
     case Operation::kUploadPart:
@@ -203,6 +209,8 @@ bool NeedsSpace(Operation op) {
     case Operation::kDeleteBucketOwnershipControls:
     case Operation::kGetPublicAccessBlock:
     case Operation::kDeletePublicAccessBlock:
+    case Operation::kGetBucketLifecycleConfiguration:
+    case Operation::kDeleteBucketLifecycle:
     case Operation::kListObjects:
     case Operation::kListObjectsV2:
     case Operation::kGetObject:
@@ -329,6 +337,9 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kGetPublicAccessBlock: return GetPublicAccessBlock(ctx);
     case Operation::kPutPublicAccessBlock: return PutPublicAccessBlock(ctx);
     case Operation::kDeletePublicAccessBlock: return DeletePublicAccessBlock(ctx);
+    case Operation::kGetBucketLifecycleConfiguration: return GetBucketLifecycleConfiguration(ctx);
+    case Operation::kPutBucketLifecycleConfiguration: return PutBucketLifecycleConfiguration(ctx);
+    case Operation::kDeleteBucketLifecycle: return DeleteBucketLifecycle(ctx);
     case Operation::kListObjects: return ListObjects(ctx);
     case Operation::kListObjectsV2: return ListObjectsV2(ctx);
     case Operation::kPutObject: return PutObject(ctx);

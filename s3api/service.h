@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "lifecycle/lifecycle.h"
 #include "s3api/http.h"
 #include "storage/access_records.h"
 #include "storage/store.h"
@@ -24,6 +25,9 @@ struct ServiceOptions {
   // A new bucket's object ownership when CreateBucket sends no x-amz-object-ownership
   // (--default-object-ownership): ObjectWriter, ACLs enabled.
   storage::ObjectOwnership default_object_ownership = storage::ObjectOwnership::kObjectWriter;
+  // How long a lifecycle day lasts (--lifecycle-day-seconds): what x-amz-expiration computes
+  // with; the server's lifecycle worker uses the same.
+  std::chrono::seconds lifecycle_day = lifecycle::kDay;
   std::function<std::chrono::system_clock::time_point()> clock = [] {
     return std::chrono::system_clock::now();
   };

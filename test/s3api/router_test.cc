@@ -66,6 +66,14 @@ TEST(RouterTest, OperationTable) {
       {"PUT", "/bkt?publicAccessBlock", "h", "", false, Operation::kPutPublicAccessBlock, "bkt", ""},
       {"DELETE", "/bkt?publicAccessBlock", "h", "", false, Operation::kDeletePublicAccessBlock,
        "bkt", ""},
+      {"GET", "/bkt?lifecycle", "h", "", false, Operation::kGetBucketLifecycleConfiguration, "bkt",
+       ""},
+      {"PUT", "/bkt?lifecycle", "h", "", false, Operation::kPutBucketLifecycleConfiguration, "bkt",
+       ""},
+      {"DELETE", "/bkt?lifecycle", "h", "", false, Operation::kDeleteBucketLifecycle, "bkt", ""},
+      {"POST", "/bkt?lifecycle", "h", "", false, Operation::kNotImplemented, "bkt", ""},
+      {"GET", "/bkt?lifecycle&acl", "h", "", false, Operation::kNotImplemented, "bkt", ""},
+      {"GET", "/bkt/k?lifecycle", "h", "", false, Operation::kNotImplemented, "bkt", "k"},
       {"POST", "/bkt?policy", "h", "", false, Operation::kNotImplemented, "bkt", ""},
       {"GET", "/bkt?policy&acl", "h", "", false, Operation::kNotImplemented, "bkt", ""},
       {"GET", "/bkt/k?policy", "h", "", false, Operation::kNotImplemented, "bkt", "k"},
@@ -124,7 +132,7 @@ TEST(RouterTest, OperationTable) {
 // Every sub-resource cubby does not implement routes to kNotImplemented, on buckets and objects.
 TEST(RouterTest, UnimplementedSubResources) {
   const std::vector<std::string> subresources = {
-      "cors",         "lifecycle",     "tagging",           "website",
+      "cors",         "tagging",       "website",
       "encryption",   "object-lock",   "replication",       "logging",
       "notification", "accelerate",    "requestPayment",    "analytics",
       "inventory",    "metrics",       "intelligent-tiering"};

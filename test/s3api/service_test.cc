@@ -832,7 +832,7 @@ TEST_F(ServiceTest, NotImplementedOperations) {
   for (const Case& c : std::vector<Case>{{"GET", "/bkt", "replication"},
                                          {"PUT", "/bkt", "tagging"},
                                          {"GET", "/bkt", "cors"},
-                                         {"DELETE", "/bkt", "lifecycle"},
+                                         {"DELETE", "/bkt", "website"},
                                          {"GET", "/bkt/k", "tagging"},
                                          {"POST", "/bkt/k", ""},
                                          {"GET", "/bkt/k", "partNumber=1&tagging"},

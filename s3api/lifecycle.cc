@@ -1,0 +1,152 @@
+// Lifecycle configuration: Put/Get/DeleteBucketLifecycle(Configuration), and the
+// x-amz-expiration header of the objects a rule will expire. The XML is
+// s3api/bucket_config_xml.h's, what a rule does lifecycle/lifecycle.h's; the background worker
+// that applies the rules is lifecycle/worker.h's, run by the server.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketLifecycleConfiguration.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketLifecycleConfiguration.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteBucketLifecycle.html
+#include "lifecycle/lifecycle.h"
+
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "s3api/auth/checksum.h"
+#include "s3api/auth/crypto.h"
+#include "s3api/bucket_config_xml.h"
+#include "s3api/handlers.h"
+#include "text/encoding.h"
+
+namespace cubby::s3api {
+
+namespace {
+
+// PutBucketLifecycleConfiguration requires an integrity check on its body, as DeleteObjects
+// does: Content-MD5 or an x-amz-checksum-* (header, or trailer with
+// x-amz-sdk-checksum-algorithm); without one S3 answers InvalidRequest "Missing required header
+// for this request: Content-Md5". Reads the body verifying whichever was sent. kNone, or the
+// error with *message (empty: the table's message).
+ErrorCode ReadCheckedBody(const Context& ctx, std::string* out, std::string* message) {
+  const std::string* content_md5 = ctx.request.Find("content-md5");
+  std::string expected_md5;
+  if (content_md5 != nullptr &&
+      (!text::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16)) {
+    return ErrorCode::kInvalidDigest;
+  }
+  auth::ChecksumSpecResult parsed = auth::ParseChecksumHeaders(ctx.request.headers);
+  if (parsed.error != ErrorCode::kNone) {
+    *message = parsed.message;
+    return parsed.error;
+  }
+  if (content_md5 == nullptr && !parsed.spec) {
+    *message = "Missing required header for this request: Content-Md5";
+    return ErrorCode::kInvalidRequest;
+  }
+  const auto& length = ctx.request.content_length;
+  if (length && *length > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
+  std::unique_ptr<auth::PayloadReader> payload = ctx.Body();
+  const auth::PayloadReader* payload_raw = payload.get();
+  std::unique_ptr<BodyReader> body;
+  const auth::ChecksumReader* checksum = nullptr;
+  if (parsed.spec) {
+    auto reader = std::make_unique<auth::ChecksumReader>(
+        std::move(payload), parsed.spec->algorithm, parsed.spec->expected_b64,
+        parsed.spec->from_trailer ? payload_raw : nullptr);
+    checksum = reader.get();
+    body = std::move(reader);
+  } else {
+    body = std::move(payload);
+  }
+  out->clear();
+  char buf[16 << 10];
+  for (;;) {
+    ReadResult r = body->Read(buf, sizeof(buf));
+    if (r.error != ErrorCode::kNone) {
+      *message = std::string(checksum != nullptr ? checksum->error_message() : "");
+      if (message->empty()) *message = std::string(payload_raw->error_message());
+      return r.error;
+    }
+    if (r.n == 0) break;
+    out->append(buf, r.n);
+    if (out->size() > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
+  }
+  if (content_md5 != nullptr && !auth::ConstantTimeEquals(auth::Md5(*out), expected_md5)) {
+    return ErrorCode::kBadDigest;
+  }
+  return ErrorCode::kNone;
+}
+
+// The id of a rule given without one. S3 makes a base64 string of 48 characters; any unique
+// string of up to 255 will do, the parser asks again on a repeat.
+std::string NewRuleId() {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  char raw[37];
+  std::snprintf(raw, sizeof(raw), "%016llx%016llx", static_cast<unsigned long long>(random()),
+                static_cast<unsigned long long>(random()));
+  return text::Base64Encode(std::string_view(raw, 32)).substr(0, 43);
+}
+
+}  // namespace
+
+// 200 with no body. MalformedXML and the parser's other errors (bucket_config_xml.h), 501
+// NotImplemented for transitions; the configuration replaces any earlier one as a whole.
+HttpResponse PutBucketLifecycleConfiguration(const Context& ctx) {
+  std::string body, message;
+  if (ErrorCode e = ReadCheckedBody(ctx, &body, &message); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e, message);
+  }
+  storage::LifecycleConfig config;
+  if (XmlBodyError e = ParseLifecycleConfiguration(body, NewRuleId, &config); !e.ok()) {
+    return ErrorResponse(ctx, e.code, e.message);
+  }
+  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) {
+    bucket->lifecycle = config;
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
+  return HttpResponse{};
+}
+
+// The stored rules; 404 NoSuchLifecycleConfiguration when none are set.
+HttpResponse GetBucketLifecycleConfiguration(const Context& ctx) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok()) return StorageError(ctx, bucket.status());
+  if (bucket->lifecycle.rules.empty()) {
+    return ErrorResponse(ctx, ErrorCode::kNoSuchLifecycleConfiguration);
+  }
+  return XmlResponse(LifecycleConfigurationXml(bucket->lifecycle));
+}
+
+// 204 whether or not rules were set (as S3 answers).
+HttpResponse DeleteBucketLifecycle(const Context& ctx) {
+  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+    bucket->lifecycle = {};
+    return Failure::None();
+  });
+  if (failure) return failure.TakeResponse();
+  HttpResponse r;
+  r.status = 204;
+  return r;
+}
+
+std::optional<std::string> ExpirationHeaderFor(const Context& ctx, std::string_view key,
+                                               const storage::ObjectMeta& meta) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok() || bucket->lifecycle.rules.empty()) return std::nullopt;
+  // cubby keeps no object tags, so a rule that filters by tag selects nothing.
+  const lifecycle::ObjectFacts facts{
+      .key = key, .size = meta.size, .tags = {}, .last_modified_ms = meta.last_modified_ms};
+  std::optional<lifecycle::Expiry> expiry =
+      lifecycle::CurrentVersionExpiry(bucket->lifecycle, facts, ctx.options.lifecycle_day);
+  if (!expiry) return std::nullopt;
+  return lifecycle::ExpirationHeader(*expiry);
+}
+
+void SetExpirationHeader(const Context& ctx, std::string_view key, const storage::ObjectMeta& meta,
+                         HttpResponse* r) {
+  std::optional<std::string> expiration = ExpirationHeaderFor(ctx, key, meta);
+  if (expiration) r->Set(std::string(kAmzExpiration), std::move(*expiration));
+}
+
+}  // namespace cubby::s3api
