@@ -257,6 +257,20 @@ Status ApplyDefaultObjectOwnership(std::string_view name, std::string_view value
   return Status::Ok();
 }
 
+Status ApplyLifecycleDay(std::string_view name, std::string_view value, Config* config) {
+  auto n = BoundedNumber(name, value, 1, 86400);
+  if (!n.ok()) return n.status();
+  config->lifecycle_day = std::chrono::seconds(*n);
+  return Status::Ok();
+}
+
+Status ApplyLifecycleInterval(std::string_view name, std::string_view value, Config* config) {
+  std::chrono::milliseconds interval{0};
+  if (Status s = PositiveDuration(name, value, &interval); !s.ok()) return s;
+  config->lifecycle_interval = interval;
+  return Status::Ok();
+}
+
 Status ApplyTlsKey(std::string_view name, std::string_view value, Config* config) {
   config->tls_key = std::string(value);
   return Status::Ok();
@@ -290,6 +304,8 @@ constexpr Setting kSettings[] = {
     {"metrics-address", "CUBBY_METRICS_ADDRESS", ApplyMetricsAddress},
     {"disk-reserve", "CUBBY_DISK_RESERVE", ApplyDiskReserve},
     {"default-object-ownership", "CUBBY_DEFAULT_OBJECT_OWNERSHIP", ApplyDefaultObjectOwnership},
+    {"lifecycle-day-seconds", "CUBBY_LIFECYCLE_DAY_SECONDS", ApplyLifecycleDay},
+    {"lifecycle-interval", "CUBBY_LIFECYCLE_INTERVAL", ApplyLifecycleInterval},
 };
 constexpr size_t kAddressSetting = 1;
 constexpr size_t kEphemeralSetting = 6;
@@ -529,6 +545,10 @@ Flags (each also settable by its environment variable; a flag wins):
                                            ownership when CreateBucket names none:
                                            ObjectWriter (default), BucketOwnerPreferred,
                                            BucketOwnerEnforced
+  --lifecycle-day-seconds N CUBBY_LIFECYCLE_DAY_SECONDS  how long a lifecycle rule's day lasts,
+                                           1 to 86400 seconds (86400); shorter for tests
+  --lifecycle-interval DUR CUBBY_LIFECYCLE_INTERVAL  time between lifecycle passes (default:
+                                           a quarter of a lifecycle day, at most 1h)
   --help                                   print this text
   --version                                print the version
 
@@ -546,6 +566,13 @@ Environment only:
   CUBBY_ROOT_ACCESS_KEY, CUBBY_ROOT_SECRET_KEY   the root key (both or neither). When unset, a key
       is generated on first start and written to <data dir>/root-credentials (mode 0600).
 )";
+}
+
+std::chrono::milliseconds LifecycleInterval(const Config& config) {
+  if (config.lifecycle_interval) return *config.lifecycle_interval;
+  using std::chrono::milliseconds;
+  const milliseconds quarter = std::chrono::duration_cast<milliseconds>(config.lifecycle_day) / 4;
+  return std::clamp(quarter, milliseconds(100), milliseconds(std::chrono::hours(1)));
 }
 
 std::string FormatAddress(const std::string& host, uint16_t port) {

@@ -83,6 +83,12 @@ struct Config {
   storage::ObjectOwnership default_object_ownership = storage::ObjectOwnership::kObjectWriter;
   std::optional<std::string> tls_key;
 
+  // Lifecycle rules: how many seconds a lifecycle "day" lasts (1..86400; shorter days make
+  // rules act in seconds, for tests and demonstrations), and the time between the worker's
+  // passes (unset: LifecycleInterval's default).
+  std::chrono::seconds lifecycle_day{86400};
+  std::optional<std::chrono::milliseconds> lifecycle_interval;
+
   // --healthcheck URL: GET the URL, exit 0 on a 200 answer and 1 otherwise (for container
   // health probes in an image without curl). A value that is only a /path is resolved by
   // ParseConfig to this configuration's S3 listener (http, or https with TLS; 0.0.0.0 and ::
@@ -92,6 +98,10 @@ struct Config {
   bool help = false;     // --help: print Usage() and exit 0
   bool version = false;  // --version: print the version and exit 0
 };
+
+// The time between lifecycle passes: config.lifecycle_interval when set, else a quarter of a
+// lifecycle day, at most an hour and at least 100 ms (1 h with real days, 500 ms with 2 s days).
+std::chrono::milliseconds LifecycleInterval(const Config& config);
 
 // Looks up an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;

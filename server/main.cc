@@ -22,6 +22,7 @@
 #include <string>
 #include <thread>
 
+#include "lifecycle/worker.h"
 #include "s3api/service.h"
 #include "server/admin.h"
 #include "server/backup.h"
@@ -296,6 +297,7 @@ class Instance {
     if (storage::Status s = StartS3Listener(); !s.ok()) return s;
     if (storage::Status s = StartMetricsListener(); !s.ok()) return s;
     if (storage::Status s = StartCosiListener(); !s.ok()) return s;
+    StartLifecycle();
     AnnounceReady();
     return storage::Status::Ok();
   }
@@ -349,6 +351,7 @@ class Instance {
     size_t aborted = http_->Stop(config_.shutdown_grace);
     if (aborted > 0) logger_.Warn("aborted connections at shutdown", {{"count", aborted}});
     backup_.reset();  // cancels a running backup (its partial folder is removed)
+    if (lifecycle_) lifecycle_->Stop();  // ends a pass at its next step
     store_.reset();   // closes RocksDB; what no table file holds yet is in its synced WAL
     if (temp_dir_) temp_dir_->Remove();
     logger_.Info("stopped");
@@ -521,12 +524,37 @@ class Instance {
     return storage::Status::Ok();
   }
 
+  // The lifecycle worker (lifecycle/worker.h): a pass every LifecycleInterval, each logged
+  // when it changed something or failed somewhere (counts only: keys are not logged).
+  void StartLifecycle() {
+    lifecycle::LifecycleOptions options;
+    options.day = config_.lifecycle_day;
+    options.interval = LifecycleInterval(config_);
+    lifecycle_ = std::make_unique<lifecycle::Worker>(
+        store_.get(), options, [this](const lifecycle::PassStats& s) {
+          if (s.actions() == 0 && s.errors == 0) return;
+          const LogLevel level = s.errors == 0 ? LogLevel::kInfo : LogLevel::kWarn;
+          logger_.Log(level, "lifecycle pass",
+                      {{"buckets", s.buckets},
+                       {"expired_current", s.expired_current},
+                       {"expired_noncurrent", s.expired_noncurrent},
+                       {"removed_delete_markers", s.removed_markers},
+                       {"aborted_uploads", s.aborted_uploads},
+                       {"kept_by_object_lock", s.locked},
+                       {"bounded", s.bounded},
+                       {"errors", s.errors},
+                       {"first_error", s.first_error}});
+        });
+    lifecycle_->Start();
+  }
+
   // The S3 endpoint, with the /_cubby/ endpoints in front of the S3 service.
   storage::Status StartS3Listener() {
     s3api::ServiceOptions service_options;
     service_options.region = config_.region;
     service_options.domain = config_.domain.value_or("");
     service_options.default_object_ownership = config_.default_object_ownership;
+    service_options.lifecycle_day = config_.lifecycle_day;
     service_ = std::make_unique<s3api::S3Service>(store_.get(), service_options);
     // The scrape runs only while the S3 listener does.
     admin_ = std::make_unique<AdminEndpoints>(&metrics_,
@@ -632,6 +660,7 @@ class Instance {
   bool storage_full_ = false;  // as WatchCapacity last logged it
   bool needs_restart_ = false;  // logged once by WatchCapacity
   std::unique_ptr<BackupRunner> backup_;
+  std::unique_ptr<lifecycle::Worker> lifecycle_;
   bool config_error_ = false;
   HttpServerOptions http_options_;
   std::unique_ptr<HttpServer> http_;

@@ -49,6 +49,29 @@ TEST(ConfigTest, GoodConfigurations) {
   const std::vector<GoodCase> cases = {
       {"data dir flag", {"--data-dir", "/var/lib/cubby"}, {},
        [](const Config& c) { EXPECT_EQ(c.data_dir, "/var/lib/cubby"); }},
+      {"lifecycle defaults", {}, {},
+       [](const Config& c) {
+         EXPECT_EQ(c.lifecycle_day, std::chrono::seconds(86400));
+         EXPECT_FALSE(c.lifecycle_interval);
+         EXPECT_EQ(LifecycleInterval(c), std::chrono::hours(1));
+       }},
+      {"lifecycle day flag", {"--lifecycle-day-seconds", "2"}, {},
+       [](const Config& c) {
+         EXPECT_EQ(c.lifecycle_day, std::chrono::seconds(2));
+         EXPECT_EQ(LifecycleInterval(c), std::chrono::milliseconds(500));
+       }},
+      {"lifecycle day env, tiny", {}, {{"CUBBY_LIFECYCLE_DAY_SECONDS", "1"}},
+       [](const Config& c) {
+         EXPECT_EQ(c.lifecycle_day, std::chrono::seconds(1));
+         EXPECT_EQ(LifecycleInterval(c), std::chrono::milliseconds(250));
+       }},
+      {"lifecycle interval", {"--lifecycle-interval", "200ms"},
+       {{"CUBBY_LIFECYCLE_DAY_SECONDS", "86400"}},
+       [](const Config& c) {
+         EXPECT_EQ(LifecycleInterval(c), std::chrono::milliseconds(200));
+       }},
+      {"lifecycle interval env", {}, {{"CUBBY_LIFECYCLE_INTERVAL", "2m"}},
+       [](const Config& c) { EXPECT_EQ(LifecycleInterval(c), std::chrono::minutes(2)); }},
       {"data dir equals form", {"--data-dir=/x"}, {},
        [](const Config& c) { EXPECT_EQ(c.data_dir, "/x"); }},
       {"data dir env", {}, {{"CUBBY_DATA_DIR", "/env"}},
@@ -158,6 +181,15 @@ TEST(ConfigTest, BadConfigurations) {
       {"unknown flag", {"--nope"}, {}, "unknown flag --nope"},
       {"unknown flag with value", {"--nope=1"}, {}, "unknown flag --nope"},
       {"positional argument", {"serve"}, {}, "unexpected argument 'serve'"},
+      {"lifecycle day zero", {"--lifecycle-day-seconds", "0"}, {},
+       "--lifecycle-day-seconds: must be between 1 and 86400"},
+      {"lifecycle day too long", {}, {{"CUBBY_LIFECYCLE_DAY_SECONDS", "86401"}},
+       "CUBBY_LIFECYCLE_DAY_SECONDS: must be between 1 and 86400"},
+      {"lifecycle day not a number", {"--lifecycle-day-seconds", "2s"}, {}, "expected a number"},
+      {"lifecycle interval zero", {"--lifecycle-interval", "0"}, {},
+       "--lifecycle-interval: must be greater than 0"},
+      {"lifecycle interval bad", {}, {{"CUBBY_LIFECYCLE_INTERVAL", "soon"}},
+       "CUBBY_LIFECYCLE_INTERVAL: invalid duration"},
       {"single dash", {"-v"}, {}, "unexpected argument '-v'"},
       {"missing value", {"--data-dir"}, {}, "missing value for --data-dir"},
       {"empty value", {"--region="}, {}, "empty value for --region"},
