@@ -152,7 +152,7 @@ def test_expiration_header(lc, lc_bucket):
     assert "Expiration" not in lc.head_object(Bucket=lc_bucket, Key="keep/a")
 
 
-def test_current_versions_expire_in_an_unversioned_bucket(lc, lc_bucket):
+def test_current_versions_expire_in_an_unversioned_bucket(lc_server, lc, lc_bucket):
     lc.put_bucket_lifecycle_configuration(
         Bucket=lc_bucket, LifecycleConfiguration={"Rules": [expire_rule("tmp", 1, "tmp/")]})
     lc.put_object(Bucket=lc_bucket, Key="tmp/a", Body=b"a")
@@ -163,6 +163,15 @@ def test_current_versions_expire_in_an_unversioned_bucket(lc, lc_bucket):
     assert exists(lc, lc_bucket, "keep/c")
     listed = lc.list_objects_v2(Bucket=lc_bucket).get("Contents", [])
     assert [o["Key"] for o in listed] == ["keep/c"]
+    # One log line per pass that changed something, with its counts (and no key names).
+    def pass_lines():
+        return [l for l in lc_server.all_output().splitlines() if 'msg="lifecycle pass"' in l]
+
+    def logged_expiries():
+        return sum(int(l.split("expired_current=")[1].split()[0]) for l in pass_lines())
+
+    wait_for("the passes' log lines", lambda: logged_expiries() == 2)
+    assert all("tmp/" not in l and "errors=0" in l for l in pass_lines()), pass_lines()
 
 
 def test_incomplete_upload_is_aborted(lc, lc_bucket):
