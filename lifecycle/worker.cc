@@ -1,6 +1,7 @@
 #include "lifecycle/worker.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,9 +25,39 @@ bool LockRuns(const storage::ObjectLockState& lock, int64_t now_ms) {
           lock.retention.retain_until_ms > now_ms);
 }
 
-bool AnyEnabled(const storage::LifecycleConfig& config) {
-  return std::any_of(config.rules.begin(), config.rules.end(),
-                     [](const storage::LifecycleRule& r) { return r.enabled; });
+// Which listings a configuration needs, and the longest prefix every key they can act on
+// starts with (the common prefix of the rules' filter prefixes): the listing starts there.
+struct Scope {
+  bool versions = false;  // some enabled rule expires versions or delete markers
+  bool uploads = false;   // some enabled rule aborts uploads
+  std::string versions_prefix;
+  std::string uploads_prefix;
+};
+
+void NarrowPrefix(bool* seen, std::string* common, const std::string& prefix) {
+  if (!*seen) {
+    *seen = true;
+    *common = prefix;
+    return;
+  }
+  size_t n = 0;
+  while (n < common->size() && n < prefix.size() && (*common)[n] == prefix[n]) ++n;
+  common->resize(n);
+}
+
+Scope ScopeOf(const storage::LifecycleConfig& config) {
+  Scope scope;
+  for (const storage::LifecycleRule& r : config.rules) {
+    if (!r.enabled) continue;
+    if (r.expiration_days || r.expiration_date_ms || r.expired_object_delete_marker ||
+        r.noncurrent_days) {
+      NarrowPrefix(&scope.versions, &scope.versions_prefix, r.filter.prefix);
+    }
+    if (r.abort_incomplete_days) {
+      NarrowPrefix(&scope.uploads, &scope.uploads_prefix, r.filter.prefix);
+    }
+  }
+  return scope;
 }
 
 // One pass over one store; the state of the walk.
@@ -42,13 +73,14 @@ class Pass {
       return std::move(stats_);
     }
     for (const storage::BucketRecord& bucket : *buckets) {
-      if (!AnyEnabled(bucket.lifecycle)) continue;
+      const Scope scope = ScopeOf(bucket.lifecycle);
+      if (!scope.versions && !scope.uploads) continue;
       if (Done()) break;
       ++stats_.buckets;
       bucket_ = &bucket;
-      WalkVersions();
+      if (scope.versions) WalkVersions(scope.versions_prefix);
       if (Done()) break;
-      WalkUploads();
+      if (scope.uploads) WalkUploads(scope.uploads_prefix);
     }
     return std::move(stats_);
   }
@@ -105,9 +137,10 @@ class Pass {
   // Pages through the bucket's versions, handing each key's versions (newest first) to
   // ApplyToKey once all of them are listed. A key is never acted on while the listing's marker
   // is on it, so the next page starts past every version this pass changed.
-  void WalkVersions() {
+  void WalkVersions(const std::string& prefix) {
     storage::VersionsQuery query;
     query.bucket = name();
+    query.prefix = prefix;
     query.max_keys = options_.page_size;
     std::vector<storage::ObjectVersion> key_versions;
     for (;;) {
@@ -202,9 +235,10 @@ class Pass {
     }
   }
 
-  void WalkUploads() {
+  void WalkUploads(const std::string& prefix) {
     storage::ListUploadsQuery query;
     query.bucket = name();
+    query.prefix = prefix;
     query.max_uploads = options_.page_size;
     for (;;) {
       storage::Result<storage::ListUploadsPage> page = store_.ListUploads(query);

@@ -20,7 +20,9 @@
 // Object lock is honoured, never bypassed: a version under a legal hold or a running retention
 // is left alone (Store answers kObjectLocked; it is counted in PassStats::locked, not as an
 // error), and a locked null version in a Suspended bucket is not replaced by a delete marker.
-// cubby keeps no object tags, so a rule whose filter names a tag selects nothing.
+// cubby keeps no object tags, so a rule whose filter names a tag selects nothing. A listing is
+// skipped when no enabled rule has an action for it, and starts at the longest prefix common to
+// the rules that do (a bucket whose rules all name "logs/" lists only logs/).
 //
 // Bounded: a pass stops after max_actions_per_pass changes (PassStats::bounded); the next pass
 // starts from the beginning and finds what is left. Each store call is its own short step (one

@@ -146,6 +146,34 @@ TEST_F(WorkerTest, FiltersAndDisabledRules) {
   EXPECT_TRUE(Exists("none", "k"));
 }
 
+// The listing starts at the rules' common prefix ("logs/" for logs/a and logs/b, "" for a/ and
+// b/); every rule still sees all of its keys.
+TEST_F(WorkerTest, RulesWithDifferentPrefixes) {
+  auto rule = [](std::string id, std::string prefix) {
+    LifecycleRule r = Rule(std::move(id));
+    r.filter.prefix = std::move(prefix);
+    r.expiration_days = 1;
+    return r;
+  };
+  MakeBucket("common", {rule("a", "logs/a"), rule("b", "logs/b")});
+  MakeBucket("disjoint", {rule("a", "a/"), rule("b", "b/")});
+  for (const std::string key : {"logs/a1", "logs/b1", "logs/c1", "a/1", "b/1", "c/1", "zzz"}) {
+    Write("common", key, t0_);
+    Write("disjoint", key, t0_);
+  }
+  now_ = t0_ + 100'000;
+  PassStats stats = Pass();
+  EXPECT_EQ(stats.expired_current, 4u);
+  auto keys = [&](const std::string& bucket) {
+    std::vector<std::string> out;
+    for (const ObjectVersion& v : Versions(bucket)) out.push_back(v.key);
+    return out;
+  };
+  EXPECT_EQ(keys("common"), (std::vector<std::string>{"a/1", "b/1", "c/1", "logs/c1", "zzz"}));
+  EXPECT_EQ(keys("disjoint"),
+            (std::vector<std::string>{"c/1", "logs/a1", "logs/b1", "logs/c1", "zzz"}));
+}
+
 // Enabled bucket: the current version gets a delete marker (and stays as a noncurrent
 // version), then the noncurrent version goes, then the lone delete marker.
 TEST_F(WorkerTest, VersionedBucketExpiresInSteps) {
