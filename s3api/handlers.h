@@ -278,6 +278,11 @@ inline constexpr std::string_view kAmzExpiration = "x-amz-expiration";
 // Sets x-amz-expiration on `r` when ExpirationHeaderFor answers one.
 void SetExpirationHeader(const Context& ctx, std::string_view key, const storage::ObjectMeta& meta,
                          HttpResponse* r);
+// CreateMultipartUpload's x-amz-abort-date (an HTTP date) and x-amz-abort-rule-id when an
+// enabled AbortIncompleteMultipartUpload rule of the request's bucket selects `upload`
+// (lifecycle::UploadAbortExpiry); nothing otherwise, or when the bucket cannot be read.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateMultipartUpload.html
+void SetAbortHeaders(const Context& ctx, const storage::UploadRecord& upload, HttpResponse* r);
 
 // object.cc
 HttpResponse PutObject(const Context& ctx);

@@ -17,6 +17,7 @@
 #include "s3api/bucket_config_xml.h"
 #include "s3api/handlers.h"
 #include "text/encoding.h"
+#include "text/time.h"
 
 namespace cubby::s3api {
 
@@ -141,6 +142,17 @@ std::optional<std::string> ExpirationHeaderFor(const Context& ctx, std::string_v
       lifecycle::CurrentVersionExpiry(bucket->lifecycle, facts, ctx.options.lifecycle_day);
   if (!expiry) return std::nullopt;
   return lifecycle::ExpirationHeader(*expiry);
+}
+
+void SetAbortHeaders(const Context& ctx, const storage::UploadRecord& upload, HttpResponse* r) {
+  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
+  if (!bucket.ok() || bucket->lifecycle.rules.empty()) return;
+  std::optional<lifecycle::Expiry> expiry = lifecycle::UploadAbortExpiry(
+      bucket->lifecycle, {.key = upload.key, .initiated_ms = upload.initiated_ms},
+      ctx.options.lifecycle_day);
+  if (!expiry) return;
+  r->Set("x-amz-abort-date", text::FormatHttpDate(text::FromUnixMillis(expiry->at_ms)));
+  r->Set("x-amz-abort-rule-id", expiry->rule_id);
 }
 
 void SetExpirationHeader(const Context& ctx, std::string_view key, const storage::ObjectMeta& meta,

@@ -233,6 +233,7 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
     r.Set("x-amz-checksum-algorithm", algorithm_name);
     r.Set("x-amz-checksum-type", type);
   }
+  SetAbortHeaders(ctx, *upload, &r);
   return r;
 }
 

@@ -180,9 +180,12 @@ def test_incomplete_upload_is_aborted(lc, lc_bucket):
             {"ID": "mpu", "Filter": {"Prefix": "big/"}, "Status": "Enabled",
              "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}]})
     due = lc.create_multipart_upload(Bucket=lc_bucket, Key="big/file")
+    assert due["AbortRuleId"] == "mpu"
+    assert "AbortDate" in due
     lc.upload_part(Bucket=lc_bucket, Key="big/file", UploadId=due["UploadId"], PartNumber=1,
                    Body=b"part")
     kept = lc.create_multipart_upload(Bucket=lc_bucket, Key="other/file")
+    assert "AbortRuleId" not in kept
 
     def uploads():
         return {u["Key"] for u in lc.list_multipart_uploads(Bucket=lc_bucket).get("Uploads", [])}

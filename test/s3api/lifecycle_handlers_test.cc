@@ -9,6 +9,7 @@
 #include "s3api/handlers.h"
 #include "test/s3api/service_fixture.h"
 #include "text/encoding.h"
+#include "text/time.h"
 
 namespace cubby::s3api {
 namespace {
@@ -165,6 +166,44 @@ TEST_F(LifecycleTest, ExpirationHeader) {
   // Not selected by the enabled rule: no header.
   EXPECT_EQ(Put("/bkt/other", "x").Header("x-amz-expiration"), "<absent>");
   EXPECT_EQ(Do("HEAD", "/bkt/other").Header("x-amz-expiration"), "<absent>");
+}
+
+// CreateMultipartUpload names the rule that will abort the upload, and when: with the real day,
+// the midnight UTC after 2 days from the upload's initiation (the store's clock).
+TEST_F(LifecycleTest, AbortHeaders) {
+  MakeBucket("bkt");
+  auto create = [&](const std::string& key) {
+    Req r;
+    r.method = "POST";
+    r.path = "/bkt/" + key;
+    r.query = "uploads";
+    return Send(std::move(r));
+  };
+  Reply before = create("tmp/a");
+  ASSERT_EQ(before.status(), 200) << before.body;
+  EXPECT_EQ(before.Header("x-amz-abort-date"), "<absent>");
+  ASSERT_EQ(PutLifecycle("bkt", Config(Rule("mpu", "<Prefix>tmp/</Prefix>",
+                                            "<AbortIncompleteMultipartUpload><DaysAfterInitiation>"
+                                            "2</DaysAfterInitiation>"
+                                            "</AbortIncompleteMultipartUpload>")))
+                .status(),
+            200);
+  Reply after = create("tmp/b");
+  ASSERT_EQ(after.status(), 200) << after.body;
+  storage::ListUploadsQuery query;
+  query.bucket = "bkt";
+  query.prefix = "tmp/b";
+  storage::Result<storage::ListUploadsPage> uploads = store_->ListUploads(query);
+  ASSERT_TRUE(uploads.ok());
+  ASSERT_EQ(uploads->uploads.size(), 1u);
+  const int64_t initiated = uploads->uploads[0].initiated_ms;
+  const int64_t day_ms = 86'400'000;
+  const int64_t midnight = (initiated + 2 * day_ms) / day_ms * day_ms + day_ms;
+  EXPECT_EQ(after.Header("x-amz-abort-date"), text::FormatHttpDate(text::FromUnixMillis(midnight)));
+  EXPECT_TRUE(after.Header("x-amz-abort-date").ends_with(" 00:00:00 GMT"));
+  EXPECT_EQ(after.Header("x-amz-abort-rule-id"), "mpu");
+  Reply other = create("keep/c");
+  EXPECT_EQ(other.Header("x-amz-abort-rule-id"), "<absent>");
 }
 
 }  // namespace
