@@ -491,6 +491,15 @@ bool AclDecides(storage::Store* store, const AclQuestion& q, Action action) {
 
 }  // namespace
 
+storage::Result<std::shared_ptr<const storage::BucketRecord>> Authorizer::CachedBucket(
+    std::string_view bucket) const {
+  storage::Result<std::shared_ptr<const PolicyCache::BucketEntry>> entry =
+      cache_->Bucket(store_, {.bucket = bucket});
+  if (!entry.ok()) return entry.status();
+  const std::shared_ptr<const PolicyCache::BucketEntry>& held = *entry;
+  return std::shared_ptr<const storage::BucketRecord>(held, &held->record);
+}
+
 Decision Authorizer::Authorize(const Identity& who, Action action, const Resource& resource,
                                const RequestFacts& facts) const {
   if (who.anonymous()) return AuthorizeAnonymous(action, resource, facts);

@@ -184,6 +184,13 @@ class Authorizer {
   Decision Authorize(const Identity& who, Action action, const Resource& resource,
                      const RequestFacts& facts) const;
 
+  // The bucket's record as the cache above holds it (read again once the store's
+  // AccessGeneration moved), for handlers that need a bucket setting on every request (the
+  // lifecycle rules of x-amz-expiration) without a store read. kNoSuchBucket, or the read's
+  // failure.
+  storage::Result<std::shared_ptr<const storage::BucketRecord>> CachedBucket(
+      std::string_view bucket) const;
+
  private:
   Decision AuthorizeAnonymous(Action action, const Resource& resource,
                               const RequestFacts& facts) const;

@@ -21,10 +21,9 @@ struct DeleteTarget {
   std::optional<std::string> version_id;  // VersionId: that version is removed for good
 };
 
-// AWS requires an integrity check on this body: Content-MD5 or an x-amz-checksum-* (header,
-// trailer or x-amz-sdk-checksum-algorithm). Reads the body verifying whichever was sent.
-// kNone, or the error with *message.
-ErrorCode ReadVerifiedBody(const Context& ctx, std::string* out, std::string* message) {
+}  // namespace
+
+ErrorCode ReadVerifiedSmallBody(const Context& ctx, std::string* out, std::string* message) {
   const HttpRequest& request = ctx.request;
   std::string expected_md5;
   const std::string* content_md5 = request.Find("content-md5");
@@ -83,6 +82,8 @@ ErrorCode ReadVerifiedBody(const Context& ctx, std::string* out, std::string* me
   return ErrorCode::kNone;
 }
 
+namespace {
+
 // <Delete><Quiet/>?<Object><Key/><VersionId/>?</Object>+</Delete>. False: MalformedXML.
 bool ParseDelete(std::string_view doc, std::vector<DeleteTarget>* targets, bool* quiet) {
   XmlNode root;
@@ -131,7 +132,7 @@ HttpResponse DeleteObjects(const Context& ctx) {
   storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
   if (!bucket.ok()) return StorageError(ctx, bucket.status());
   std::string doc, message;
-  if (ErrorCode e = ReadVerifiedBody(ctx, &doc, &message); e != ErrorCode::kNone) {
+  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &doc, &message); e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e, message);
   }
   std::vector<DeleteTarget> targets;

@@ -108,6 +108,12 @@ Failure ChangeBucket(const Context& ctx,
 // Reads a small request body (XML) of at most kMaxRequestXmlBytes. kNone on success; the body's
 // own error (XAmzContentSHA256Mismatch, IncompleteBody, ...) or MalformedXML when too large.
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out);
+// As ReadSmallBody, for the calls whose body S3 requires an integrity check on (DeleteObjects,
+// PutBucketLifecycleConfiguration): Content-MD5 or an x-amz-checksum-* (header, or trailer with
+// x-amz-sdk-checksum-algorithm), verified; neither is InvalidRequest "Missing required header
+// for this request: Content-Md5". kNone, or the error with *message (empty: the table's).
+// delete_objects.cc.
+ErrorCode ReadVerifiedSmallBody(const Context& ctx, std::string* out, std::string* message);
 
 // The one authorization question (iam::Authorizer::Authorize) asked for the caller of `ctx`:
 // kNone when allowed, else the error to answer (AccessDenied; NoSuchBucket for an anonymous

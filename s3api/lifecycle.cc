@@ -12,8 +12,6 @@
 #include <random>
 #include <string>
 
-#include "s3api/auth/checksum.h"
-#include "s3api/auth/crypto.h"
 #include "s3api/bucket_config_xml.h"
 #include "s3api/handlers.h"
 #include "text/encoding.h"
@@ -22,61 +20,6 @@
 namespace cubby::s3api {
 
 namespace {
-
-// PutBucketLifecycleConfiguration requires an integrity check on its body, as DeleteObjects
-// does: Content-MD5 or an x-amz-checksum-* (header, or trailer with
-// x-amz-sdk-checksum-algorithm); without one S3 answers InvalidRequest "Missing required header
-// for this request: Content-Md5". Reads the body verifying whichever was sent. kNone, or the
-// error with *message (empty: the table's message).
-ErrorCode ReadCheckedBody(const Context& ctx, std::string* out, std::string* message) {
-  const std::string* content_md5 = ctx.request.Find("content-md5");
-  std::string expected_md5;
-  if (content_md5 != nullptr &&
-      (!text::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16)) {
-    return ErrorCode::kInvalidDigest;
-  }
-  auth::ChecksumSpecResult parsed = auth::ParseChecksumHeaders(ctx.request.headers);
-  if (parsed.error != ErrorCode::kNone) {
-    *message = parsed.message;
-    return parsed.error;
-  }
-  if (content_md5 == nullptr && !parsed.spec) {
-    *message = "Missing required header for this request: Content-Md5";
-    return ErrorCode::kInvalidRequest;
-  }
-  const auto& length = ctx.request.content_length;
-  if (length && *length > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
-  std::unique_ptr<auth::PayloadReader> payload = ctx.Body();
-  const auth::PayloadReader* payload_raw = payload.get();
-  std::unique_ptr<BodyReader> body;
-  const auth::ChecksumReader* checksum = nullptr;
-  if (parsed.spec) {
-    auto reader = std::make_unique<auth::ChecksumReader>(
-        std::move(payload), parsed.spec->algorithm, parsed.spec->expected_b64,
-        parsed.spec->from_trailer ? payload_raw : nullptr);
-    checksum = reader.get();
-    body = std::move(reader);
-  } else {
-    body = std::move(payload);
-  }
-  out->clear();
-  char buf[16 << 10];
-  for (;;) {
-    ReadResult r = body->Read(buf, sizeof(buf));
-    if (r.error != ErrorCode::kNone) {
-      *message = std::string(checksum != nullptr ? checksum->error_message() : "");
-      if (message->empty()) *message = std::string(payload_raw->error_message());
-      return r.error;
-    }
-    if (r.n == 0) break;
-    out->append(buf, r.n);
-    if (out->size() > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
-  }
-  if (content_md5 != nullptr && !auth::ConstantTimeEquals(auth::Md5(*out), expected_md5)) {
-    return ErrorCode::kBadDigest;
-  }
-  return ErrorCode::kNone;
-}
 
 // The id of a rule given without one. S3 makes a base64 string of 48 characters; any unique
 // string of up to 255 will do, the parser asks again on a repeat.
@@ -94,7 +37,7 @@ std::string NewRuleId() {
 // NotImplemented for transitions; the configuration replaces any earlier one as a whole.
 HttpResponse PutBucketLifecycleConfiguration(const Context& ctx) {
   std::string body, message;
-  if (ErrorCode e = ReadCheckedBody(ctx, &body, &message); e != ErrorCode::kNone) {
+  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e, message);
   }
   storage::LifecycleConfig config;
@@ -131,24 +74,37 @@ HttpResponse DeleteBucketLifecycle(const Context& ctx) {
   return r;
 }
 
+namespace {
+
+// The request's bucket record: the Authorizer's cached copy (no store read on the hot path),
+// or a read when there is no Authorizer (tests).
+storage::Result<std::shared_ptr<const storage::BucketRecord>> RequestBucket(const Context& ctx) {
+  if (ctx.authorizer != nullptr) return ctx.authorizer->CachedBucket(ctx.route.bucket);
+  storage::Result<storage::BucketRecord> read = ctx.store->GetBucket(ctx.route.bucket);
+  if (!read.ok()) return read.status();
+  return std::make_shared<const storage::BucketRecord>(std::move(read).value());
+}
+
+}  // namespace
+
 std::optional<std::string> ExpirationHeaderFor(const Context& ctx, std::string_view key,
                                                const storage::ObjectMeta& meta) {
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok() || bucket->lifecycle.rules.empty()) return std::nullopt;
+  storage::Result<std::shared_ptr<const storage::BucketRecord>> bucket = RequestBucket(ctx);
+  if (!bucket.ok() || (*bucket)->lifecycle.rules.empty()) return std::nullopt;
   // cubby keeps no object tags, so a rule that filters by tag selects nothing.
   const lifecycle::ObjectFacts facts{
       .key = key, .size = meta.size, .tags = {}, .last_modified_ms = meta.last_modified_ms};
   std::optional<lifecycle::Expiry> expiry =
-      lifecycle::CurrentVersionExpiry(bucket->lifecycle, facts, ctx.options.lifecycle_day);
+      lifecycle::CurrentVersionExpiry((*bucket)->lifecycle, facts, ctx.options.lifecycle_day);
   if (!expiry) return std::nullopt;
   return lifecycle::ExpirationHeader(*expiry);
 }
 
 void SetAbortHeaders(const Context& ctx, const storage::UploadRecord& upload, HttpResponse* r) {
-  storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
-  if (!bucket.ok() || bucket->lifecycle.rules.empty()) return;
+  storage::Result<std::shared_ptr<const storage::BucketRecord>> bucket = RequestBucket(ctx);
+  if (!bucket.ok() || (*bucket)->lifecycle.rules.empty()) return;
   std::optional<lifecycle::Expiry> expiry = lifecycle::UploadAbortExpiry(
-      bucket->lifecycle, {.key = upload.key, .initiated_ms = upload.initiated_ms},
+      (*bucket)->lifecycle, {.key = upload.key, .initiated_ms = upload.initiated_ms},
       ctx.options.lifecycle_day);
   if (!expiry) return;
   r->Set("x-amz-abort-date", text::FormatHttpDate(text::FromUnixMillis(expiry->at_ms)));
