@@ -68,6 +68,7 @@ struct Options {
   uint64_t keys = 0;      // 0: default (see DefaultKeys)
   int get_percent = 50;   // mixed: share of GETs
   uint64_t max_keys = 1000;  // list: keys per page
+  bool versions = false;     // list: ListObjectVersions instead of ListObjectsV2 (--op versions)
   std::string label;      // replaces the op column when set (single-op modes)
   bool signed_payload = false;
   bool verify = false;
@@ -87,10 +88,11 @@ constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
   --region NAME         signing region (default us-east-1)
   --bucket NAME         bucket, created if missing (default cubby-bench)
   --prefix P            key prefix (default loadgen)
-  --op put|get|mixed|list
+  --op put|get|mixed|list|versions
                         operation (default put); mixed: --get-percent GETs, rest PUTs;
                         list: ListObjectsV2 pages of --max-keys through the whole bucket,
-                        following continuation tokens, from the start again after the last
+                        following continuation tokens, from the start again after the last;
+                        versions: the same with ListObjectVersions (key and version-id markers)
   --get-percent N       share of GETs in mixed mode, 0..100 (default 50)
   --max-keys N          list: keys per page, 1..1000 (default 1000)
   --size S              object size: 4KiB, 64MiB, 1GiB, or bytes (default 4KiB)
@@ -101,7 +103,8 @@ constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
                         PUT overwrites them cyclically (default for PUT: a new key per request;
                         for GET/mixed: 256, or the concurrency for sizes >= 8MiB). With
                         --requests N and --keys N a PUT run writes PREFIX/SIZE/obj-0..N-1.
-                        list: every complete pass must list exactly N keys (default: unchecked)
+                        list: every complete pass must list exactly N keys (versions: N
+                        versions and delete markers) (default: unchecked)
   --skip-prepare        GET/mixed: assume the bucket and the keys already exist
   --signed-payload      sign the PUT body's SHA-256 instead of UNSIGNED-PAYLOAD
   --verify              compare every GET body with the bytes that were written
@@ -164,7 +167,8 @@ std::string SetValuedOption(std::string_view name, std::string_view v, Options* 
     else if (v == "get") o->mode = Mode::kGet;
     else if (v == "mixed") o->mode = Mode::kMixed;
     else if (v == "list") o->mode = Mode::kList;
-    else return "--op must be put, get, mixed or list";
+    else if (v == "versions") { o->mode = Mode::kList; o->versions = true; }
+    else return "--op must be put, get, mixed, list or versions";
   } else if (name == "--size") {
     if (!ParseSize(v, &o->size)) return "--size: expected e.g. 4KiB, 64MiB or a byte count";
   } else if (name == "--concurrency") {
@@ -409,7 +413,9 @@ struct ThreadStats {
   std::string first_error;
   bool gave_up = false;
   // --op list: this thread's walk through the bucket.
-  std::string list_token;        // NextContinuationToken of the last page; empty: start over
+  std::string list_token;        // NextContinuationToken (versions: NextKeyMarker) of the last
+                                 // page; empty: start over
+  std::string list_version_marker;  // versions: NextVersionIdMarker of the last page
   uint64_t list_keys_in_pass = 0;
   std::string list_body;         // the page being read, reused
 };
@@ -439,16 +445,39 @@ bool Record(Op op, bool ok, const std::string& what, const std::string& error, u
 // NextContinuationToken, or from the start of the bucket after the last page. The page counts
 // as an error if it is not a well-formed answer, or if it ends a pass whose key count differs
 // from --keys.
+// Occurrences of `needle` in `body`.
+uint64_t CountOf(std::string_view body, std::string_view needle) {
+  uint64_t n = 0;
+  for (size_t at = body.find(needle); at != std::string_view::npos;
+       at = body.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
 bool ExecuteList(const Shared& shared, HttpConnection* conn, Signer* signer,
                  ThreadStats* stats) {
   const Options& o = *shared.options;
   const std::string path = "/" + o.bucket;
   // Parameters in canonical (sorted, UriEncoded) form, so the request line is what is signed.
   std::string query;
-  if (!stats->list_token.empty()) {
-    query = "continuation-token=" + text::UriEncode(stats->list_token, text::Slash::kEncode) + "&";
+  if (o.versions) {
+    if (!stats->list_token.empty()) {
+      query = "key-marker=" + text::UriEncode(stats->list_token, text::Slash::kEncode) + "&";
+    }
+    query += "max-keys=" + std::to_string(o.max_keys);
+    if (!stats->list_version_marker.empty()) {
+      query += "&version-id-marker=" +
+               text::UriEncode(stats->list_version_marker, text::Slash::kEncode);
+    }
+    query += "&versions=";
+  } else {
+    if (!stats->list_token.empty()) {
+      query = "continuation-token=" + text::UriEncode(stats->list_token, text::Slash::kEncode) +
+              "&";
+    }
+    query += "list-type=2&max-keys=" + std::to_string(o.max_keys);
   }
-  query += "list-type=2&max-keys=" + std::to_string(o.max_keys);
   std::string& body = stats->list_body;
   body.clear();
   BodySink sink = [&](uint64_t, const char* data, size_t n) { body.append(data, n); };
@@ -466,26 +495,36 @@ bool ExecuteList(const Shared& shared, HttpConnection* conn, Signer* signer,
     ok = false;
   }
   if (ok) {
-    std::optional<std::string> count_text = XmlElement(body, "KeyCount");
+    // ListObjectsV2 counts its keys; a versions page is counted by its entries.
+    std::optional<std::string> count_text =
+        o.versions ? std::optional<std::string>(std::to_string(CountOf(body, "<Version>") +
+                                                               CountOf(body, "<DeleteMarker>")))
+                   : XmlElement(body, "KeyCount");
     std::optional<std::string> truncated = XmlElement(body, "IsTruncated");
-    std::optional<std::string> next = XmlElement(body, "NextContinuationToken");
+    std::optional<std::string> next =
+        XmlElement(body, o.versions ? "NextKeyMarker" : "NextContinuationToken");
     uint64_t count = 0;
     if (!count_text || !ParseInt(*count_text, 0, o.max_keys, &count) || !truncated ||
         (*truncated != "true" && *truncated != "false")) {
-      error = "malformed ListObjectsV2 answer (KeyCount, IsTruncated)";
+      error = o.versions ? "malformed ListObjectVersions answer (entries, IsTruncated)"
+                         : "malformed ListObjectsV2 answer (KeyCount, IsTruncated)";
       ok = false;
     } else if (*truncated == "true" && (!next || next->empty() || count == 0)) {
-      error = "truncated page without keys or NextContinuationToken";
+      error = "truncated page without keys or next marker";
       ok = false;
     } else if (*truncated == "true") {
       stats->list_keys_in_pass += count;
       stats->list_token = *next;
+      if (o.versions) {
+        stats->list_version_marker = XmlElement(body, "NextVersionIdMarker").value_or("");
+      }
     } else {
       uint64_t listed = stats->list_keys_in_pass + count;
       stats->list_token.clear();
+      stats->list_version_marker.clear();
       stats->list_keys_in_pass = 0;
       if (o.keys > 0 && listed != o.keys) {
-        error = "a full pass listed " + std::to_string(listed) + " keys, expected " +
+        error = "a full pass listed " + std::to_string(listed) + " entries, expected " +
                 std::to_string(o.keys);
         ok = false;
       }
@@ -494,6 +533,7 @@ bool ExecuteList(const Shared& shared, HttpConnection* conn, Signer* signer,
   if (!ok && !conn->connected()) {
     // A broken walk starts over; a clean error page leaves the token to be retried.
     stats->list_token.clear();
+    stats->list_version_marker.clear();
     stats->list_keys_in_pass = 0;
   }
   return Record(kList, ok, what, error, response.body_bytes, start, end, response.first_byte,

@@ -15,11 +15,13 @@
 #
 # usage: bench/run.sh [--quick] [--duration S] [--small SIZE] [--large SIZE]
 #                     [--high-concurrency N] [--list-objects N] [--fill-concurrency N]
-#                     [--verify] [--signed-payload] [--no-drain]
+#                     [--version-objects N] [--verify] [--signed-payload] [--no-drain]
 #                     [--cubby BIN --loadgen BIN [--baseline BIN]] [--no-baselines]
 #   --quick               1 s per cell (CI smoke) instead of 10 s
 #   --list-objects N      objects in the listing bucket (default 1000000; 0 skips the listing
 #                         cells); --fill-concurrency: connections that fill it (default 32)
+#   --version-objects N   versions in the versions-listing bucket, 10 a key (default 1000000; 0
+#                         skips the ListObjectVersions cell)
 #   --signed-payload      every PUT signs its body's SHA-256 (the put-sha row always does)
 #   --no-drain            no syncfs before the 64 MiB PUT cells and disk baselines (A/B runs)
 #   --cubby/--loadgen     use these binaries instead of building (both or neither);
@@ -37,6 +39,7 @@ small=4KiB
 large=64MiB
 high=32
 list_objects=1000000
+version_objects=1000000
 fill_concurrency=32
 cubby=""
 loadgen=""
@@ -54,6 +57,7 @@ while (($#)); do
     --large) large=$2; shift ;;
     --high-concurrency) high=$2; shift ;;
     --list-objects) list_objects=$2; shift ;;
+    --version-objects) version_objects=$2; shift ;;
     --fill-concurrency) fill_concurrency=$2; shift ;;
     --verify) get_extra+=(--verify) ;;
     --signed-payload) extra+=(--signed-payload) ;;
@@ -69,6 +73,8 @@ while (($#)); do
 done
 
 [[ $list_objects =~ ^[0-9]+$ ]] || { echo "run.sh: --list-objects must be a count" >&2; exit 2; }
+[[ $version_objects =~ ^[0-9]+$ ]] ||
+  { echo "run.sh: --version-objects must be a count" >&2; exit 2; }
 
 run_start=$(date +%s.%N)
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -180,6 +186,15 @@ cell() {  # label op size concurrency [loadgen args...]
   fi
 }
 
+# A signed request by root with curl's SigV4; prints the HTTP status. `query` is given in the
+# form curl signs ("versioning=" for a bare "versioning").
+root_request() {  # method path-and-query body
+  curl -s -o "$tmp/request.out" -w '%{http_code}' -X "$1" --data-binary "$3" \
+    -H "x-amz-content-sha256: $(printf '%s' "$3" | sha256sum | cut -d' ' -f1)" \
+    --aws-sigv4 "aws:amz:us-east-1:s3" --user "$CUBBY_ROOT_ACCESS_KEY:$CUBBY_ROOT_SECRET_KEY" \
+    "$endpoint$2"
+}
+
 # PUT /bucket?policy, signed by root with curl's SigV4: 19 statements for other principals,
 # actions or keys, then s3:GetObject for the bench user on every key.
 put_bench_policy() {
@@ -190,13 +205,22 @@ put_bench_policy() {
   statements+="{\"Sid\":\"BenchUser\",\"Effect\":\"Allow\",\"Principal\":{\"AWS\":\"*\"},\"Action\":\"s3:GetObject\",\"Resource\":\"arn:aws:s3:::$bucket/*\",\"Condition\":{\"StringEquals\":{\"aws:username\":\"$bench_user\"}}}"
   local doc="{\"Version\":\"2012-10-17\",\"Statement\":[$statements]}"
   local code
-  code=$(curl -s -o "$tmp/policy.out" -w '%{http_code}' -X PUT --data-binary "$doc" \
-    -H "x-amz-content-sha256: $(printf '%s' "$doc" | sha256sum | cut -d' ' -f1)" \
-    --aws-sigv4 "aws:amz:us-east-1:s3" --user "$CUBBY_ROOT_ACCESS_KEY:$CUBBY_ROOT_SECRET_KEY" \
-    "$endpoint/$bucket?policy=")  # "policy=": curl signs a bare "policy" differently
+  code=$(root_request PUT "/$bucket?policy=" "$doc")
   if [[ $code != 204 ]]; then
     failed=1
-    echo "# PutBucketPolicy for the access-control cells: HTTP $code $(cat "$tmp/policy.out")"
+    echo "# PutBucketPolicy for the access-control cells: HTTP $code $(cat "$tmp/request.out")"
+  fi
+}
+
+# Creates bucket $1 with versioning Enabled.
+versioned_bucket() {
+  local code
+  code=$(root_request PUT "/$1" "")
+  [[ $code == 200 ]] && code=$(root_request PUT "/$1?versioning=" \
+    '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>')
+  if [[ $code != 200 ]]; then
+    failed=1
+    echo "# versioned bucket $1: HTTP $code $(cat "$tmp/request.out")"
   fi
 }
 
@@ -308,6 +332,7 @@ count_label() {  # 1000000 -> 1M, 5000 -> 5k, 2500 -> 2500
   else echo "$n"; fi
 }
 list_label=$(count_label "$list_objects")
+half=$(awk -v d="$duration" 'BEGIN { print d / 2 }')  # alternating rounds: two halves a side
 fill_seconds=""
 if ((list_objects > 0)); then
   echo "# listing bucket: $list_objects empty objects PUT by $fill_concurrency connections (fill), then the cells in it"
@@ -324,11 +349,26 @@ if ((list_objects > 0)); then
   # from elsewhere is less likely to land on one side only; the target takes the mean of each
   # side's rows. The full bucket goes first, closest to its fill: any compaction left behind
   # counts against it.
-  half=$(awk -v d="$duration" 'BEGIN { print d / 2 }')
   for _ in 1 2; do
     cell "put@$list_label" put "$small" "$high" --bucket bench-list --duration "$half"
     cell put@0 put "$small" "$high" --bucket bench-empty --duration "$half"
   done
+fi
+
+# ---- Versions (issue 14): PUTs into a versioned bucket against PUTs into an unversioned one,
+# in alternating half cells as above; then ListObjectVersions pages through a bucket of
+# $version_objects versions (10 of each key, filled by PUTs like the listing bucket).
+versioned_bucket bench-versioned
+for _ in 1 2; do
+  cell put-ver put "$small" "$high" --bucket bench-versioned --duration "$half"
+  cell put-unv put "$small" "$high" --bucket bench-unversioned --duration "$half"
+done
+if ((version_objects > 0)); then
+  versioned_bucket bench-versions
+  echo "# versions bucket: $version_objects empty versions of $((version_objects / 10 > 0 ? version_objects / 10 : 1)) keys PUT by $fill_concurrency connections (vfill)"
+  cell vfill put 0 "$fill_concurrency" --bucket bench-versions --prefix ver \
+    --keys $((version_objects / 10 > 0 ? version_objects / 10 : 1)) --requests "$version_objects"
+  cell versions versions 0 1 --bucket bench-versions --max-keys 1000 --keys "$version_objects"
 fi
 
 # Idle: the server returns freed heap once a 2 s tick passes without a finished request, so
@@ -357,7 +397,8 @@ fi
 # Then ratios without a target, for context.
 echo "# targets (issue 5; same run)"
 awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label" \
-    -v listing=$((list_objects > 0)) -v idle_start="$idle_rss_start" -v idle_end="$idle_rss_end" '
+    -v listing=$((list_objects > 0)) -v versions=$((version_objects > 0)) \
+    -v version_count="$version_objects" -v idle_start="$idle_rss_start" -v idle_end="$idle_rss_end" '
   FILENAME == ARGV[1] { if ($1 == "baseline") { v[$2] = $3; for (i = 5; i <= NF; i++) {
                           split($i, kv, "="); v[$2 "." kv[1]] = kv[2] } } next }
   { key = $1 " " $2 " " $3  # rows of one key (the alternating rounds) give their mean ops/s
@@ -401,6 +442,14 @@ awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label
              num(p50[lk]) ? p50[lk] : "", "<", "10", 3)
       target(small " PUT c=" high ", " substr(full, 5) "-object bucket / empty bucket",
              quotient(ops[full small_hi], ops["put@0" small_hi]), ">=", "0.8", 3)
+    }
+    # Versions (issue 14).
+    target(small " PUT c=" high ", versioned bucket / unversioned",
+           quotient(ops["put-ver" small_hi], ops["put-unv" small_hi]), ">=", "0.9", 3)
+    if (versions) {
+      vk = "versions 1000 1"
+      target("ListObjectVersions 1000-entry page p50, ms (" version_count " versions)",
+             num(p50[vk]) ? p50[vk] : "", "<", "15", 3)
     }
     target("server peak RSS, max over the cells, MiB", peak, "<", "256", 1)
     target("server idle RSS after start-up, MiB", num(idle_start) ? idle_start : "", "<", "64", 1)

@@ -19,13 +19,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 baseline=${3:-$(dirname "$2")/cubby-baseline}
 if [[ -x $baseline ]]; then
   baseline_args=(--baseline "$baseline")
-  want_rows=17 want_values=13
+  want_rows=23 want_values=15
 else
   echo "bench smoke: no $baseline, running without baselines"
   baseline_args=(--no-baselines)
-  want_rows=15 want_values=7
+  want_rows=21 want_values=9
 fi
-out=$(bash "$here/run.sh" --quick --large 1MiB --high-concurrency 4 --list-objects 2500 --verify \
+out=$(bash "$here/run.sh" --quick --large 1MiB --high-concurrency 4 --list-objects 2500 --version-objects 2500 --verify \
         --cubby "$1" --loadgen "$2" "${baseline_args[@]}" 2>&1)
 status=$?
 echo "$out"
@@ -54,7 +54,7 @@ echo "$out" | awk -v want_rows="$want_rows" -v want_values="$want_values" '
     if ($9 != "0") { print "bench smoke: errors: " $0; bad++ } }
   END {
     if (rows != want_rows) { print "bench smoke: expected " want_rows " result rows, got " rows + 0; bad++ }
-    if (targets != 13) { print "bench smoke: expected 13 target lines, got " targets + 0; bad++ }
+    if (targets != 15) { print "bench smoke: expected 15 target lines, got " targets + 0; bad++ }
     if (values != want_values) {
       print "bench smoke: expected " want_values " target lines with a value, got " values + 0; bad++
     }
