@@ -178,8 +178,9 @@ class DeleteObjectsTest : public ServiceTest {
     return {{"content-md5", text::Base64Encode(auth::Md5(body))}};
   }
   const std::string doc_ =
-      "<Delete><Object><Key>a</Key></Object><Object><Key>c&amp;d</Key><VersionId>v1</VersionId>"
-      "</Object><Object><Key>missing</Key></Object></Delete>";
+      "<Delete><Object><Key>a</Key></Object><Object><Key>c&amp;d</Key><VersionId>null</VersionId>"
+      "</Object><Object><Key>missing</Key></Object><Object><Key>b</Key><VersionId>v1</VersionId>"
+      "</Object></Delete>";
 };
 
 TEST_F(DeleteObjectsTest, DeletesAndReportsEachKey) {
@@ -187,7 +188,12 @@ TEST_F(DeleteObjectsTest, DeletesAndReportsEachKey) {
   ASSERT_EQ(r.status(), 200) << r.body;
   EXPECT_EQ(r.summary.operation, "DeleteObjects");
   EXPECT_EQ(Count(r.body, "<Deleted>"), 3u);
-  EXPECT_TRUE(Contains(r.body, "<Deleted><Key>c&amp;d</Key><VersionId>v1</VersionId></Deleted>"));
+  // "null" names the object of an unversioned bucket; "v1" is no version id cubby makes.
+  EXPECT_TRUE(
+      Contains(r.body, "<Deleted><Key>c&amp;d</Key><VersionId>null</VersionId></Deleted>"));
+  EXPECT_TRUE(Contains(r.body,
+                       "<Error><Key>b</Key><VersionId>v1</VersionId><Code>InvalidArgument</Code>"
+                       "<Message>Invalid version id specified</Message></Error>"));
   EXPECT_TRUE(Contains(r.body, "<Deleted><Key>missing</Key></Deleted>"));
   EXPECT_FALSE(ObjectExists("bkt", "a"));
   EXPECT_FALSE(ObjectExists("bkt", "c&d"));
