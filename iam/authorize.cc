@@ -38,6 +38,9 @@ Need NeedOf(Action action) {
     case Action::kPutBucketOwnershipControls:
     case Action::kPutBucketPublicAccessBlock:
     case Action::kPutLifecycleConfiguration:
+    case Action::kPutBucketObjectLockConfiguration:
+    case Action::kPutObjectRetention:
+    case Action::kPutObjectLegalHold:
       return Need::kAdmin;
     case Action::kListBucket:
     case Action::kGetBucketLocation:
@@ -55,6 +58,9 @@ Need NeedOf(Action action) {
     case Action::kGetBucketOwnershipControls:
     case Action::kGetBucketPublicAccessBlock:
     case Action::kGetLifecycleConfiguration:
+    case Action::kGetBucketObjectLockConfiguration:
+    case Action::kGetObjectRetention:
+    case Action::kGetObjectLegalHold:
       return Need::kRead;
     case Action::kPutObject:
     case Action::kDeleteObject:
@@ -135,6 +141,12 @@ std::string_view ActionName(Action action) {
     case Action::kPutBucketPublicAccessBlock: return "s3:PutBucketPublicAccessBlock";
     case Action::kGetLifecycleConfiguration: return "s3:GetLifecycleConfiguration";
     case Action::kPutLifecycleConfiguration: return "s3:PutLifecycleConfiguration";
+    case Action::kGetBucketObjectLockConfiguration: return "s3:GetBucketObjectLockConfiguration";
+    case Action::kPutBucketObjectLockConfiguration: return "s3:PutBucketObjectLockConfiguration";
+    case Action::kGetObjectRetention: return "s3:GetObjectRetention";
+    case Action::kPutObjectRetention: return "s3:PutObjectRetention";
+    case Action::kGetObjectLegalHold: return "s3:GetObjectLegalHold";
+    case Action::kPutObjectLegalHold: return "s3:PutObjectLegalHold";
     case Action::kAnyBucketAccess: return "cubby:AnyBucketAccess";
     case Action::kUnimplemented: return "cubby:Unimplemented";
   }
@@ -371,6 +383,7 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutBucketOwnershipControls:
     case Action::kPutBucketPublicAccessBlock:
     case Action::kPutLifecycleConfiguration:
+    case Action::kPutBucketObjectLockConfiguration:
     case Action::kUnimplemented:
       return true;
     case Action::kListBucket:
@@ -395,6 +408,11 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kGetBucketOwnershipControls:
     case Action::kGetBucketPublicAccessBlock:
     case Action::kGetLifecycleConfiguration:
+    case Action::kGetBucketObjectLockConfiguration:
+    case Action::kGetObjectRetention:
+    case Action::kPutObjectRetention:
+    case Action::kGetObjectLegalHold:
+    case Action::kPutObjectLegalHold:
     case Action::kAnyBucketAccess:
       return false;
   }

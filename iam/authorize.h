@@ -52,6 +52,12 @@ enum class Action {
   kPutBucketPublicAccessBlock,  // Put and DeletePublicAccessBlock
   kGetLifecycleConfiguration,   // GetBucketLifecycleConfiguration
   kPutLifecycleConfiguration,   // Put and DeleteBucketLifecycle(Configuration), as AWS has it
+  kGetBucketObjectLockConfiguration,  // GetObjectLockConfiguration
+  kPutBucketObjectLockConfiguration,  // PutObjectLockConfiguration
+  kGetObjectRetention,
+  kPutObjectRetention,
+  kGetObjectLegalHold,
+  kPutObjectLegalHold,
   // Not IAM actions; policies never name them.
   kAnyBucketAccess,  // the gate of DeleteObjects: some right on the bucket (its keys are then
                      // asked one by one as kDeleteObject)

@@ -11,6 +11,7 @@
 #include "s3api/xml.h"
 #include "storage/bucket_name.h"
 #include "storage/users.h"
+#include "text/ascii.h"
 
 namespace cubby::s3api {
 
@@ -97,6 +98,14 @@ HttpResponse CreateBucket(const Context& ctx) {
   record.name = name;
   record.created_ms = ctx.now_ms();
   if (Failure f = NewBucketAccess(ctx, &record)) return f.TakeResponse();
+  // x-amz-bucket-object-lock-enabled: true makes a bucket with object lock, and so with
+  // versioning Enabled, in the one write that creates it: a lock-enabled bucket is never
+  // unversioned (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock.html).
+  if (const std::string* lock = ctx.request.Find("x-amz-bucket-object-lock-enabled");
+      lock != nullptr && text::EqualsIgnoreCase(*lock, "true")) {
+    record.object_lock.enabled = true;
+    record.versioning = storage::VersioningState::kEnabled;
+  }
 
   std::string body;
   if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) {

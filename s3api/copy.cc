@@ -178,6 +178,8 @@ HttpResponse CopyObject(const Context& ctx) {
   KeepFullObjectChecksums(from, &meta);
   // The copy is a new object: the writer's, with the ACL its headers ask for (none copied).
   if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
+  // Nor is the source's lock: the copy's is its headers' or the bucket's default.
+  if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
   storage::WriteCondition cond;
   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
   meta.last_modified_ms = ctx.now_ms();

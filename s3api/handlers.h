@@ -306,6 +306,24 @@ HttpResponse CompleteMultipartUpload(const Context& ctx);
 HttpResponse AbortMultipartUpload(const Context& ctx);
 HttpResponse ListParts(const Context& ctx);
 HttpResponse ListMultipartUploads(const Context& ctx);
+// object_lock.cc
+HttpResponse GetObjectLockConfiguration(const Context& ctx);
+HttpResponse PutObjectLockConfiguration(const Context& ctx);
+HttpResponse GetObjectRetention(const Context& ctx);
+HttpResponse PutObjectRetention(const Context& ctx);
+HttpResponse GetObjectLegalHold(const Context& ctx);
+HttpResponse PutObjectLegalHold(const Context& ctx);
+// The object lock of the version a write makes (PutObject, CopyObject, CreateMultipartUpload,
+// whose upload carries it to CompleteMultipartUpload): the x-amz-object-lock-* headers
+// (ParseObjectLockHeaders' errors), with the bucket's default retention when they name no
+// retention. Sets meta->lock, or leaves it unset on a bucket without object lock. Errors:
+// InvalidRequest "Bucket is missing Object Lock Configuration" for lock headers on such a
+// bucket; on PutObject, InvalidRequest "Content-MD5 OR x-amz-checksum- HTTP header is required
+// for Put Object requests with Object Lock parameters" when the version would be locked and
+// the request has no Content-MD5, x-amz-checksum-* (header or trailer) or
+// x-amz-sdk-checksum-algorithm. Reads the bucket record only for a versioning-enabled bucket
+// or when lock headers are sent.
+Failure NewObjectLock(const Context& ctx, storage::ObjectMeta* meta);
 // list.cc
 HttpResponse ListObjects(const Context& ctx);
 HttpResponse ListObjectsV2(const Context& ctx);

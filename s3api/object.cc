@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "s3api/auth/checksum.h"
+#include "s3api/bucket_config_xml.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/preconditions.h"
@@ -227,6 +228,7 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
   SetObjectHeaders(meta, &r);
   r.Set("Accept-Ranges", "bytes");
   SetVersionIdHeader(ctx, meta.version_id, &r);
+  for (auto& [name, value] : ObjectLockResponseHeaders(meta.lock)) r.Set(name, value);
   if (sel.partial) {
     r.status = 206;
     r.Set("Content-Range", "bytes " + std::to_string(sel.range.first) + "-" +
@@ -353,6 +355,7 @@ HttpResponse PutObject(const Context& ctx) {
     return ErrorResponse(ctx, e);
   }
   if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
+  if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
   storage::WriteCondition cond;
   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
 

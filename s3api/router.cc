@@ -53,6 +53,12 @@ std::string_view OperationName(Operation op) {
     case Operation::kListMultipartUploads: return "ListMultipartUploads";
     case Operation::kCopyObject: return "CopyObject";
     case Operation::kDeleteObjects: return "DeleteObjects";
+    case Operation::kGetObjectLockConfiguration: return "GetObjectLockConfiguration";
+    case Operation::kPutObjectLockConfiguration: return "PutObjectLockConfiguration";
+    case Operation::kGetObjectRetention: return "GetObjectRetention";
+    case Operation::kPutObjectRetention: return "PutObjectRetention";
+    case Operation::kGetObjectLegalHold: return "GetObjectLegalHold";
+    case Operation::kPutObjectLegalHold: return "PutObjectLegalHold";
     case Operation::kNotImplemented: return "NotImplemented";
   }
   return "Unknown";
@@ -123,6 +129,9 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (Has(r, "lifecycle") && only({"lifecycle"})) {
       return Operation::kGetBucketLifecycleConfiguration;
     }
+    if (Has(r, "object-lock") && only({"object-lock"})) {
+      return Operation::kGetObjectLockConfiguration;
+    }
     if (Has(r, "list-type")) {
       const std::string* v = text::FindValue(r, "list-type");
       if (*v == "2" && only({"list-type"})) return Operation::kListObjectsV2;
@@ -134,6 +143,9 @@ Operation BucketOp(std::string_view method, const Query& r) {
   } else if (method == "PUT") {
     if (Has(r, "acl") && only({"acl"})) return Operation::kPutBucketAcl;
     if (Has(r, "versioning") && only({"versioning"})) return Operation::kPutBucketVersioning;
+    if (Has(r, "object-lock") && only({"object-lock"})) {
+      return Operation::kPutObjectLockConfiguration;
+    }
     if (Has(r, "policy") && only({"policy"})) return Operation::kPutBucketPolicy;
     if (Has(r, "ownershipControls") && only({"ownershipControls"})) {
       return Operation::kPutBucketOwnershipControls;
@@ -168,11 +180,23 @@ Operation ObjectOp(std::string_view method, const Query& r, bool copy_source) {
   if (method == "GET") {
     if (Has(r, "acl") && only({"acl", "versionId"})) return Operation::kGetObjectAcl;
     if (Has(r, "uploadId") && only({"uploadId"})) return Operation::kListParts;
+    if (Has(r, "retention") && only({"retention", "versionId"})) {
+      return Operation::kGetObjectRetention;
+    }
+    if (Has(r, "legal-hold") && only({"legal-hold", "versionId"})) {
+      return Operation::kGetObjectLegalHold;
+    }
     if (only({"partNumber", "versionId"})) return Operation::kGetObject;
   } else if (method == "HEAD") {
     if (only({"partNumber", "versionId"})) return Operation::kHeadObject;
   } else if (method == "PUT") {
     if (Has(r, "acl") && only({"acl", "versionId"})) return Operation::kPutObjectAcl;
+    if (Has(r, "retention") && only({"retention", "versionId"})) {
+      return Operation::kPutObjectRetention;
+    }
+    if (Has(r, "legal-hold") && only({"legal-hold", "versionId"})) {
+      return Operation::kPutObjectLegalHold;
+    }
     if (Has(r, "uploadId") && Has(r, "partNumber") && only({"uploadId", "partNumber"})) {
       return copy_source ? Operation::kUploadPartCopy : Operation::kUploadPart;
     }
@@ -382,6 +406,10 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kDeleteObject:
     case Operation::kGetObjectAcl:
     case Operation::kPutObjectAcl:
+    case Operation::kGetObjectRetention:
+    case Operation::kPutObjectRetention:
+    case Operation::kGetObjectLegalHold:
+    case Operation::kPutObjectLegalHold:
       ParseVersionId(query, r);
       break;
     case Operation::kListObjectVersions:
@@ -413,6 +441,8 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kCreateMultipartUpload:
     case Operation::kCopyObject:
     case Operation::kDeleteObjects:
+    case Operation::kGetObjectLockConfiguration:
+    case Operation::kPutObjectLockConfiguration:
     case Operation::kNotImplemented:
       break;  // no parameters of their own
   }

@@ -55,6 +55,12 @@ enum class Operation {
   kListMultipartUploads,
   kCopyObject,
   kDeleteObjects,
+  kGetObjectLockConfiguration,
+  kPutObjectLockConfiguration,
+  kGetObjectRetention,
+  kPutObjectRetention,
+  kGetObjectLegalHold,
+  kPutObjectLegalHold,
   kNotImplemented,  // a sub-resource or action cubby does not implement (?policy, ?tagging, ...)
 };
 
@@ -127,7 +133,8 @@ struct Route {
   bool part_number_sent = false;  // partNumber was in the query, well-formed or not
   ListParams list;
   ResponseOverrides overrides;  // GetObject / HeadObject
-  // versionId (GetObject, HeadObject, DeleteObject, Get/PutObjectAcl): the version addressed,
+  // versionId (GetObject, HeadObject, DeleteObject, Get/PutObjectAcl, Get/PutObjectRetention,
+  // Get/PutObjectLegalHold): the version addressed,
   // as sent ("null" names the null version); nullopt: the current one. An empty value is
   // refused (param_error).
   std::optional<std::string> version_id;

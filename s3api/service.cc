@@ -88,6 +88,14 @@ iam::Action ActionOf(Operation op) {
     case Operation::kListMultipartUploads: return iam::Action::kListBucketMultipartUploads;
     case Operation::kCopyObject: return iam::Action::kPutObject;
     case Operation::kDeleteObjects: return iam::Action::kAnyBucketAccess;  // then per key
+    case Operation::kGetObjectLockConfiguration:
+      return iam::Action::kGetBucketObjectLockConfiguration;
+    case Operation::kPutObjectLockConfiguration:
+      return iam::Action::kPutBucketObjectLockConfiguration;
+    case Operation::kGetObjectRetention: return iam::Action::kGetObjectRetention;
+    case Operation::kPutObjectRetention: return iam::Action::kPutObjectRetention;
+    case Operation::kGetObjectLegalHold: return iam::Action::kGetObjectLegalHold;
+    case Operation::kPutObjectLegalHold: return iam::Action::kPutObjectLegalHold;
     case Operation::kNotImplemented: return iam::Action::kUnimplemented;
   }
   return iam::Action::kUnimplemented;
@@ -193,6 +201,9 @@ bool NeedsSpace(Operation op) {
     case Operation::kUploadPartCopy:
     case Operation::kCompleteMultipartUpload:
     case Operation::kCopyObject:
+    case Operation::kPutObjectLockConfiguration:
+    case Operation::kPutObjectRetention:
+    case Operation::kPutObjectLegalHold:
       return true;
     case Operation::kListBuckets:
     case Operation::kHeadBucket:
@@ -220,6 +231,9 @@ bool NeedsSpace(Operation op) {
     case Operation::kListParts:
     case Operation::kListMultipartUploads:
     case Operation::kDeleteObjects:
+    case Operation::kGetObjectLockConfiguration:
+    case Operation::kGetObjectRetention:
+    case Operation::kGetObjectLegalHold:
     case Operation::kNotImplemented:
       return false;
   }
@@ -355,6 +369,12 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kListMultipartUploads: return ListMultipartUploads(ctx);
     case Operation::kCopyObject: return CopyObject(ctx);
     case Operation::kDeleteObjects: return DeleteObjects(ctx);
+    case Operation::kGetObjectLockConfiguration: return GetObjectLockConfiguration(ctx);
+    case Operation::kPutObjectLockConfiguration: return PutObjectLockConfiguration(ctx);
+    case Operation::kGetObjectRetention: return GetObjectRetention(ctx);
+    case Operation::kPutObjectRetention: return PutObjectRetention(ctx);
+    case Operation::kGetObjectLegalHold: return GetObjectLegalHold(ctx);
+    case Operation::kPutObjectLegalHold: return PutObjectLegalHold(ctx);
     case Operation::kNotImplemented:
       return ErrorResponse(ctx, ErrorCode::kNotImplemented);
   }

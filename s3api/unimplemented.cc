@@ -1,8 +1,8 @@
-// One table of the headers that ask for server-side encryption or object lock, and the
-// operations AWS reads each on. Header names are lowercase, as HttpRequest keeps them.
+// One table of the headers that ask for server-side encryption, and the operations AWS reads
+// each on. Header names are lowercase, as HttpRequest keeps them. (Object lock is implemented:
+// object_lock.cc.)
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/ServerSideEncryptionCustomerKeys.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/specifying-kms-encryption.html
-//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock-managing.html
 #include "s3api/unimplemented.h"
 
 #include <algorithm>
@@ -15,7 +15,7 @@ namespace cubby::s3api {
 
 namespace {
 
-enum class Feature { kEncryption, kObjectLock };
+enum class Feature { kEncryption };
 
 // What a header's value must be for the request to ask for the feature.
 enum class Asks {
@@ -32,7 +32,6 @@ constexpr Operation kCustomerKeyCalls[] = {
     Operation::kUploadPart, Operation::kUploadPartCopy, Operation::kCompleteMultipartUpload,
     Operation::kListParts,  Operation::kGetObject,      Operation::kHeadObject};
 constexpr Operation kCopies[] = {Operation::kCopyObject, Operation::kUploadPartCopy};
-constexpr Operation kBucketCreation[] = {Operation::kCreateBucket};
 
 struct Row {
   std::string_view header;
@@ -60,10 +59,6 @@ constexpr Row kRows[] = {
      Asks::kAlways},
     {"x-amz-copy-source-server-side-encryption-customer-key-md5", Feature::kEncryption, kCopies,
      Asks::kAlways},
-    {"x-amz-object-lock-mode", Feature::kObjectLock, kObjectWrites, Asks::kAlways},
-    {"x-amz-object-lock-retain-until-date", Feature::kObjectLock, kObjectWrites, Asks::kAlways},
-    {"x-amz-object-lock-legal-hold", Feature::kObjectLock, kObjectWrites, Asks::kAlways},
-    {"x-amz-bucket-object-lock-enabled", Feature::kObjectLock, kBucketCreation, Asks::kUnlessFalse},
 };
 
 // The values PutObject's x-amz-server-side-encryption takes
@@ -76,7 +71,6 @@ bool IsSseMethod(std::string_view value) {
 std::string_view FeatureName(Feature feature) {
   switch (feature) {
     case Feature::kEncryption: return "Server-side encryption";
-    case Feature::kObjectLock: return "Object lock";
   }
   return "This feature";
 }

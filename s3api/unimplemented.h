@@ -1,5 +1,5 @@
 // Requests that ask, by a header, for a feature cubby does not implement yet: server-side
-// encryption (SSE-S3, SSE-KMS, DSSE-KMS, SSE-C) and object lock. Ignoring such a header would
+// encryption (SSE-S3, SSE-KMS, DSSE-KMS, SSE-C). Ignoring such a header would
 // store the object unprotected and answer as if it were protected, so the request is refused
 // instead, before its body is read. When a feature lands, its rows leave the table in
 // unimplemented.cc.
@@ -28,10 +28,7 @@ struct Refusal {
 //    - x-amz-server-side-encryption-customer-algorithm, -key or -key-md5 (SSE-C) on those and
 //      on UploadPart, UploadPartCopy, CompleteMultipartUpload, ListParts, GetObject and
 //      HeadObject;
-//    - x-amz-copy-source-server-side-encryption-customer-* on CopyObject and UploadPartCopy;
-//    - x-amz-object-lock-mode, -retain-until-date or -legal-hold on PutObject, CopyObject and
-//      CreateMultipartUpload;
-//    - x-amz-bucket-object-lock-enabled other than "false" (any case) on CreateBucket.
+//    - x-amz-copy-source-server-side-encryption-customer-* on CopyObject and UploadPartCopy.
 //  - InvalidArgument (400) "The encryption method specified is not supported" for an
 //    x-amz-server-side-encryption value that is no method AWS knows (as AWS answers it).
 // Headers on other operations are ignored, as today. The first header of the list above that

@@ -315,7 +315,9 @@ class Store {
   // kBucketAlreadyExists if the name is taken.
   virtual Status CreateBucket(const BucketRecord& bucket) = 0;
   // Creates `candidate` unless a bucket of that name exists; returns the stored record either
-  // way. `*created` tells which. Atomic with respect to concurrent calls.
+  // way. `*created` tells which. Atomic with respect to concurrent calls. The record is stored
+  // as given, its versioning state and object lock included, in one write (a bucket created
+  // with object lock is versioning-enabled from its first moment; BucketVersioning tells it).
   virtual Result<BucketRecord> GetOrCreateBucket(const BucketRecord& candidate, bool* created) = 0;
   virtual Result<BucketRecord> GetBucket(std::string_view name) = 0;  // kNoSuchBucket
   // Reads bucket `name`'s record, lets `change` edit it and writes it back, as one step: no
@@ -339,7 +341,8 @@ class Store {
   // Sets the bucket's versioning state (PutBucketVersioning): kEnabled or kSuspended. Versions
   // already stored stay as they are. kInvalidArgument for kUnversioned on a bucket that is not
   // unversioned (a bucket never goes back; setting kUnversioned on an unversioned bucket is
-  // OK and changes nothing), kNoSuchBucket. Durable on return; writes that start after it see
+  // OK and changes nothing), and for any change of a bucket with object lock enabled (it stays
+  // kEnabled), kNoSuchBucket. Durable on return; writes that start after it see
   // the new state.
   virtual Status SetBucketVersioning(std::string_view bucket, VersioningState state) = 0;
   // The bucket's versioning state as SetBucketVersioning last left it, without a read (kept in

@@ -123,6 +123,9 @@ Status StoreImpl::SetBucketVersioning(std::string_view bucket, VersioningState s
   if (state == VersioningState::kUnversioned) {
     return Status(Code::kInvalidArgument, "a versioned bucket cannot become unversioned again");
   }
+  if (record->object_lock.enabled) {
+    return Status(Code::kInvalidArgument, "a bucket with object lock stays versioning-enabled");
+  }
   record->versioning = state;
   Status s = ApplyPut(cf(kBucketsCf), bucket, codec::EncodeBucket(*record));
   if (!s.ok()) return s;

@@ -445,6 +445,12 @@ TEST(AclTest, AclRequirementTable) {
                               {Action::kListBucketMultipartUploads, AclScope::kBucket},
                               {Action::kGetLifecycleConfiguration, AclScope::kNotGrantable},
                               {Action::kPutLifecycleConfiguration, AclScope::kNotGrantable},
+                              {Action::kGetBucketObjectLockConfiguration, AclScope::kNotGrantable},
+                              {Action::kPutBucketObjectLockConfiguration, AclScope::kNotGrantable},
+                              {Action::kGetObjectRetention, AclScope::kNotGrantable},
+                              {Action::kPutObjectRetention, AclScope::kNotGrantable},
+                              {Action::kGetObjectLegalHold, AclScope::kNotGrantable},
+                              {Action::kPutObjectLegalHold, AclScope::kNotGrantable},
                               {Action::kAnyBucketAccess, AclScope::kBucketAny},
                               {Action::kUnimplemented, AclScope::kBucketAny}}) {
     EXPECT_EQ(AclRequirementFor(c.action).scope, c.scope) << ActionName(c.action);

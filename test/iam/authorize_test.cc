@@ -44,6 +44,12 @@ constexpr Action kEveryAction[] = {
     Action::kPutBucketPublicAccessBlock,
     Action::kGetLifecycleConfiguration,
     Action::kPutLifecycleConfiguration,
+    Action::kGetBucketObjectLockConfiguration,
+    Action::kPutBucketObjectLockConfiguration,
+    Action::kGetObjectRetention,
+    Action::kPutObjectRetention,
+    Action::kGetObjectLegalHold,
+    Action::kPutObjectLegalHold,
     Action::kAnyBucketAccess,
     Action::kUnimplemented,
 };
@@ -139,6 +145,16 @@ TEST_F(AuthorizeTest, Table) {
       {"writer", Action::kGetLifecycleConfiguration, "shared", "", kPlain, deny},
       {"rw", Action::kPutLifecycleConfiguration, "shared", "", kPlain, deny},  // admin only
       {"root", Action::kPutLifecycleConfiguration, "private", "", kPlain, allow},
+      // Object lock: a COSI key reads it by its mode; setting it is the owner's (admin).
+      {"reader", Action::kGetBucketObjectLockConfiguration, "shared", "", kPlain, allow},
+      {"reader", Action::kGetObjectRetention, "shared", "k", kPlain, allow},
+      {"reader", Action::kGetObjectLegalHold, "shared", "k", kPlain, allow},
+      {"writer", Action::kGetObjectRetention, "shared", "k", kPlain, deny},
+      {"rw", Action::kPutBucketObjectLockConfiguration, "shared", "", kPlain, deny},
+      {"rw", Action::kPutObjectRetention, "shared", "k", kPlain, deny},
+      {"rw", Action::kPutObjectLegalHold, "shared", "k", kPlain, deny},
+      {"anonymous", Action::kPutBucketObjectLockConfiguration, "missing", "", kPlain, deny},
+      {"anonymous", Action::kPutObjectRetention, "public-rw", "k", kPlain, deny},
       {"rw", Action::kCreateBucket, "new", "", kPlain, deny},
       {"writer", Action::kPutObject, "shared", "k", kCopy, allow},
       {"writer", Action::kPutObject, "shared", "k", kMultipart, allow},
@@ -218,7 +234,8 @@ TEST_F(AuthorizeTest, EveryAction) {
         action == Action::kPutBucketPolicy || action == Action::kDeleteBucketPolicy ||
         action == Action::kPutBucketOwnershipControls ||
         action == Action::kPutBucketPublicAccessBlock ||
-        action == Action::kPutLifecycleConfiguration;
+        action == Action::kPutLifecycleConfiguration ||
+        action == Action::kPutBucketObjectLockConfiguration;
     EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
   }
 }

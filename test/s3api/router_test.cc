@@ -133,7 +133,7 @@ TEST(RouterTest, OperationTable) {
 TEST(RouterTest, UnimplementedSubResources) {
   const std::vector<std::string> subresources = {
       "cors",         "tagging",       "website",
-      "encryption",   "object-lock",   "replication",       "logging",
+      "encryption",   "replication",       "logging",
       "notification", "accelerate",    "requestPayment",    "analytics",
       "inventory",    "metrics",       "intelligent-tiering"};
   for (std::string method : {"GET", "PUT", "DELETE"}) {
@@ -144,8 +144,7 @@ TEST(RouterTest, UnimplementedSubResources) {
       EXPECT_EQ(r.op, Operation::kNotImplemented);
     }
   }
-  for (std::string sub : {"tagging", "retention", "legal-hold", "torrent", "attributes",
-                                 "restore", "select"}) {
+  for (std::string sub : {"tagging", "torrent", "attributes", "restore", "select"}) {
     SCOPED_TRACE(sub);
     const char* method = std::string(sub) == "restore" || std::string(sub) == "select" ? "POST"
                                                                                      : "GET";
@@ -192,7 +191,11 @@ TEST(RouterTest, Versions) {
            {"DELETE", "/bkt/k?versionId=abc", Operation::kDeleteObject},
            {"GET", "/bkt/k?acl&versionId=abc", Operation::kGetObjectAcl},
            {"PUT", "/bkt/k?acl&versionId=abc", Operation::kPutObjectAcl},
-           {"GET", "/bkt/k?versionId=abc&partNumber=1", Operation::kGetObject}}) {
+           {"GET", "/bkt/k?versionId=abc&partNumber=1", Operation::kGetObject},
+           {"GET", "/bkt/k?retention&versionId=abc", Operation::kGetObjectRetention},
+           {"PUT", "/bkt/k?retention&versionId=abc", Operation::kPutObjectRetention},
+           {"GET", "/bkt/k?legal-hold&versionId=abc", Operation::kGetObjectLegalHold},
+           {"PUT", "/bkt/k?legal-hold&versionId=abc", Operation::kPutObjectLegalHold}}) {
     SCOPED_TRACE(c.method + " " + c.target);
     Route r = RouteRequest(c.method, c.target, "h", "", false);
     EXPECT_EQ(r.op, c.op);
@@ -205,6 +208,42 @@ TEST(RouterTest, Versions) {
   EXPECT_EQ(empty.param_error.code, ErrorCode::kInvalidArgument);
   EXPECT_EQ(empty.param_error.message, "Version id cannot be the empty string");
   EXPECT_FALSE(RouteRequest("GET", "/bkt/k", "h", "", false).version_id.has_value());
+}
+
+// Object lock: ?object-lock on a bucket, ?retention and ?legal-hold on an object (the latest
+// version without versionId); any other sub-resource beside them, or another method, is not
+// implemented.
+TEST(RouterTest, ObjectLock) {
+  struct Case {
+    std::string method, target;
+    Operation op;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"GET", "/bkt?object-lock", Operation::kGetObjectLockConfiguration},
+           {"PUT", "/bkt?object-lock", Operation::kPutObjectLockConfiguration},
+           {"GET", "/bkt/k?retention", Operation::kGetObjectRetention},
+           {"PUT", "/bkt/k?retention", Operation::kPutObjectRetention},
+           {"GET", "/bkt/k?legal-hold", Operation::kGetObjectLegalHold},
+           {"PUT", "/bkt/k?legal-hold", Operation::kPutObjectLegalHold},
+           {"DELETE", "/bkt?object-lock", Operation::kNotImplemented},
+           {"DELETE", "/bkt/k?retention", Operation::kNotImplemented},
+           {"POST", "/bkt/k?legal-hold", Operation::kNotImplemented},
+           {"GET", "/bkt?object-lock&acl", Operation::kNotImplemented},
+           {"GET", "/bkt/k?retention&legal-hold", Operation::kNotImplemented},
+           {"PUT", "/bkt/k?retention&tagging", Operation::kNotImplemented}}) {
+    SCOPED_TRACE(c.method + " " + c.target);
+    Route r = RouteRequest(c.method, c.target, "h", "", false);
+    EXPECT_EQ(r.op, c.op);
+    EXPECT_FALSE(r.version_id.has_value());
+    EXPECT_EQ(r.param_error.code, ErrorCode::kNone);
+  }
+  EXPECT_EQ(OperationName(Operation::kPutObjectLockConfiguration), "PutObjectLockConfiguration");
+  EXPECT_EQ(OperationName(Operation::kGetObjectLegalHold), "GetObjectLegalHold");
+  for (const char* target : {"/bkt/k?retention&versionId=", "/bkt/k?legal-hold&versionId="}) {
+    Route empty = RouteRequest("PUT", target, "h", "", false);
+    EXPECT_EQ(empty.param_error.code, ErrorCode::kInvalidArgument) << target;
+    EXPECT_EQ(empty.param_error.message, "Version id cannot be the empty string");
+  }
 }
 
 TEST(RouterTest, Errors) {

@@ -1,4 +1,4 @@
-// Requests asking for server-side encryption or object lock: RefuseUnimplemented's table over
+// Requests asking for server-side encryption: RefuseUnimplemented's table over
 // every operation, then through S3Service::Handle (refused after authorization, before the body
 // is read, nothing stored).
 #include "s3api/unimplemented.h"
@@ -17,7 +17,6 @@ namespace {
 using namespace test_support;  // NOLINT: the fixture
 
 constexpr char kSse[] = "Server-side encryption is not implemented by cubby";
-constexpr char kLock[] = "Object lock is not implemented by cubby";
 constexpr char kBadMethod[] = "The encryption method specified is not supported";
 
 const std::vector<Operation> kWrites = {Operation::kPutObject, Operation::kCopyObject,
@@ -37,7 +36,6 @@ struct Case {
 };
 
 std::string Sse(const std::string& header) { return std::string(kSse) + " (" + header + ")."; }
-std::string Lock(const std::string& header) { return std::string(kLock) + " (" + header + ")."; }
 
 TEST(RefuseUnimplementedTest, EachHeaderOnEachOperation) {
   const std::string sse = "x-amz-server-side-encryption";
@@ -69,31 +67,11 @@ TEST(RefuseUnimplementedTest, EachHeaderOnEachOperation) {
       {copy_ssec + "key", "a2V5", kCopies, ErrorCode::kNotImplemented, Sse(copy_ssec + "key")},
       {copy_ssec + "key-md5", "bWQ1", kCopies, ErrorCode::kNotImplemented,
        Sse(copy_ssec + "key-md5")},
-      {"x-amz-object-lock-mode", "GOVERNANCE", kWrites, ErrorCode::kNotImplemented,
-       Lock("x-amz-object-lock-mode")},
-      {"x-amz-object-lock-retain-until-date", "2030-01-01T00:00:00Z", kWrites,
-       ErrorCode::kNotImplemented, Lock("x-amz-object-lock-retain-until-date")},
-      {"x-amz-object-lock-legal-hold", "ON", kWrites, ErrorCode::kNotImplemented,
-       Lock("x-amz-object-lock-legal-hold")},
-      {"x-amz-object-lock-legal-hold", "OFF", kWrites, ErrorCode::kNotImplemented,
-       Lock("x-amz-object-lock-legal-hold")},
-      {lock_enabled,
-       "true",
-       {Operation::kCreateBucket},
-       ErrorCode::kNotImplemented,
-       Lock(lock_enabled)},
-      {lock_enabled,
-       "True",
-       {Operation::kCreateBucket},
-       ErrorCode::kNotImplemented,
-       Lock(lock_enabled)},
-      {lock_enabled,
-       "yes",
-       {Operation::kCreateBucket},
-       ErrorCode::kNotImplemented,
-       Lock(lock_enabled)},
-      {lock_enabled, "false", {}, ErrorCode::kNone, ""},
-      {lock_enabled, "False", {}, ErrorCode::kNone, ""},
+      // Object lock is implemented (object_lock.cc): its headers ask for nothing here.
+      {"x-amz-object-lock-mode", "GOVERNANCE", {}, ErrorCode::kNone, ""},
+      {"x-amz-object-lock-retain-until-date", "2030-01-01T00:00:00Z", {}, ErrorCode::kNone, ""},
+      {"x-amz-object-lock-legal-hold", "ON", {}, ErrorCode::kNone, ""},
+      {lock_enabled, "true", {}, ErrorCode::kNone, ""},
       {"x-amz-storage-class", "STANDARD", {}, ErrorCode::kNone, ""},
   };
   for (const Case& c : cases) {
@@ -175,8 +153,6 @@ TEST_F(UnimplementedTest, PutObjectStoresNothing) {
       {{"x-amz-server-side-encryption", "aws:kms"}, kSse},
       {{"x-amz-server-side-encryption-aws-kms-key-id", "alias/k"}, kSse},
       {kCustomerKey, kSse},
-      {{"x-amz-object-lock-mode", "COMPLIANCE"}, kLock},
-      {{"x-amz-object-lock-legal-hold", "ON"}, kLock},
   };
   for (const auto& [header, message] : asks) {
     SCOPED_TRACE(header.name);
@@ -195,19 +171,17 @@ TEST_F(UnimplementedTest, UnknownSseMethodIsInvalidArgument) {
 }
 
 TEST_F(UnimplementedTest, CopyObjectStoresNothing) {
-  for (const Header& header : {Header{"x-amz-server-side-encryption", "AES256"}, kCustomerKey,
-                               kCopySourceKey, Header{"x-amz-object-lock-mode", "GOVERNANCE"}}) {
+  for (const Header& header :
+       {Header{"x-amz-server-side-encryption", "AES256"}, kCustomerKey, kCopySourceKey}) {
     SCOPED_TRACE(header.name);
     Reply r = Call("PUT", "/bkt/dst", "", {{"x-amz-copy-source", "/bkt/src"}, header});
     EXPECT_EQ(r.summary.operation, "CopyObject");
-    ExpectRefused(r, header.name.find("lock") != std::string::npos ? kLock : kSse);
+    ExpectRefused(r, kSse);
     EXPECT_FALSE(ObjectExists("bkt", "dst"));
   }
 }
 
 TEST_F(UnimplementedTest, MultipartCallsStoreNothing) {
-  ExpectRefused(Call("POST", "/bkt/mp", "uploads", {{"x-amz-object-lock-legal-hold", "ON"}}),
-                kLock);
   ExpectRefused(Call("POST", "/bkt/mp", "uploads", {kCustomerKey}), kSse);
   EXPECT_FALSE(Contains(Call("GET", "/bkt", "uploads", {}).body, "<Upload>"));
 
@@ -241,12 +215,16 @@ TEST_F(UnimplementedTest, GetAndHeadWithCustomerKey) {
   EXPECT_EQ(Call("GET", "/bkt/src", "", {{"x-amz-object-lock-mode", "GOVERNANCE"}}).body, "plain");
 }
 
-TEST_F(UnimplementedTest, CreateBucketWithObjectLock) {
-  ExpectRefused(Call("PUT", "/locked", "", {{"x-amz-bucket-object-lock-enabled", "true"}}), kLock);
-  EXPECT_EQ(Do("HEAD", "/locked").status(), 404);
-  EXPECT_EQ(Call("PUT", "/unlocked", "", {{"x-amz-bucket-object-lock-enabled", "false"}}).status(),
+// Object lock is no longer refused as unimplemented: CreateBucket enables it, and the write
+// headers on a bucket without it are S3's InvalidRequest (object_lock_test.cc has the rest).
+TEST_F(UnimplementedTest, ObjectLockIsImplemented) {
+  EXPECT_EQ(Call("PUT", "/locked", "", {{"x-amz-bucket-object-lock-enabled", "true"}}).status(),
             200);
-  EXPECT_EQ(Do("HEAD", "/unlocked").status(), 200);
+  EXPECT_EQ(Do("HEAD", "/locked").status(), 200);
+  Reply r = Put("/bkt/k", "data", {{"x-amz-object-lock-legal-hold", "ON"}});
+  EXPECT_EQ(r.status(), 400) << r.body;
+  EXPECT_EQ(r.Code(), "InvalidRequest");
+  EXPECT_FALSE(ObjectExists("bkt", "k"));
 }
 
 // Authentication and authorization come first: a caller who may not write learns nothing

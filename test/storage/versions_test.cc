@@ -744,6 +744,31 @@ TEST_F(VersionsTest, ObjectLockGuardsVersions) {
   EXPECT_EQ(lock_of(v2).retention, longer);
 }
 
+// A bucket created with object lock is versioning-enabled from its creation (CreateBucket with
+// x-amz-bucket-object-lock-enabled), in memory and after a reopen.
+TEST_F(VersionsTest, CreatedWithVersioningAndObjectLock) {
+  BucketRecord record = testing::Bucket("locked");
+  record.versioning = VersioningState::kEnabled;
+  record.object_lock.enabled = true;
+  bool created = false;
+  ASSERT_OK(store_->GetOrCreateBucket(record, &created).status());
+  EXPECT_TRUE(created);
+  EXPECT_EQ(store_->BucketVersioning("locked"), VersioningState::kEnabled);
+  Result<ObjectMeta> m = PutObject(*store_, "locked", "k", "data", {}, 1, "etag");
+  ASSERT_OK(m.status());
+  EXPECT_EQ(m->version_id.size(), 32u);
+  // It stays Enabled (s3api refuses first with InvalidBucketState; this closes the race).
+  EXPECT_EQ(store_->SetBucketVersioning("locked", VersioningState::kSuspended).code(),
+            Code::kInvalidArgument);
+  ASSERT_OK(store_->SetBucketVersioning("locked", VersioningState::kEnabled));
+  Open();
+  EXPECT_EQ(store_->BucketVersioning("locked"), VersioningState::kEnabled);
+  Result<BucketRecord> read = store_->GetBucket("locked");
+  ASSERT_OK(read.status());
+  EXPECT_EQ(read->versioning, VersioningState::kEnabled);
+  EXPECT_TRUE(read->object_lock.enabled);
+}
+
 // A data folder of format 1 (written by an older release) opens, is migrated to the current
 // format, and its objects are null versions that versioning keeps.
 TEST(VersionsUpgrade, Format1FixtureOpensWithNullVersions) {
