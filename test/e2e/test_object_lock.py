@@ -48,6 +48,20 @@ def put(s3, bucket, key, data=b"data", **kwargs):
                          **kwargs)["VersionId"]
 
 
+def put_without_integrity(s3, **kwargs):
+    """PutObject with no Content-MD5 or checksum header (botocore adds Content-MD5 itself)."""
+    def strip(request, **_):
+        for name in list(request.headers.keys()):
+            if name.lower() == "content-md5" or name.lower().startswith("x-amz-checksum-") or \
+                    name.lower() == "x-amz-sdk-checksum-algorithm":
+                del request.headers[name]
+    s3.meta.events.register_first("before-sign.s3.PutObject", strip)
+    try:
+        return s3.put_object(**kwargs)
+    finally:
+        s3.meta.events.unregister("before-sign.s3.PutObject", strip)
+
+
 @pytest.fixture
 def locked(s3):
     name = new_bucket_name()
@@ -119,7 +133,13 @@ def test_default_retention_applies_to_new_versions(s3, locked):
     assert marker["DeleteMarker"] is True
     assert s3.head_object(Bucket=locked, Key="k", VersionId=vid)["ObjectLockMode"] == "GOVERNANCE"
     # A PUT without Content-MD5 or a checksum is refused while the default applies.
-    refused(lambda: s3.put_object(Bucket=locked, Key="nomd5", Body=b"x"), "InvalidRequest", 400)
+    refused(lambda: put_without_integrity(s3, Bucket=locked, Key="nomd5", Body=b"x"),
+            "InvalidRequest", 400)
+    # Once the default is removed, such a PUT is a plain unlocked version.
+    s3.put_object_lock_configuration(Bucket=locked,
+                                     ObjectLockConfiguration={"ObjectLockEnabled": "Enabled"})
+    put_without_integrity(s3, Bucket=locked, Key="nomd5", Body=b"x")
+    assert "ObjectLockMode" not in s3.head_object(Bucket=locked, Key="nomd5")
 
 
 def test_retention_headers_on_put(s3, locked, bucket):
@@ -131,8 +151,9 @@ def test_retention_headers_on_put(s3, locked, bucket):
     assert got["ObjectLockRetainUntilDate"] == FAR
     assert got["ObjectLockLegalHoldStatus"] == "OFF"
     # Content-MD5, or a checksum, is required with lock parameters.
-    e = refused(lambda: s3.put_object(Bucket=locked, Key="nomd5", Body=b"x",
-                                      ObjectLockLegalHoldStatus="ON"), "InvalidRequest", 400)
+    e = refused(lambda: put_without_integrity(s3, Bucket=locked, Key="nomd5", Body=b"x",
+                                              ObjectLockLegalHoldStatus="ON"),
+                "InvalidRequest", 400)
     assert "Content-MD5" in e.value.response["Error"]["Message"]
     s3.put_object(Bucket=locked, Key="crc", Body=b"x", ChecksumAlgorithm="CRC32",
                   ObjectLockLegalHoldStatus="ON")
