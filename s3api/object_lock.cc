@@ -74,10 +74,15 @@ HttpResponse GetObjectLockConfiguration(const Context& ctx) {
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObjectLockConfiguration.html. Enables
 // object lock on a bucket whose versioning is Enabled (S3 allows this since 2023 on existing
 // buckets: object-lock-configure.html#object-lock-configure-existing-bucket) and sets or
-// removes its default retention. Once enabled it stays.
+// removes its default retention. Once enabled it stays. Like the other object-lock Puts, its
+// body needs Content-MD5 or a checksum (the API marks them httpChecksumRequired; S3 answers
+// "Missing required header for this request: Content-Md5" without).
 HttpResponse PutObjectLockConfiguration(const Context& ctx) {
   std::string body;
-  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  std::string message;
+  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e, message);
+  }
   storage::ObjectLockConfig config;
   if (XmlBodyError e = ParseObjectLockConfiguration(body, &config); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
@@ -117,7 +122,10 @@ HttpResponse PutObjectRetention(const Context& ctx) {
   storage::BucketRecord bucket;
   if (Failure failure = LockedBucket(ctx, &bucket)) return failure.TakeResponse();
   std::string body;
-  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  std::string message;
+  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e, message);
+  }
   storage::ObjectRetention retention;
   if (XmlBodyError e = ParseRetention(body, ctx.now_ms(), &retention); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
@@ -147,7 +155,10 @@ HttpResponse PutObjectLegalHold(const Context& ctx) {
   storage::BucketRecord bucket;
   if (Failure failure = LockedBucket(ctx, &bucket)) return failure.TakeResponse();
   std::string body;
-  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  std::string message;
+  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e, message);
+  }
   storage::LegalHold hold = storage::LegalHold::kNever;
   if (XmlBodyError e = ParseLegalHold(body, &hold); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);

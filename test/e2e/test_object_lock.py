@@ -48,18 +48,23 @@ def put(s3, bucket, key, data=b"data", **kwargs):
                          **kwargs)["VersionId"]
 
 
-def put_without_integrity(s3, **kwargs):
-    """PutObject with no Content-MD5 or checksum header (botocore adds Content-MD5 itself)."""
+def without_integrity(s3, operation, call):
+    """call() with no Content-MD5 or checksum header on `operation` (botocore adds them)."""
     def strip(request, **_):
         for name in list(request.headers.keys()):
-            if name.lower() == "content-md5" or name.lower().startswith("x-amz-checksum-") or \
-                    name.lower() == "x-amz-sdk-checksum-algorithm":
+            lower = name.lower()
+            if lower in ("content-md5", "x-amz-sdk-checksum-algorithm") or \
+                    lower.startswith("x-amz-checksum-"):
                 del request.headers[name]
-    s3.meta.events.register_first("before-sign.s3.PutObject", strip)
+    s3.meta.events.register_first(f"before-sign.s3.{operation}", strip)
     try:
-        return s3.put_object(**kwargs)
+        return call()
     finally:
-        s3.meta.events.unregister("before-sign.s3.PutObject", strip)
+        s3.meta.events.unregister(f"before-sign.s3.{operation}", strip)
+
+
+def put_without_integrity(s3, **kwargs):
+    return without_integrity(s3, "PutObject", lambda: s3.put_object(**kwargs))
 
 
 @pytest.fixture
@@ -215,6 +220,10 @@ def test_legal_hold_blocks_delete_until_off(s3, locked):
             "NoSuchObjectLockConfiguration", 404)
     refused(lambda: s3.get_object_retention(Bucket=locked, Key="k"),
             "NoSuchObjectLockConfiguration", 404)
+    # The lock Puts need Content-MD5 or a checksum.
+    refused(lambda: without_integrity(s3, "PutObjectLegalHold", lambda: s3.put_object_legal_hold(
+        Bucket=locked, Key="k", LegalHold={"Status": "ON"})), "InvalidRequest", 400,
+        "Missing required header for this request: Content-Md5")
     s3.put_object_legal_hold(Bucket=locked, Key="k", VersionId=vid, LegalHold={"Status": "ON"})
     assert s3.get_object_legal_hold(Bucket=locked, Key="k")["LegalHold"] == {"Status": "ON"}
     refused(lambda: s3.delete_object(Bucket=locked, Key="k", VersionId=vid,

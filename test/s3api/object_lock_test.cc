@@ -47,8 +47,18 @@ class ObjectLockTest : public ServiceTest {
     MakeBucket("plain");
   }
 
+  // The object-lock Puts get the Content-MD5 S3 requires of them (as SDKs add it).
   Reply Call(std::string method, std::string path, std::string query, std::vector<Header> headers,
              std::string body = "", std::string key_id = kRootId) {
+    if (method == "PUT" && (query.starts_with("object-lock") || query.starts_with("retention") ||
+                            query.starts_with("legal-hold"))) {
+      headers.push_back({"content-md5", text::Base64Encode(auth::Md5(body))});
+    }
+    return CallAsIs(std::move(method), std::move(path), std::move(query), std::move(headers),
+                    std::move(body), std::move(key_id));
+  }
+  Reply CallAsIs(std::string method, std::string path, std::string query,
+                 std::vector<Header> headers, std::string body = "", std::string key_id = kRootId) {
     Req r;
     r.method = std::move(method);
     r.path = std::move(path);
@@ -360,6 +370,29 @@ TEST_F(ObjectLockTest, LegalHold) {
               "InvalidArgument", "Version id cannot be the empty string");
   ASSERT_EQ(Do("DELETE", "/locked/j").status(), 204);
   ExpectError(Do("GET", "/locked/j", "legal-hold"), 404, "NoSuchKey");
+}
+
+// The object-lock Puts need an integrity check of their body, as DeleteObjects does.
+TEST_F(ObjectLockTest, PutsNeedContentMd5) {
+  ASSERT_EQ(PutWithMd5("/locked/k", "one").status(), 200);
+  const std::string retention = RetentionBody("GOVERNANCE", kFar);
+  struct Case {
+    std::string path, query, body;
+  };
+  for (const Case& c : std::vector<Case>{{"/locked", "object-lock", ConfigBody("")},
+                                         {"/locked/k", "retention", retention},
+                                         {"/locked/k", "legal-hold", LegalHoldBody("ON")}}) {
+    SCOPED_TRACE(c.query);
+    ExpectError(CallAsIs("PUT", c.path, c.query, {}, c.body), 400, "InvalidRequest",
+                "Missing required header for this request: Content-Md5");
+    ExpectError(CallAsIs("PUT", c.path, c.query,
+                         {{"content-md5", text::Base64Encode(auth::Md5("other"))}}, c.body),
+                400, "BadDigest");
+    std::vector<Header> checksum = {
+        {"x-amz-checksum-sha256", text::Base64Encode(auth::Sha256(c.body))}};
+    EXPECT_EQ(CallAsIs("PUT", c.path, c.query, checksum, c.body).status(), 200);
+  }
+  EXPECT_EQ(Tag(Do("GET", "/locked/k", "legal-hold").body, "Status"), "ON");
 }
 
 // Each lock call on a bucket without object lock, and on one that does not exist.
