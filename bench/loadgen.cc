@@ -510,7 +510,8 @@ bool ExecuteList(const Shared& shared, HttpConnection* conn, Signer* signer,
                          : "malformed ListObjectsV2 answer (KeyCount, IsTruncated)";
       ok = false;
     } else if (*truncated == "true" && (!next || next->empty() || count == 0)) {
-      error = "truncated page without keys or next marker";
+      error = o.versions ? "truncated page without entries or NextKeyMarker"
+                         : "truncated page without keys or NextContinuationToken";
       ok = false;
     } else if (*truncated == "true") {
       stats->list_keys_in_pass += count;
@@ -524,8 +525,8 @@ bool ExecuteList(const Shared& shared, HttpConnection* conn, Signer* signer,
       stats->list_version_marker.clear();
       stats->list_keys_in_pass = 0;
       if (o.keys > 0 && listed != o.keys) {
-        error = "a full pass listed " + std::to_string(listed) + " entries, expected " +
-                std::to_string(o.keys);
+        error = "a full pass listed " + std::to_string(listed) +
+                (o.versions ? " entries, expected " : " keys, expected ") + std::to_string(o.keys);
         ok = false;
       }
     }
