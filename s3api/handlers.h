@@ -105,6 +105,11 @@ class [[nodiscard]] Failure {
 Failure ChangeBucket(const Context& ctx,
                      const std::function<Failure(storage::BucketRecord*)>& change);
 
+// The request's bucket record for a setting read on every write or read (lifecycle rules, the
+// default retention): the Authorizer's cached copy, current as of the store's AccessGeneration,
+// so the hot path does no store read; a read when there is no Authorizer (tests). lifecycle.cc.
+storage::Result<std::shared_ptr<const storage::BucketRecord>> RequestBucket(const Context& ctx);
+
 // Reads a small request body (XML) of at most kMaxRequestXmlBytes. kNone on success; the body's
 // own error (XAmzContentSHA256Mismatch, IncompleteBody, ...) or MalformedXML when too large.
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out);

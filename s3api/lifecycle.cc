@@ -74,19 +74,6 @@ HttpResponse DeleteBucketLifecycle(const Context& ctx) {
   return r;
 }
 
-namespace {
-
-// The request's bucket record: the Authorizer's cached copy (no store read on the hot path),
-// or a read when there is no Authorizer (tests).
-storage::Result<std::shared_ptr<const storage::BucketRecord>> RequestBucket(const Context& ctx) {
-  if (ctx.authorizer != nullptr) return ctx.authorizer->CachedBucket(ctx.route.bucket);
-  storage::Result<storage::BucketRecord> read = ctx.store->GetBucket(ctx.route.bucket);
-  if (!read.ok()) return read.status();
-  return std::make_shared<const storage::BucketRecord>(std::move(read).value());
-}
-
-}  // namespace
-
 std::optional<std::string> ExpirationHeaderFor(const Context& ctx, std::string_view key,
                                                const storage::ObjectMeta& meta) {
   storage::Result<std::shared_ptr<const storage::BucketRecord>> bucket = RequestBucket(ctx);
@@ -115,6 +102,13 @@ void SetExpirationHeader(const Context& ctx, std::string_view key, const storage
                          HttpResponse* r) {
   std::optional<std::string> expiration = ExpirationHeaderFor(ctx, key, meta);
   if (expiration) r->Set(std::string(kAmzExpiration), std::move(*expiration));
+}
+
+storage::Result<std::shared_ptr<const storage::BucketRecord>> RequestBucket(const Context& ctx) {
+  if (ctx.authorizer != nullptr) return ctx.authorizer->CachedBucket(ctx.route.bucket);
+  storage::Result<storage::BucketRecord> read = ctx.store->GetBucket(ctx.route.bucket);
+  if (!read.ok()) return read.status();
+  return std::make_shared<const storage::BucketRecord>(std::move(read).value());
 }
 
 }  // namespace cubby::s3api

@@ -180,17 +180,20 @@ Failure NewObjectLock(const Context& ctx, storage::ObjectMeta* meta) {
       ctx.store->BucketVersioning(ctx.route.bucket) != storage::VersioningState::kEnabled) {
     return Failure::None();
   }
-  storage::BucketRecord bucket;
+  storage::ObjectLockConfig config;
   if (asks) {
+    storage::BucketRecord bucket;
     if (Failure failure = LockedBucket(ctx, &bucket)) return failure;
+    config = bucket.object_lock;
   } else {
-    storage::Result<storage::BucketRecord> read = ctx.store->GetBucket(ctx.route.bucket);
+    // Every PUT into an Enabled bucket asks for the default retention: the cached record.
+    storage::Result<std::shared_ptr<const storage::BucketRecord>> read = RequestBucket(ctx);
     if (!read.ok()) return StorageError(ctx, read.status());
-    bucket = std::move(read).value();
+    config = (*read)->object_lock;
   }
   storage::ObjectLockState lock = asked;
   if (lock.retention.mode == storage::RetentionMode::kNone) {
-    lock.retention = DefaultRetentionFor(bucket.object_lock, ctx.now_ms());
+    lock.retention = DefaultRetentionFor(config, ctx.now_ms());
   }
   // S3 refuses a PutObject whose version would be locked, by its headers or by the bucket's
   // default retention, unless its body carries an integrity check (the message clients see:
