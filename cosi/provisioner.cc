@@ -160,6 +160,12 @@ grpc::Status ProvisionerService::DeleteBucket(const v1::DriverDeleteBucketReques
                           "bucket \"" + bucket_id +
                               "\" is not empty; set forceDelete: \"true\" in the BucketClass "
                               "parameters to delete it with its objects");
+    case Code::kObjectLocked:
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "bucket \"" + bucket_id +
+                              "\" holds object versions under object lock (retention or a legal "
+                              "hold), which forceDelete does not override: " +
+                              deleted.message());
     default:
       return ToGrpcStatus(deleted);
   }

@@ -174,8 +174,10 @@ HttpResponse WriteError(const Context& ctx, const storage::Status& status,
 void SetVersionIdHeader(const Context& ctx, std::string_view version_id, HttpResponse* r,
                         std::string_view header = "x-amz-version-id",
                         std::string_view bucket = {});
-// The response for a storage failure of a read or delete that named ctx.route.version_id: a
-// malformed id is InvalidArgument "Invalid version id specified"; else as StorageError.
+// The response for a storage failure of a read or change of the version ctx.route names
+// (version_id, else the latest): a malformed id is InvalidArgument "Invalid version id
+// specified"; a delete marker (storage's kNoSuchKey) is 405 MethodNotAllowed when named by id
+// and 404 NoSuchKey when it is the latest, both with x-amz-delete-marker; else as StorageError.
 HttpResponse VersionReadError(const Context& ctx, const storage::Status& status);
 // x-amz-bypass-governance-retention: true, from a caller allowed s3:BypassGovernanceRetention
 // on object `key` of the request's bucket

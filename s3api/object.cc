@@ -315,6 +315,15 @@ HttpResponse VersionReadError(const Context& ctx, const storage::Status& status)
   if (status.code() == storage::Code::kInvalidArgument && ctx.route.version_id) {
     return ErrorResponse(ctx, ErrorCode::kInvalidArgument, "Invalid version id specified");
   }
+  if (status.code() == storage::Code::kNoSuchKey) {
+    // Storage says kNoSuchKey for a delete marker too; only a DELETE works on one
+    // (DeleteMarker.html), so every other request that addressed one answers as GET does.
+    // This read happens on the error path only.
+    storage::DeleteMarkerInfo marker;
+    storage::Result<storage::ObjectMeta> again = ctx.store->HeadObjectVersion(
+        ctx.route.bucket, ctx.route.key, ctx.route.version_id.value_or(""), &marker);
+    if (!again.ok() && marker.delete_marker) return DeleteMarkerResponse(ctx, marker);
+  }
   return StorageError(ctx, status);
 }
 

@@ -332,7 +332,8 @@ class Store {
   // Deletes the bucket and every access-key grant on it (keys issued for it are deleted; they
   // stop working at once). Without `force`: kBucketNotEmpty if it holds objects, noncurrent
   // versions, delete markers or multipart uploads, and nothing changes. With `force`: all of
-  // them and their data go too. kNoSuchBucket if absent.
+  // them and their data go too, unless a version is under retention (either mode) or a legal
+  // hold: then kObjectLocked and nothing changes. kNoSuchBucket if absent.
   virtual Status DeleteBucket(std::string_view name, bool force) = 0;
   // True when the bucket holds no objects, versions, delete markers or multipart uploads.
   // kNoSuchBucket.

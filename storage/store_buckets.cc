@@ -84,13 +84,24 @@ Status StoreImpl::DeleteBucket(std::string_view name, bool force) {
     if (!*empty) return Status(Code::kBucketNotEmpty, "bucket is not empty: " + std::string(name));
   } else {
     // Every commit and delete in this bucket holds the bucket lock shared, so the set of
-    // objects cannot change under this scan.
+    // objects cannot change under this scan. Object lock binds the bucket's owner too: one
+    // version under retention or a legal hold keeps the whole bucket (governance is not
+    // bypassed here; nothing in this call says a caller may).
+    const int64_t now_ms = NowMs();
+    auto releasable = [&](std::string_view key, const ObjectMeta& meta) {
+      Status s = CheckDeletable(meta.lock, /*bypass_governance=*/false, now_ms);
+      if (!s.ok()) {
+        return Status(Code::kObjectLocked, "a version of \"" + std::string(key) + "\" in bucket " +
+                                               std::string(name) + " is locked: " + s.message());
+      }
+      AddReleaseData(meta, &batch);
+      return Status::Ok();
+    };
     const std::string begin = codec::ObjectPrefix(name), end = codec::ObjectPrefixEnd(name);
-    Status s = ForEach(kObjectsCf, begin, end, [&](std::string_view, std::string_view value) {
+    Status s = ForEach(kObjectsCf, begin, end, [&](std::string_view key, std::string_view value) {
       Result<ObjectMeta> meta = codec::DecodeObjectMeta(value);
       if (!meta.ok()) return meta.status();
-      AddReleaseData(*meta, &batch);
-      return Status::Ok();
+      return releasable(key.substr(begin.size()), *meta);
     });
     if (!s.ok()) return s;
     batch.DeleteRange(cf(kObjectsCf), begin, end);
@@ -105,8 +116,7 @@ Status StoreImpl::DeleteBucket(std::string_view name, bool force) {
       if (tag != codec::kVersionTag) return Status::Ok();  // the null pointer
       Result<codec::StoredVersion> v = codec::DecodeVersion(value);
       if (!v.ok()) return v.status();
-      if (!v->delete_marker) AddReleaseData(v->meta, &batch);
-      return Status::Ok();
+      return v->delete_marker ? Status::Ok() : releasable(object_key, v->meta);
     });
     if (!s.ok()) return s;
     batch.DeleteRange(cf(kVersionsCf), begin, end);

@@ -78,6 +78,12 @@ Status FromRocks(const rocksdb::Status& s);
 // Unix epoch milliseconds now.
 int64_t NowMs();
 
+// Whether retention `r` still runs at `now_ms`.
+bool RetentionRuns(const ObjectRetention& r, int64_t now_ms);
+// Whether object lock lets a version go (object-lock.html: retention modes, legal hold): OK, or
+// kObjectLocked naming the legal hold or the retention.
+Status CheckDeletable(const ObjectLockState& lock, bool bypass_governance, int64_t now_ms);
+
 inline rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 inline std::string_view ToView(const rocksdb::Slice& s) {
   return std::string_view(s.data(), s.size());

@@ -61,11 +61,17 @@ Status NoSuchVersion() {
   return Status(Code::kNoSuchVersion, "The specified version does not exist.");
 }
 
+// The name of a version entry: its id, "null" for the null version (a marker's form).
+std::string MarkerOf(const ObjectMeta& meta) {
+  return meta.version_id.empty() ? std::string(kNullVersionId) : meta.version_id;
+}
+
+}  // namespace
+
 bool RetentionRuns(const ObjectRetention& r, int64_t now_ms) {
   return r.mode != RetentionMode::kNone && r.retain_until_ms > now_ms;
 }
 
-// Whether object lock lets a version go (object-lock.html: retention modes, legal hold).
 Status CheckDeletable(const ObjectLockState& lock, bool bypass_governance, int64_t now_ms) {
   if (lock.legal_hold == LegalHold::kOn) {
     return Status(Code::kObjectLocked, "the object version is under a legal hold");
@@ -74,13 +80,6 @@ Status CheckDeletable(const ObjectLockState& lock, bool bypass_governance, int64
   if (lock.retention.mode == RetentionMode::kGovernance && bypass_governance) return Status::Ok();
   return Status(Code::kObjectLocked, "the object version is under retention");
 }
-
-// The name of a version entry: its id, "null" for the null version (a marker's form).
-std::string MarkerOf(const ObjectMeta& meta) {
-  return meta.version_id.empty() ? std::string(kNullVersionId) : meta.version_id;
-}
-
-}  // namespace
 
 // ---- The versioning state.
 

@@ -179,6 +179,26 @@ TEST_F(ProvisionerTest, ForceDeleteFromDeleteContext) {
   EXPECT_EQ(store_->HeadObject(kBucket, "a.txt").status().code(), Code::kNoSuchBucket);
 }
 
+// forceDelete never overrides object lock: a version under a legal hold (or retention)
+// keeps the bucket, its objects and its grants.
+TEST_F(ProvisionerTest, ForceDeleteOfALockedBucketIsFailedPreconditionAndTouchesNothing) {
+  ASSERT_TRUE(Create(kBucket, {{"forceDelete", "true"}}).ok());
+  PutObject(kBucket, "a.txt", "hello");
+  ASSERT_TRUE(store_->PutObjectLegalHold(kBucket, "a.txt", "", storage::LegalHold::kOn).ok());
+  v1::DriverGrantBucketAccessResponse grant;
+  ASSERT_TRUE(Grant(kBucket, "ba-1", {}, &grant).ok());
+
+  grpc::Status s = Delete(kBucket, {{"forceDelete", "true"}});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(s.error_message().find("object lock"), std::string::npos) << s.error_message();
+  EXPECT_TRUE(store_->HeadObject(kBucket, "a.txt").ok());
+  EXPECT_TRUE(store_->GetAccessKey(grant.account_id()).ok());
+  // Once the hold is lifted the same request goes through.
+  ASSERT_TRUE(store_->PutObjectLegalHold(kBucket, "a.txt", "", storage::LegalHold::kOff).ok());
+  ASSERT_TRUE(Delete(kBucket, {{"forceDelete", "true"}}).ok());
+  EXPECT_EQ(store_->GetBucket(kBucket).status().code(), Code::kNoSuchBucket);
+}
+
 TEST_F(ProvisionerTest, ForceDeleteFromCreateParameters) {
   ASSERT_TRUE(Create(kBucket, {{"forceDelete", "true"}}).ok());
   PutObject(kBucket, "a.txt", "hello");

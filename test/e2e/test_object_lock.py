@@ -234,6 +234,31 @@ def test_legal_hold_blocks_delete_until_off(s3, locked):
     refused(lambda: s3.head_object(Bucket=locked, Key="k", VersionId=vid), "404", 404)
 
 
+def test_lock_calls_on_a_delete_marker(s3, locked):
+    """Only DELETE works on a delete marker (DeleteMarker.html): the lock calls that name one by
+    id answer 405 MethodNotAllowed, as GET does; when it is the latest, 404 NoSuchKey. Both say
+    it is a marker. The marker itself goes with a plain DELETE by id."""
+    put(s3, locked, "k")
+    marker = s3.delete_object(Bucket=locked, Key="k")["VersionId"]
+    retention = {"Mode": "GOVERNANCE", "RetainUntilDate": FAR}
+    for by_id, (code, status) in ((True, ("MethodNotAllowed", 405)), (False, ("NoSuchKey", 404))):
+        named = {"VersionId": marker} if by_id else {}
+        calls = [
+            lambda: s3.get_object_retention(Bucket=locked, Key="k", **named),
+            lambda: s3.put_object_retention(Bucket=locked, Key="k", Retention=retention, **named),
+            lambda: s3.get_object_legal_hold(Bucket=locked, Key="k", **named),
+            lambda: s3.put_object_legal_hold(Bucket=locked, Key="k", LegalHold={"Status": "ON"},
+                                             **named),
+            lambda: s3.get_object_acl(Bucket=locked, Key="k", **named),
+        ]
+        for call in calls:
+            e = refused(call, code, status)
+            headers = e.value.response["ResponseMetadata"]["HTTPHeaders"]
+            assert headers.get("x-amz-delete-marker") == "true"
+    s3.delete_object(Bucket=locked, Key="k", VersionId=marker)
+    assert s3.get_object(Bucket=locked, Key="k")["Body"].read() == b"data"  # undeleted
+
+
 def test_lock_calls_on_bucket_without_lock(s3, bucket):
     s3.put_object(Bucket=bucket, Key="k", Body=b"x")
     calls = [

@@ -651,6 +651,34 @@ TEST_F(VersionsTest, ForceDeleteOfAVersionedBucketReleasesEveryVersion) {
   EXPECT_TRUE(testing::BlobIds(dir_.path() + "/store").empty());
 }
 
+// Object lock binds a forced delete too (COSI's forceDelete): a version under a legal hold or
+// running retention, current or noncurrent, keeps the whole bucket, with nothing changed.
+TEST_F(VersionsTest, ForceDeleteRefusesWhileAVersionIsLocked) {
+  SetState(VersioningState::kEnabled);
+  const std::string v1 = Put("k", "one");
+  Put("k", "two");
+  Put("j", "other");
+  const std::vector<std::string> before = Described();
+  // A noncurrent version under legal hold.
+  ASSERT_OK(store_->PutObjectLegalHold("b", "k", v1, LegalHold::kOn));
+  Status s = store_->DeleteBucket("b", true);
+  EXPECT_EQ(s.code(), Code::kObjectLocked) << s.ToString();
+  EXPECT_NE(s.message().find("\"k\""), std::string::npos) << s.message();
+  EXPECT_EQ(Described(), before);
+  ASSERT_OK(store_->PutObjectLegalHold("b", "k", v1, LegalHold::kOff));
+  // The current version of another key under GOVERNANCE retention: no bypass here.
+  const int64_t later = 4102444800000;  // 2100-01-01
+  ASSERT_OK(store_->PutObjectRetention("b", "j", "",
+                                       ObjectRetention{RetentionMode::kGovernance, later}, false));
+  EXPECT_EQ(store_->DeleteBucket("b", true).code(), Code::kObjectLocked);
+  EXPECT_EQ(Described(), before);
+  // Retention that has run out binds nothing.
+  ASSERT_OK(store_->PutObjectRetention(
+      "b", "j", "", ObjectRetention{RetentionMode::kGovernance, 946684800000}, true));
+  ASSERT_OK(store_->DeleteBucket("b", true));
+  EXPECT_EQ(store_->GetBucket("b").status().code(), Code::kNoSuchBucket);
+}
+
 TEST_F(VersionsTest, VersionsAndStateSurviveAReopen) {
   SetState(VersioningState::kEnabled);
   const std::string v1 = Put("k", "one");
