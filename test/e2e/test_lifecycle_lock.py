@@ -127,6 +127,7 @@ def test_noncurrent_expiry_keeps_locked_versions(lc_server, lc, locked_bucket):
     gov2 = put(lc, b, "gov", b"gov-2")
     time.sleep(0.2)
     free2 = put(lc, b, "free", b"free-2")
+    assert versions_of(lc, b, "free") == [free2, free]  # not due yet: a day is 2 s
 
     wait_for("the unlocked noncurrent version to expire",
              lambda: versions_of(lc, b, "free") == [free2])
@@ -159,6 +160,7 @@ def test_current_expiry_marks_locked_versions_and_keeps_them(lc_server, lc, lock
               ObjectLockRetainUntilDate=in_an_hour())
     time.sleep(0.2)
     free = put(lc, b, "free", b"free")
+    assert versions_of(lc, b, "free") == [free]  # not due yet: a day is 2 s
 
     # Day 1: each current version gets a delete marker, locked or not; day 2: the unlocked one,
     # now noncurrent, is removed.
