@@ -15,12 +15,13 @@ would shorten COMPLIANCE or (without the bypass) GOVERNANCE, and shortens GOVERN
 x-amz-bypass-governance-retention: true (the root user may); PutObjectLegalHold ON/OFF by
 version id; DELETE without a version id (a marker, allowed whatever the lock); DELETE by version
 id of an unlocked version or marker (succeeds), of a locked one (403 AccessDenied, nothing
-changes), of a GOVERNANCE one without a legal hold with the bypass (succeeds). Each writer owns
-its keys and runs one request at a time, so the model is exact: per key its versions and markers
-newest first, per version its retention (mode, until) and legal hold. The one request a thread
-had in flight at the kill happened entirely or not at all: both states are accepted and the one
-the server shows is adopted. A version whose lock is about to run out (within MARGIN_MS) is
-neither deleted nor expected to refuse.
+changes), of a GOVERNANCE one without a legal hold with the bypass (succeeds); DeleteObjects by
+version id over a few keys, answering each key on its own (a locked version: an AccessDenied
+Error). Each writer owns its keys and runs one request at a time, so the model is exact: per key
+its versions and markers newest first, per version its retention (mode, until) and legal hold.
+The one request a thread had in flight at the kill happened entirely or not at all (per key, for
+DeleteObjects): both states are accepted and the one the server shows is adopted. A version whose
+lock is about to run out (within MARGIN_MS) is neither deleted nor expected to refuse.
 
 After each restart:
   * GetObjectLockConfiguration is the acknowledged one (with or without the default);
@@ -30,7 +31,7 @@ After each restart:
   * DELETE by id of every version the model says is locked is refused 403 AccessDenied, and
     the version stays.
 At the end every legal hold is lifted, GOVERNANCE versions are deleted with the bypass, the
-COMPLIANCE ones once their retention (polled, refused until then) has run out, then the markers;
+COMPLIANCE ones once their retention (polled, refused until then) has run out, and the markers;
 ListObjectVersions is empty, DeleteBucket answers 204, and after one more SIGKILL the bucket is
 still gone.
   https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock.html
@@ -276,8 +277,10 @@ class Writer:
             self.legal_hold(srv, key)
         elif r < 0.70:
             self.delete_marker(srv, key)
-        else:
+        elif r < 0.88:
             self.delete_version(srv, key)
+        else:
+            self.delete_objects(srv)
 
     # ---- writes
 
@@ -443,6 +446,46 @@ class Writer:
             return self.delete_by_id(srv, key, victim, True, "delete governance (bypass)")
         bypass = self.rng.random() < 0.5 and (lock.hold == "ON" or lock.mode == COMP)
         return self.delete_refused(srv, key, victim, bypass, "delete locked refused")
+
+    def delete_objects(self, srv):
+        """DeleteObjects by version id over 1-3 keys, with or without the bypass header: S3
+        answers each key on its own, a locked version with an AccessDenied Error."""
+        t0, bypass = now_ms(), self.rng.random() < 0.5
+        targets, updates = [], {}  # targets: (key, entry, expected to go)
+        for key in self.rng.sample(self.keys, self.rng.randint(1, 3)):
+            if not self.model.keys[key]:
+                continue
+            e = self.rng.choice(self.model.keys[key])
+            if e.marker or e.lock.clearly_unlocked(t0):
+                goes = True
+            elif e.lock.clearly_locked(t0):
+                goes = bypass and e.lock.hold != "ON" and e.lock.mode == GOV
+            else:
+                continue  # its lock is about to run out
+            targets.append((key, e, goes))
+            if goes:
+                updates[key] = [x for x in self.model.keys[key] if x is not e]
+        if not targets:
+            return self.delete_marker(srv, self.rng.choice(self.keys))
+        doc = "<Delete>" + "".join(f"<Object><Key>{k}</Key><VersionId>{e.vid}</VersionId>"
+                                   "</Object>" for k, e, _ in targets) + "</Delete>"
+        self.pending = updates
+        headers = {"x-amz-bypass-governance-retention": "true"} if bypass else {}
+        resp = request(srv, "POST", None, query="delete=", body=doc.encode(), headers=headers)
+        what = f"DeleteObjects {[(k, e, goes) for k, e, goes in targets]} bypass={bypass}"
+        self.expect(resp, 200, what)
+        root = ET.fromstring(resp.body)
+        deleted = {(d.findtext(S3_NS + "Key"), d.findtext(S3_NS + "VersionId"))
+                   for d in root.findall(S3_NS + "Deleted")}
+        errors = {(d.findtext(S3_NS + "Key"), d.findtext(S3_NS + "VersionId")):
+                  d.findtext(S3_NS + "Code") for d in root.findall(S3_NS + "Error")}
+        want_deleted = {(k, e.vid) for k, e, goes in targets if goes}
+        want_errors = {(k, e.vid): "AccessDenied" for k, e, goes in targets if not goes}
+        assert (deleted, errors) == (want_deleted, want_errors), f"{what}: {resp.body[:800]!r}"
+        for key, after in updates.items():
+            self.model.keys[key] = after
+        self.pending = None
+        self.count("delete objects (some refused)" if want_errors else "delete objects")
 
     def trim(self, srv, key):
         """Too many entries: delete one that can go, else lift a hold."""
@@ -725,7 +768,8 @@ def test_sigkill_rounds_on_an_object_lock_bucket(start_server, tmp_path):
                  "governance extended", "governance shortened (bypass)",
                  "governance shorten refused", "legal hold ON", "legal hold OFF", "marker",
                  "delete unlocked version", "delete locked refused",
-                 "delete governance (bypass)", "delete marker by id"):
+                 "delete governance (bypass)", "delete marker by id", "delete objects",
+                 "delete objects (some refused)"):
         assert counts.get(kind, 0) >= 2, f"only {counts.get(kind, 0)} {kind!r} acknowledged"
     assert in_flight >= ROUNDS // 2, f"only {in_flight} changes in flight over {ROUNDS} kills"
 
