@@ -312,6 +312,33 @@ TEST_F(ServiceTest, MetadataTooLarge) {
   EXPECT_EQ(Put("/bkt/meta", "x", {{"x-amz-meta-ok", std::string(1000, 'v')}}).status(), 200);
 }
 
+TEST_F(ServiceTest, StorageClass) {
+  MakeBucket("bkt");
+  Reply bad = Put("/bkt/sc", "x", {{"x-amz-storage-class", "INVALID_STORAGE_CLASS"}});
+  EXPECT_EQ(bad.status(), 400);
+  EXPECT_EQ(bad.Code(), "InvalidStorageClass");
+  EXPECT_FALSE(ObjectExists("bkt", "sc"));
+  for (std::string sc : {"STANDARD", "GLACIER", "EXPRESS_ONEZONE", "REDUCED_REDUNDANCY"}) {
+    EXPECT_EQ(Put("/bkt/sc", "x", {{"x-amz-storage-class", sc}}).status(), 200) << sc;
+  }
+}
+
+// Only the aws-chunked coding is removed; the rest is kept exactly as sent.
+TEST_F(ServiceTest, ContentEncodingDropsOnlyAwsChunked) {
+  MakeBucket("bkt");
+  struct Case {
+    std::string sent, stored;
+  };
+  for (const Case& c : std::vector<Case>{{"aws-chunked, deflate, gzip", "deflate, gzip"},
+                                         {"deflate, gzip", "deflate, gzip"},
+                                         {"gzip,aws-chunked", "gzip"},
+                                         {"aws-chunked", "<absent>"}}) {
+    SCOPED_TRACE(c.sent);
+    ASSERT_EQ(Put("/bkt/enc", "x", {{"content-encoding", c.sent}}).status(), 200);
+    EXPECT_EQ(Do("HEAD", "/bkt/enc").Header("Content-Encoding"), c.stored);
+  }
+}
+
 TEST_F(ServiceTest, PutConditions) {
   MakeBucket("bkt");
   Reply first = Put("/bkt/k", "one", {{"if-none-match", "*"}});
@@ -534,13 +561,23 @@ TEST_F(ListTest, EncodingTypeUrl) {
   Reply v1 = Do("GET", "/lst", "encoding-type=url&marker=c%20d");
   EXPECT_TRUE(Contains(v1.body, "<Key>e%2Bf</Key>"));
   EXPECT_TRUE(Contains(v1.body, "<Marker>c%20d</Marker>"));
+  // v1's top-level Prefix stays XML text (boto3 does not decode it); its keys are encoded.
+  Reply v1_prefix = Do("GET", "/lst", "encoding-type=url&prefix=c%20");
+  EXPECT_TRUE(Contains(v1_prefix.body, "<Prefix>c </Prefix>")) << v1_prefix.body;
+  EXPECT_TRUE(Contains(v1_prefix.body, "<Key>c%20d</Key>"));
+}
+
+TEST_F(ListTest, EmptyContinuationTokenIsAbsent) {
+  Reply r = Do("GET", "/lst", "list-type=2&continuation-token=&start-after=b");
+  ASSERT_EQ(r.status(), 200) << r.body;
+  EXPECT_TRUE(Contains(r.body, "<KeyCount>3</KeyCount>"));
+  EXPECT_FALSE(Contains(r.body, "<ContinuationToken>"));
 }
 
 TEST_F(ListTest, InvalidArguments) {
   for (std::string query :
        {"list-type=2&max-keys=abc", "list-type=2&max-keys=-1", "max-keys=", "max-keys=1x",
-        "list-type=2&encoding-type=base64", "encoding-type=", "list-type=2&continuation-token=%25%25",
-        "list-type=2&continuation-token="}) {
+        "list-type=2&encoding-type=base64", "encoding-type=", "list-type=2&continuation-token=%25%25"}) {
     SCOPED_TRACE(query);
     Reply r = Do("GET", "/lst", query);
     EXPECT_EQ(r.status(), 400);
