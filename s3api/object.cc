@@ -275,9 +275,9 @@ ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta)
   // https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html#AmazonS3-PutObject-request-header-StorageClass
   if (const std::string* v = request.Find("x-amz-storage-class")) {
     static constexpr std::string_view kClasses[] = {
-        "STANDARD",     "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA",
-        "INTELLIGENT_TIERING", "GLACIER",     "DEEP_ARCHIVE", "OUTPOSTS",
-        "GLACIER_IR",   "SNOW",               "EXPRESS_ONEZONE"};
+        "STANDARD",       "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING",
+        "GLACIER",        "DEEP_ARCHIVE",       "OUTPOSTS",    "GLACIER_IR", "SNOW",
+        "EXPRESS_ONEZONE"};
     if (std::find(std::begin(kClasses), std::end(kClasses), *v) == std::end(kClasses)) {
       return ErrorCode::kInvalidStorageClass;
     }

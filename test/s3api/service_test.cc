@@ -575,9 +575,9 @@ TEST_F(ListTest, EmptyContinuationTokenIsAbsent) {
 }
 
 TEST_F(ListTest, InvalidArguments) {
-  for (std::string query :
-       {"list-type=2&max-keys=abc", "list-type=2&max-keys=-1", "max-keys=", "max-keys=1x",
-        "list-type=2&encoding-type=base64", "encoding-type=", "list-type=2&continuation-token=%25%25"}) {
+  for (std::string query : {"list-type=2&max-keys=abc", "list-type=2&max-keys=-1",
+                            "max-keys=", "max-keys=1x", "list-type=2&encoding-type=base64",
+                            "encoding-type=", "list-type=2&continuation-token=%25%25"}) {
     SCOPED_TRACE(query);
     Reply r = Do("GET", "/lst", query);
     EXPECT_EQ(r.status(), 400);
