@@ -67,6 +67,41 @@ TEST_F(ServiceTest, CreateListHeadDeleteBucket) {
 // us-east-1 answers 200 to re-creating your own bucket, for legacy compatibility; other regions
 // BucketAlreadyOwnedByYou (test/e2e/test_buckets.py).
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateBucket.html
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListBuckets.html: pages of max-buckets,
+// a continuation token, a name prefix, BucketRegion in each entry.
+TEST_F(ServiceTest, ListBucketsPagination) {
+  for (std::string name : {"pa1", "pb1", "pc1", "qa1"}) MakeBucket(name);
+  std::vector<std::string> names;
+  std::string token;
+  for (int page = 0; page < 5; ++page) {
+    std::string query = "max-buckets=2&prefix=p";
+    if (!token.empty()) query += "&continuation-token=" + token;
+    Reply r = Do("GET", "/", query);
+    ASSERT_EQ(r.status(), 200) << r.body;
+    EXPECT_TRUE(Contains(r.body, "<Prefix>p</Prefix>"));
+    for (size_t pos = r.body.find("<Name>"); pos != std::string::npos;
+         pos = r.body.find("<Name>", pos + 1)) {
+      names.push_back(r.body.substr(pos + 6, r.body.find("</Name>", pos) - pos - 6));
+      EXPECT_TRUE(Contains(r.body, "</CreationDate><BucketRegion>us-east-1</BucketRegion>"));
+    }
+    token = Tag(r.body, "ContinuationToken");
+    if (token == "<absent>") break;
+    std::string escaped;
+    for (char c : token)
+      escaped += c == '=' ? "%3D" : c == '+' ? "%2B" : c == '/' ? "%2F" : std::string(1, c);
+    token = escaped;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"pa1", "pb1", "pc1"}));
+  EXPECT_FALSE(Contains(Do("GET", "/").body, "<ContinuationToken>"));
+  EXPECT_FALSE(Contains(Do("GET", "/", "bucket-region=eu-west-1").body, "<Name>"));
+  for (std::string bad :
+       {"max-buckets=0", "max-buckets=10001", "max-buckets=x", "continuation-token=%25%25"}) {
+    Reply r = Do("GET", "/", bad);
+    EXPECT_EQ(r.status(), 400) << bad;
+    EXPECT_EQ(r.Code(), "InvalidArgument") << bad;
+  }
+}
+
 TEST_F(ServiceTest, CreateBucketTwiceInUsEast1Is200) {
   MakeBucket("dup");
   Reply again = Do("PUT", "/dup");
