@@ -2,6 +2,7 @@
 // Get/PutBucketVersioning.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "iam/acl.h"
 #include "s3api/acl_xml.h"
@@ -12,6 +13,8 @@
 #include "storage/bucket_name.h"
 #include "storage/users.h"
 #include "text/ascii.h"
+#include "text/encoding.h"
+#include "text/uri.h"
 
 namespace cubby::s3api {
 
@@ -57,6 +60,36 @@ Failure NewBucketAccess(const Context& ctx, storage::BucketRecord* record) {
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListBuckets.html: the caller's own
 // buckets, and the caller as their owner.
 HttpResponse ListBuckets(const Context& ctx) {
+  // Pagination (max-buckets 1..10000, an opaque continuation-token: base64 of the last name
+  // answered), a name prefix, and bucket-region (all of cubby's buckets are in its region).
+  // Without max-buckets a page holds 10,000 buckets, as AWS's.
+  const std::string_view target = ctx.request.target;
+  const size_t q = target.find('?');
+  const std::vector<text::NameValue> query = text::SplitUrlEncodedLenient(
+      q == std::string_view::npos ? std::string_view{} : target.substr(q + 1), text::Plus::kSpace);
+  size_t max_buckets = 10000;
+  if (const std::string* v = text::FindValue(query, "max-buckets")) {
+    size_t n = 0;
+    bool ok = !v->empty() && v->size() <= 5;
+    for (char c : *v) {
+      ok = ok && c >= '0' && c <= '9';
+      if (ok) n = n * 10 + static_cast<size_t>(c - '0');
+    }
+    if (!ok || n < 1 || n > 10000) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                           "Argument max-buckets must be an integer between 1 and 10000.");
+    }
+    max_buckets = n;
+  }
+  std::string after;
+  if (const std::string* token = text::FindValue(query, "continuation-token");
+      token != nullptr && !token->empty() && !text::Base64Decode(*token, &after)) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                         "The continuation token provided is incorrect");
+  }
+  const std::string* prefix = text::FindValue(query, "prefix");
+  const std::string* region = text::FindValue(query, "bucket-region");
+
   storage::Result<std::vector<storage::BucketRecord>> buckets = ctx.store->ListBuckets();
   if (!buckets.ok()) return StorageError(ctx, buckets.status());
   XmlWriter w;
@@ -73,17 +106,31 @@ HttpResponse ListBuckets(const Context& ctx) {
   }
   w.Close();
   w.Open("Buckets");
+  size_t answered = 0;
+  std::string next_token;
   for (const storage::BucketRecord& b : *buckets) {
+    if (!after.empty() && b.name <= after) continue;
+    if (prefix != nullptr && !b.name.starts_with(*prefix)) continue;
+    if (region != nullptr && *region != ctx.options.region) continue;
     // A user sees the buckets it owns; a key issued by COSI those of its grants.
     if (Authorize(ctx, iam::Action::kListAllMyBuckets, {b.name, "", &b}) != ErrorCode::kNone) {
       continue;
     }
+    if (answered == max_buckets) {
+      next_token = text::Base64Encode(after);
+      break;
+    }
     w.Open("Bucket");
     w.Element("Name", b.name);
     w.Element("CreationDate", Iso8601(b.created_ms));
+    w.Element("BucketRegion", ctx.options.region);
     w.Close();
+    after = b.name;
+    ++answered;
   }
   w.Close();
+  if (!next_token.empty()) w.Element("ContinuationToken", next_token);
+  if (prefix != nullptr) w.Element("Prefix", *prefix);
   return XmlResponse(std::move(w).Finish());
 }
 

@@ -76,6 +76,9 @@ constexpr ErrorInfo kErrors[] = {
      "The requested partnumber is not satisfiable", 416},
     {ErrorCode::kInvalidRange, "InvalidRange", "The requested range is not satisfiable", 416},
     {ErrorCode::kInvalidRequest, "InvalidRequest", "Invalid Request", 400},
+    // x-amz-storage-class names no storage class AWS has.
+    {ErrorCode::kInvalidStorageClass, "InvalidStorageClass",
+     "The storage class you specified is not valid", 400},
     {ErrorCode::kInvalidURI, "InvalidURI", "Couldn't parse the specified URI.", 400},
     {ErrorCode::kKeyTooLongError, "KeyTooLongError", "Your key is too long", 400},
     {ErrorCode::kMalformedACLError, "MalformedACLError",
@@ -172,12 +175,13 @@ const ErrorInfo& Info(ErrorCode code) {
 }
 
 std::string ErrorXml(ErrorCode code, std::string_view resource, std::string_view request_id,
-                     std::string_view message) {
+                     std::string_view message, std::string_view region) {
   const ErrorInfo& info = Info(code);
   XmlWriter w;
   w.Open("Error");
   w.Element("Code", info.code);
   w.Element("Message", message.empty() ? info.message : message);
+  if (!region.empty()) w.Element("Region", region);
   w.Element("Resource", resource);
   w.Element("RequestId", request_id);
   w.Close();

@@ -34,6 +34,7 @@ enum class ErrorCode {
   kInvalidPartNumber,
   kInvalidRange,
   kInvalidRequest,
+  kInvalidStorageClass,
   kInvalidURI,
   kKeyTooLongError,
   kMalformedACLError,
@@ -85,8 +86,9 @@ const ErrorInfo& Info(ErrorCode code);
 
 // The AWS error document:
 // <Error><Code/><Message/><Resource/><RequestId/></Error>, with `message` replacing the default
-// message when not empty. Values are XML-escaped.
+// message when not empty, and <Region/> after <Message/> when `region` is not empty (AWS names
+// the region it expects when a request was signed for another one). Values are XML-escaped.
 std::string ErrorXml(ErrorCode code, std::string_view resource, std::string_view request_id,
-                     std::string_view message = {});
+                     std::string_view message = {}, std::string_view region = {});
 
 }  // namespace cubby::s3api

@@ -75,7 +75,9 @@ HttpResponse ListObjects(const Context& ctx) {
   XmlWriter w;
   w.Open("ListBucketResult", kS3Namespace);
   w.Element("Name", ctx.route.bucket);
-  w.Element("Prefix", Enc(p, p.prefix));
+  // v1's top-level Prefix stays XML text even with encoding-type=url: boto3 decodes every other
+  // encoded element of a v1 answer but not this one (Ceph RGW does the same; v2 encodes it).
+  w.Element("Prefix", p.prefix);
   w.Element("Marker", Enc(p, p.marker));
   // NextMarker only with a delimiter; without one clients continue from the last key.
   if (page->truncated && !p.delimiter.empty()) w.Element("NextMarker", Enc(p, page->last));

@@ -143,23 +143,34 @@ ErrorCode ObjectChecksum(const storage::UploadRecord& upload,
 }
 
 // Checks the requested list against the stored parts (InvalidPartOrder, InvalidPart,
-// EntityTooSmall) and fills `chosen` in order.
+// EntityTooSmall) and fills `chosen` in order. A part number may be listed more than once in a
+// row (a client re-sent the part while its first upload still ran, and lists both ETags): the
+// store keeps the upload of that part that finished last, and the object takes that one once,
+// as Ceph RGW does, if one of the listed entries names it. A list that goes down is refused.
 ErrorCode CheckParts(const std::vector<RequestedPart>& requested,
                      const std::map<uint32_t, storage::PartRecord>& stored,
                      std::vector<const storage::PartRecord*>* chosen) {
   for (size_t i = 1; i < requested.size(); ++i) {
-    if (requested[i].number <= requested[i - 1].number) return ErrorCode::kInvalidPartOrder;
+    if (requested[i].number < requested[i - 1].number) return ErrorCode::kInvalidPartOrder;
   }
-  for (const RequestedPart& want : requested) {
-    auto it = stored.find(want.number);
-    if (it == stored.end() || it->second.etag != want.etag) return ErrorCode::kInvalidPart;
+  auto matches = [](const RequestedPart& want, const storage::PartRecord& have) {
+    if (have.etag != want.etag) return false;
     for (const auto& [name, value] : want.checksums) {
-      auto have = it->second.checksums.find(name);
-      if (have == it->second.checksums.end() || have->second != value) {
-        return ErrorCode::kInvalidPart;
-      }
+      auto it = have.checksums.find(name);
+      if (it == have.checksums.end() || it->second != value) return false;
     }
+    return true;
+  };
+  for (size_t first = 0; first < requested.size();) {
+    size_t end = first + 1;
+    while (end < requested.size() && requested[end].number == requested[first].number) ++end;
+    auto it = stored.find(requested[first].number);
+    if (it == stored.end()) return ErrorCode::kInvalidPart;
+    bool found = false;
+    for (size_t i = first; i < end && !found; ++i) found = matches(requested[i], it->second);
+    if (!found) return ErrorCode::kInvalidPart;
     chosen->push_back(&it->second);
+    first = end;
   }
   for (size_t i = 0; i + 1 < chosen->size(); ++i) {
     if ((*chosen)[i]->size < kMinPartBytes) return ErrorCode::kEntityTooSmall;

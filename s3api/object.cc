@@ -21,15 +21,25 @@ namespace {
 constexpr size_t kMaxUserMetaBytes = 2 << 10;     // 2 KiB of x-amz-meta-* names + values
 constexpr std::string_view kMetaPrefix = "x-amz-meta-";
 
-// "aws-chunked" describes the request framing, not the object: AWS does not store it.
+// "aws-chunked" describes the request framing, not the object: AWS does not store it. Only that
+// coding is removed; the rest is kept as sent ("deflate, gzip" stays exactly that).
 std::string StripAwsChunked(std::string_view encodings) {
+  std::vector<std::string_view> kept;
+  bool removed = false;
+  for (std::string_view rest = encodings; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = text::TrimOws(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    if (item == "aws-chunked") {
+      removed = true;
+    } else if (!item.empty()) {
+      kept.push_back(item);
+    }
+  }
+  if (!removed) return std::string(encodings);
   std::string out;
-  while (!encodings.empty()) {
-    size_t comma = encodings.find(',');
-    std::string_view item = text::TrimOws(encodings.substr(0, comma));
-    encodings = comma == std::string_view::npos ? "" : encodings.substr(comma + 1);
-    if (item.empty() || item == "aws-chunked") continue;
-    if (!out.empty()) out += ",";
+  for (std::string_view item : kept) {
+    if (!out.empty()) out += ", ";
     out += item;
   }
   return out;
@@ -259,6 +269,18 @@ ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta)
   copy("content-type", &meta->content_type);
   if (const std::string* v = request.Find("content-encoding")) {
     meta->content_encoding = StripAwsChunked(*v);
+  }
+  // x-amz-storage-class: AWS's classes are accepted (cubby stores every object alike); any
+  // other value is InvalidStorageClass, as AWS answers.
+  // https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html#AmazonS3-PutObject-request-header-StorageClass
+  if (const std::string* v = request.Find("x-amz-storage-class")) {
+    static constexpr std::string_view kClasses[] = {
+        "STANDARD",       "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING",
+        "GLACIER",        "DEEP_ARCHIVE",       "OUTPOSTS",    "GLACIER_IR", "SNOW",
+        "EXPRESS_ONEZONE"};
+    if (std::find(std::begin(kClasses), std::end(kClasses), *v) == std::end(kClasses)) {
+      return ErrorCode::kInvalidStorageClass;
+    }
   }
   copy("content-disposition", &meta->content_disposition);
   copy("content-language", &meta->content_language);

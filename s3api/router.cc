@@ -302,10 +302,12 @@ void ParseListObjectsV2(const Query& query, Route* r) {
     r->list.start_after = *v;
     r->list.start_key = *v;
   }
-  if (const std::string* token = text::FindValue(query, "continuation-token")) {
+  // An empty token is taken as absent, as AWS does.
+  if (const std::string* token = text::FindValue(query, "continuation-token");
+      token != nullptr && !token->empty()) {
     r->list.continuation_token = *token;
     // The token is opaque to clients: base64 of the last key or common prefix returned.
-    if (token->empty() || !text::Base64Decode(*token, &r->list.start_key)) {
+    if (!text::Base64Decode(*token, &r->list.start_key)) {
       Refuse(r, "The continuation token provided is incorrect");
     }
   }

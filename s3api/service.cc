@@ -410,7 +410,14 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
   *auth = auth::Authenticate(ctx.request, ctx.options.region, lookup, ctx.now,
                              route.virtual_host ? route.bucket : std::string_view{});
   if (auth->key) ctx.summary->access_key_id = auth->key->access_key_id;
-  if (auth->error != ErrorCode::kNone) return ErrorResponse(ctx, auth->error, auth->error_message);
+  if (auth->error != ErrorCode::kNone) {
+    HttpResponse refused = ErrorResponse(ctx, auth->error, auth->error_message);
+    if (!auth->error_region.empty() && !ctx.head()) {
+      refused.body = ErrorXml(auth->error, route.path, ctx.request.request_id, auth->error_message,
+                              auth->error_region);
+    }
+    return refused;
+  }
 
   if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
     return ErrorResponse(ctx, denied);

@@ -163,8 +163,12 @@ bool IsSubResource(std::string_view name) {
          std::end(kSubResources);
 }
 
-std::string CanonicalResource(std::string_view vhost_bucket, std::string_view raw_path,
-                              std::string_view raw_query) {
+namespace {
+
+// CanonicalResource, with an empty value written as "name=" when `keep_empty_equals` (what a
+// signer that copies the query as sent, botocore's HmacV1 among them, signs for "?uploads=").
+std::string Resource(std::string_view vhost_bucket, std::string_view raw_path,
+                     std::string_view raw_query, bool keep_empty_equals) {
   std::string out;
   if (!vhost_bucket.empty()) out = "/" + std::string(vhost_bucket);
   out += raw_path.empty() ? std::string_view("/") : raw_path;
@@ -175,15 +179,28 @@ std::string CanonicalResource(std::string_view vhost_bucket, std::string_view ra
   for (size_t i = 0; i < subs.size(); ++i) {
     out += i == 0 ? "?" : "&";
     out += subs[i].name;
-    if (subs[i].value) out += "=" + *subs[i].value;
+    if (subs[i].value && (keep_empty_equals || !subs[i].value->empty())) {
+      out += "=" + *subs[i].value;
+    }
   }
   return out;
+}
+
+}  // namespace
+
+std::string CanonicalResource(std::string_view vhost_bucket, std::string_view raw_path,
+                              std::string_view raw_query) {
+  return Resource(vhost_bucket, raw_path, raw_query, /*keep_empty_equals=*/false);
 }
 
 std::vector<std::string> CandidateResources(std::string_view vhost_bucket,
                                             std::string_view raw_path,
                                             std::string_view raw_query) {
   std::vector<std::string> out = {CanonicalResource(vhost_bucket, raw_path, raw_query)};
+  if (std::string with_equals = Resource(vhost_bucket, raw_path, raw_query, true);
+      with_equals != out[0]) {
+    out.push_back(std::move(with_equals));
+  }
   const std::string full = vhost_bucket.empty()
                                ? std::string(raw_path)
                                : "/" + std::string(vhost_bucket) +

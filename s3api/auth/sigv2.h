@@ -38,7 +38,8 @@ bool IsSubResource(std::string_view name);
 
 // "/" + vhost_bucket + raw_path (just raw_path when vhost_bucket is empty), then the
 // sub-resources of raw_query sorted by name: "?acl&uploadId=x". Names are compared as sent;
-// values are percent-decoded ('+' stays '+').
+// values are percent-decoded ('+' stays '+'). A sub-resource with an empty value ("?uploads=",
+// as minio-go sends it) is written without '=' ("?uploads"), as AWS defines the resource.
 std::string CanonicalResource(std::string_view vhost_bucket, std::string_view raw_path,
                               std::string_view raw_query);
 
@@ -46,7 +47,9 @@ std::string CanonicalResource(std::string_view vhost_bucket, std::string_view ra
 // a bucket-level request ("/bucket" or "/bucket/"), the other slash form (botocore signs
 // "/bucket/" for a path-style "/bucket") and botocore's doubled sub-resource form
 // ("/bucket?acl?acl", from its auth_path already holding the operation's "?acl"). All name
-// the same resource, so accepting each weakens nothing.
+// the same resource, so accepting each weakens nothing. When a sub-resource has an empty value,
+// the form that keeps its '=' ("/b?uploads=", what a signer copying the query signs) comes
+// second.
 std::vector<std::string> CandidateResources(std::string_view vhost_bucket,
                                             std::string_view raw_path,
                                             std::string_view raw_query);

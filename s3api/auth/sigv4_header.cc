@@ -58,7 +58,10 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization) {
   s.amz_date = text::FormatIso8601Basic(*when);
   why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), in.region);
   if (!why.empty()) {
-    return Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);
+    AuthResult refused =
+        Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);
+    if (parsed->credential.region != in.region) refused.error_region = std::string(in.region);
+    return refused;
   }
   AuthResult result = ReadPayloadHeaders(headers, AuthResult{});
   if (result.error != ErrorCode::kNone) return result;

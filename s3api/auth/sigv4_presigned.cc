@@ -90,7 +90,11 @@ AuthResult ParseParams(const PresignParams& p, std::string_view region, SignedRe
     return r;
   }
   const std::string why = CheckScope(*credential, std::string_view(*p.date).substr(0, 8), region);
-  if (!why.empty()) return QueryError("Error parsing the X-Amz-Credential parameter; " + why);
+  if (!why.empty()) {
+    AuthResult refused = QueryError("Error parsing the X-Amz-Credential parameter; " + why);
+    if (credential->region != region) refused.error_region = std::string(region);
+    return refused;
+  }
   std::optional<std::vector<std::string>> names = ParseSignedHeaders(*p.signed_headers);
   if (!names) return QueryError("X-Amz-SignedHeaders is empty or has an empty header name.");
   *when = *date;

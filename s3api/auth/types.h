@@ -38,6 +38,10 @@ enum class PayloadMode {
 struct AuthResult {
   ErrorCode error = ErrorCode::kNone;  // kNone: authenticated (or anonymous)
   std::string error_message;           // detail for the error document; never secret material
+  // The region the server expects, set when the request was signed for another one: the error
+  // document carries it as <Region>, as AWS's does, so that a client (s3cmd signs for "US" by
+  // default) can sign again for it.
+  std::string error_region;
   bool anonymous = true;
   std::optional<storage::AccessKeyRecord> key;  // set when !anonymous
   PayloadMode payload = PayloadMode::kUnsigned;

@@ -171,5 +171,8 @@ def test_listing_parameters_that_are_not_utf8_stay_well_formed(server, bucket, q
     assert root.find("s3:Prefix", NS).text == "\ufffd"
     root = ET.fromstring(raw_request(server, "GET", f"/{bucket}",
                                      query=query + "&encoding-type=url").body)
-    assert urllib.parse.unquote_to_bytes(root.find("s3:Prefix", NS).text) == b"\xff"
+    if query.startswith(("list-type=2", "uploads")):
+        assert urllib.parse.unquote_to_bytes(root.find("s3:Prefix", NS).text) == b"\xff"
+    else:  # ListObjects v1 leaves its top-level Prefix as XML text (test_conformance)
+        assert root.find("s3:Prefix", NS).text == "\ufffd"
     assert urllib.parse.unquote_to_bytes(root.find("s3:Delimiter", NS).text) == b"\xc0\xaf"

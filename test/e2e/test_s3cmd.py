@@ -4,6 +4,7 @@ default 15 MiB multipart chunks (a 20 MiB file goes up in two parts); one run wi
 import shutil
 import subprocess
 
+import botocore.exceptions
 import pytest
 
 import filetree
@@ -95,3 +96,47 @@ def test_s3cmd_signature_v2(s3cmd, server, tmp_path):
     assert (tmp_path / "v2.back").read_bytes() == f.read_bytes()
     out = s3cmd("ls", f"s3://{bucket}/", v2=True).stdout
     assert f"s3://{bucket}/v2.txt" in out
+
+
+def test_s3cmd_without_configuration(server, tmp_path, home):
+    """s3cmd -c /dev/null, keys and host on the command line: its default bucket_location is
+    the legacy "US", which it signs for; cubby's AuthorizationHeaderMalformed names the region
+    it expects (<Region>, as AWS's does), and s3cmd signs again for that one."""
+    host = f"{server.host}:{server.port}"
+    env = base_env(home)
+
+    def run(*args):
+        cmd = [S3CMD, "-c", "/dev/null", f"--access_key={server.access_key}",
+               f"--secret_key={server.secret_key}", f"--host={host}", f"--host-bucket={host}",
+               "--no-ssl", "--no-progress"] + list(args)
+        result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300,
+                                stdin=subprocess.DEVNULL, cwd=tmp_path)
+        assert result.returncode == 0, (cmd, result.returncode, result.stdout, result.stderr)
+        return result
+
+    s3 = make_client(server)
+    bucket = new_bucket_name("s3cmdbare")
+    run("mb", f"s3://{bucket}")
+    assert s3.head_bucket(Bucket=bucket)["ResponseMetadata"]["HTTPStatusCode"] == 200
+    small = tmp_path / "small.txt"
+    small.write_bytes(b"no configuration file\n" * 7)
+    run("put", str(small), f"s3://{bucket}/small.txt")
+    run("get", f"s3://{bucket}/small.txt", str(tmp_path / "small.back"))
+    assert (tmp_path / "small.back").read_bytes() == small.read_bytes()
+    tree = tmp_path / "tree"
+    filetree.make_tree(tree, small=5, big_sizes=())
+    run("sync", str(tree) + "/", f"s3://{bucket}/tree/")
+    assert filetree.bucket_digests(s3, bucket, "tree/") == filetree.tree_digests(tree)
+    run("del", f"s3://{bucket}/small.txt")
+    run("del", "--recursive", "--force", f"s3://{bucket}/tree/")
+    assert s3.list_objects_v2(Bucket=bucket).get("KeyCount") == 0
+
+
+def test_wrong_region_names_the_expected_one(server):
+    """The error document of a request signed for another region carries <Region>."""
+    s3 = make_client(server, region="US")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.list_buckets()
+    err = e.value.response["Error"]
+    assert err["Code"] == "AuthorizationHeaderMalformed"
+    assert err["Region"] == server.region

@@ -121,6 +121,10 @@ TEST(ErrorsTest, ErrorXml) {
             "<Resource>/b/a&amp;b</Resource><RequestId>REQ1</RequestId></Error>");
   std::string custom = ErrorXml(ErrorCode::kInvalidArgument, "/b", "R", "max-keys <0>");
   EXPECT_NE(custom.find("<Message>max-keys &lt;0&gt;</Message>"), std::string::npos);
+  EXPECT_EQ(custom.find("<Region>"), std::string::npos);
+  EXPECT_NE(ErrorXml(ErrorCode::kAuthorizationHeaderMalformed, "/b", "R", "m", "us-east-1")
+                .find("<Message>m</Message><Region>us-east-1</Region><Resource>"),
+            std::string::npos);
 }
 
 }  // namespace

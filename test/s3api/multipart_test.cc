@@ -177,7 +177,9 @@ TEST_F(MultipartTest, CompleteErrors) {
   };
   for (const Case& c : std::vector<Case>{
            {Doc(PartXml(2, e2) + PartXml(1, e1)), "InvalidPartOrder"},
-           {Doc(PartXml(1, e1) + PartXml(1, e1)), "InvalidPartOrder"},
+           {Doc(PartXml(1, e1) + PartXml(2, e2) + PartXml(1, e1)), "InvalidPartOrder"},
+           // Repeated, but no entry names the stored part 1.
+           {Doc(PartXml(1, e2) + PartXml(1, e3) + PartXml(2, e2)), "InvalidPart"},
            {Doc(PartXml(1, e1) + PartXml(4, e2)), "InvalidPart"},
            {Doc(PartXml(1, e2) + PartXml(2, e2)), "InvalidPart"},
            {Doc(PartXml(1, e1) + PartXml(2, e2, "<ChecksumCRC32>AAAAAA==</ChecksumCRC32>")),
@@ -205,6 +207,22 @@ TEST_F(MultipartTest, CompleteErrors) {
   Reply ok = Complete("obj", id, Doc(PartXml(1, e1) + PartXml(2, e2)));
   EXPECT_EQ(ok.status(), 200) << ok.body;
   EXPECT_EQ(Get("/bkt/obj").body, big1_ + last_);
+}
+
+// A part re-sent while its first upload still ran, listed twice (once with each ETag, in
+// ascending but repeated order): the object takes the upload that finished last, once, as Ceph
+// RGW does.
+TEST_F(MultipartTest, CompleteWithRepeatedPartNumber) {
+  std::string id = Create("obj");
+  std::string first = Part("obj", id, "1", big1_).Header("ETag");
+  std::string resent_data = std::string(big1_.size(), 'r');
+  std::string resent = Part("obj", id, "1", resent_data).Header("ETag");
+  ASSERT_NE(first, resent);
+  std::string e2 = Part("obj", id, "2", last_).Header("ETag");
+  Reply ok = Complete("obj", id, Doc(PartXml(1, first) + PartXml(1, resent) + PartXml(2, e2)));
+  ASSERT_EQ(ok.status(), 200) << ok.body;
+  EXPECT_NE(ok.body.find("-2&quot;</ETag>"), std::string::npos) << ok.body;
+  EXPECT_EQ(Get("/bkt/obj").body, resent_data + last_);
 }
 
 TEST_F(MultipartTest, UploadPartErrorsStoreNothing) {

@@ -67,6 +67,41 @@ TEST_F(ServiceTest, CreateListHeadDeleteBucket) {
 // us-east-1 answers 200 to re-creating your own bucket, for legacy compatibility; other regions
 // BucketAlreadyOwnedByYou (test/e2e/test_buckets.py).
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateBucket.html
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListBuckets.html: pages of max-buckets,
+// a continuation token, a name prefix, BucketRegion in each entry.
+TEST_F(ServiceTest, ListBucketsPagination) {
+  for (std::string name : {"pa1", "pb1", "pc1", "qa1"}) MakeBucket(name);
+  std::vector<std::string> names;
+  std::string token;
+  for (int page = 0; page < 5; ++page) {
+    std::string query = "max-buckets=2&prefix=p";
+    if (!token.empty()) query += "&continuation-token=" + token;
+    Reply r = Do("GET", "/", query);
+    ASSERT_EQ(r.status(), 200) << r.body;
+    EXPECT_TRUE(Contains(r.body, "<Prefix>p</Prefix>"));
+    for (size_t pos = r.body.find("<Name>"); pos != std::string::npos;
+         pos = r.body.find("<Name>", pos + 1)) {
+      names.push_back(r.body.substr(pos + 6, r.body.find("</Name>", pos) - pos - 6));
+      EXPECT_TRUE(Contains(r.body, "</CreationDate><BucketRegion>us-east-1</BucketRegion>"));
+    }
+    token = Tag(r.body, "ContinuationToken");
+    if (token == "<absent>") break;
+    std::string escaped;
+    for (char c : token)
+      escaped += c == '=' ? "%3D" : c == '+' ? "%2B" : c == '/' ? "%2F" : std::string(1, c);
+    token = escaped;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"pa1", "pb1", "pc1"}));
+  EXPECT_FALSE(Contains(Do("GET", "/").body, "<ContinuationToken>"));
+  EXPECT_FALSE(Contains(Do("GET", "/", "bucket-region=eu-west-1").body, "<Name>"));
+  for (std::string bad :
+       {"max-buckets=0", "max-buckets=10001", "max-buckets=x", "continuation-token=%25%25"}) {
+    Reply r = Do("GET", "/", bad);
+    EXPECT_EQ(r.status(), 400) << bad;
+    EXPECT_EQ(r.Code(), "InvalidArgument") << bad;
+  }
+}
+
 TEST_F(ServiceTest, CreateBucketTwiceInUsEast1Is200) {
   MakeBucket("dup");
   Reply again = Do("PUT", "/dup");
@@ -312,6 +347,33 @@ TEST_F(ServiceTest, MetadataTooLarge) {
   EXPECT_EQ(Put("/bkt/meta", "x", {{"x-amz-meta-ok", std::string(1000, 'v')}}).status(), 200);
 }
 
+TEST_F(ServiceTest, StorageClass) {
+  MakeBucket("bkt");
+  Reply bad = Put("/bkt/sc", "x", {{"x-amz-storage-class", "INVALID_STORAGE_CLASS"}});
+  EXPECT_EQ(bad.status(), 400);
+  EXPECT_EQ(bad.Code(), "InvalidStorageClass");
+  EXPECT_FALSE(ObjectExists("bkt", "sc"));
+  for (std::string sc : {"STANDARD", "GLACIER", "EXPRESS_ONEZONE", "REDUCED_REDUNDANCY"}) {
+    EXPECT_EQ(Put("/bkt/sc", "x", {{"x-amz-storage-class", sc}}).status(), 200) << sc;
+  }
+}
+
+// Only the aws-chunked coding is removed; the rest is kept exactly as sent.
+TEST_F(ServiceTest, ContentEncodingDropsOnlyAwsChunked) {
+  MakeBucket("bkt");
+  struct Case {
+    std::string sent, stored;
+  };
+  for (const Case& c : std::vector<Case>{{"aws-chunked, deflate, gzip", "deflate, gzip"},
+                                         {"deflate, gzip", "deflate, gzip"},
+                                         {"gzip,aws-chunked", "gzip"},
+                                         {"aws-chunked", "<absent>"}}) {
+    SCOPED_TRACE(c.sent);
+    ASSERT_EQ(Put("/bkt/enc", "x", {{"content-encoding", c.sent}}).status(), 200);
+    EXPECT_EQ(Do("HEAD", "/bkt/enc").Header("Content-Encoding"), c.stored);
+  }
+}
+
 TEST_F(ServiceTest, PutConditions) {
   MakeBucket("bkt");
   Reply first = Put("/bkt/k", "one", {{"if-none-match", "*"}});
@@ -534,13 +596,23 @@ TEST_F(ListTest, EncodingTypeUrl) {
   Reply v1 = Do("GET", "/lst", "encoding-type=url&marker=c%20d");
   EXPECT_TRUE(Contains(v1.body, "<Key>e%2Bf</Key>"));
   EXPECT_TRUE(Contains(v1.body, "<Marker>c%20d</Marker>"));
+  // v1's top-level Prefix stays XML text (boto3 does not decode it); its keys are encoded.
+  Reply v1_prefix = Do("GET", "/lst", "encoding-type=url&prefix=c%20");
+  EXPECT_TRUE(Contains(v1_prefix.body, "<Prefix>c </Prefix>")) << v1_prefix.body;
+  EXPECT_TRUE(Contains(v1_prefix.body, "<Key>c%20d</Key>"));
+}
+
+TEST_F(ListTest, EmptyContinuationTokenIsAbsent) {
+  Reply r = Do("GET", "/lst", "list-type=2&continuation-token=&start-after=b");
+  ASSERT_EQ(r.status(), 200) << r.body;
+  EXPECT_TRUE(Contains(r.body, "<KeyCount>3</KeyCount>"));
+  EXPECT_FALSE(Contains(r.body, "<ContinuationToken>"));
 }
 
 TEST_F(ListTest, InvalidArguments) {
-  for (std::string query :
-       {"list-type=2&max-keys=abc", "list-type=2&max-keys=-1", "max-keys=", "max-keys=1x",
-        "list-type=2&encoding-type=base64", "encoding-type=", "list-type=2&continuation-token=%25%25",
-        "list-type=2&continuation-token="}) {
+  for (std::string query : {"list-type=2&max-keys=abc", "list-type=2&max-keys=-1",
+                            "max-keys=", "max-keys=1x", "list-type=2&encoding-type=base64",
+                            "encoding-type=", "list-type=2&continuation-token=%25%25"}) {
     SCOPED_TRACE(query);
     Reply r = Do("GET", "/lst", query);
     EXPECT_EQ(r.status(), 400);

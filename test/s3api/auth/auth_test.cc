@@ -399,6 +399,18 @@ TEST(AuthenticateHeaderTest, WrongRegionNamesBoth) {
   EXPECT_NE(r.error_message.find("the region 'eu-west-1' is wrong; expecting 'us-east-1'"),
             std::string::npos)
       << r.error_message;
+  // The error document's <Region>: what s3cmd re-signs for.
+  EXPECT_EQ(r.error_region, "us-east-1");
+}
+
+// Only a wrong region names one: another scope error (here the service) does not.
+TEST(AuthenticateHeaderTest, RightRegionWrongDateNamesNoRegion) {
+  const AuthResult ok_region = Authenticate(SignedPut(kRegion), kRegion, Keys(), AwsTime());
+  EXPECT_TRUE(ok_region.error_region.empty());
+  const AuthResult wrong_time =
+      Authenticate(SignedPut(kRegion), kRegion, Keys(), AwsTime() + std::chrono::hours(1));
+  EXPECT_EQ(wrong_time.error, ErrorCode::kRequestTimeTooSkewed);
+  EXPECT_TRUE(wrong_time.error_region.empty());
 }
 
 TEST(AuthenticateHeaderTest, MessagesCarryNoSecretMaterial) {
@@ -675,6 +687,12 @@ TEST(AuthenticateQueryTest, ErrorTable) {
       EXPECT_EQ(result.payload, PayloadMode::kUnsigned);
     }
   }
+}
+
+TEST(AuthenticateQueryTest, WrongRegionNamesTheExpectedOne) {
+  const AuthResult r = Authenticate(Presigned(3600, "eu-west-1"), kRegion, Keys(), AwsTime());
+  ASSERT_EQ(r.error, ErrorCode::kAuthorizationQueryParametersError);
+  EXPECT_EQ(r.error_region, kRegion);
 }
 
 TEST(AuthenticateQueryTest, ExpiredSaysSo) {

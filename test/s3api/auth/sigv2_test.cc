@@ -214,6 +214,12 @@ TEST(SigV2Test, CanonicalResourceAndHeaders) {
   EXPECT_EQ(sigv2::CandidateResources("", "/b", "acl"),
             (V{"/b?acl", "/b?acl?acl", "/b/?acl", "/b/?acl?acl"}));
   EXPECT_EQ(sigv2::CandidateResources("b", "/", "prefix=x"), (V{"/b/", "/b"}));
+  // An empty value signs without '=' (AWS's canonical resource; minio-go sends "?uploads=");
+  // the '=' form is still accepted second.
+  EXPECT_EQ(sigv2::CanonicalResource("", "/b/k", "uploads="), "/b/k?uploads");
+  EXPECT_EQ(sigv2::CanonicalResource("", "/b", "policy=&x=1"), "/b?policy");
+  EXPECT_EQ(sigv2::CandidateResources("", "/b/k", "uploads="),
+            (V{"/b/k?uploads", "/b/k?uploads="}));
   EXPECT_TRUE(sigv2::IsSubResource("uploads"));
   EXPECT_FALSE(sigv2::IsSubResource("prefix"));
 }
@@ -228,6 +234,22 @@ HttpRequest Signed(std::string date_header, std::string date_value, std::string 
 
 std::string V2Auth(std::string_view sts, std::string secret = kSecret) {
   return std::string("AWS ") + kAkid + ":" + sigv2::Signature(secret, sts);
+}
+
+// minio-go's V2 signer: "POST /b/k?uploads=" signed for the resource "/b/k?uploads".
+TEST(SigV2Test, EmptySubResourceValueSignsWithoutEquals) {
+  const std::string date = "Fri, 24 May 2013 00:00:00 GMT";
+  for (const std::string target : {"/b/k?uploads=", "/b?location=", "/b?policy="}) {
+    SCOPED_TRACE(target);
+    std::string resource = target.substr(0, target.size() - 1);  // without the '='
+    HttpRequest r = Signed("date", date, V2Auth("GET\n\n\n" + date + "\n" + resource));
+    r.target = target;
+    EXPECT_EQ(Authenticate(r, "us-east-1", Keys(), At(date)).error, ErrorCode::kNone);
+    HttpRequest other = Signed("date", date, V2Auth("GET\n\n\n" + date + "\n/b/other"));
+    other.target = target;
+    EXPECT_EQ(Authenticate(other, "us-east-1", Keys(), At(date)).error,
+              ErrorCode::kSignatureDoesNotMatch);
+  }
 }
 
 TEST(SigV2Test, HeaderErrors) {
