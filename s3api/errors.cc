@@ -25,6 +25,8 @@ constexpr ErrorInfo kErrors[] = {
      "Error parsing the X-Amz-Credential parameter.", 400},
     {ErrorCode::kBadDigest, "BadDigest",
      "The Content-MD5 you specified did not match what we received.", 400},
+    // Too many tags: "Object tags cannot be greater than 10" (PutObjectTagging).
+    {ErrorCode::kBadRequest, "BadRequest", "Bad Request", 400},
     {ErrorCode::kBucketAlreadyExists, "BucketAlreadyExists",
      "The requested bucket name is not available. The bucket namespace is shared by all users of "
      "the system. Please select a different name and try again.",
@@ -76,6 +78,7 @@ constexpr ErrorInfo kErrors[] = {
      "The requested partnumber is not satisfiable", 416},
     {ErrorCode::kInvalidRange, "InvalidRange", "The requested range is not satisfiable", 416},
     {ErrorCode::kInvalidRequest, "InvalidRequest", "Invalid Request", 400},
+    {ErrorCode::kInvalidTag, "InvalidTag", "The tag provided was not a valid tag.", 400},
     {ErrorCode::kInvalidURI, "InvalidURI", "Couldn't parse the specified URI.", 400},
     {ErrorCode::kKeyTooLongError, "KeyTooLongError", "Your key is too long", 400},
     {ErrorCode::kMalformedACLError, "MalformedACLError",
