@@ -228,7 +228,10 @@ class Pass {
     if (meta->tags != listed.tags) {
       std::optional<Expiry> now_expiry = CurrentVersionExpiry(
           config(),
-          {.key = key, .size = meta->size, .tags = meta->tags, .last_modified_ms = meta->last_modified_ms},
+          {.key = key,
+           .size = meta->size,
+           .tags = meta->tags,
+           .last_modified_ms = meta->last_modified_ms},
           options_.day);
       if (!now_expiry || now_expiry->at_ms > now) return;
     }

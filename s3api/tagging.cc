@@ -20,7 +20,9 @@ namespace cubby::s3api {
 
 namespace {
 
-XmlBodyError InvalidTag(std::string message) { return {ErrorCode::kInvalidTag, std::move(message)}; }
+XmlBodyError InvalidTag(std::string message) {
+  return {ErrorCode::kInvalidTag, std::move(message)};
+}
 XmlBodyError MalformedXml() { return {ErrorCode::kMalformedXML, ""}; }
 
 // The number of Unicode characters of `s`; false when it is not UTF-8.

@@ -40,11 +40,20 @@ TEST(TaggingTest, ParseTagging) {
       {Doc(Tags(50)), TagTarget::kBucket, ErrorCode::kNone, ""},
       {Doc(Tags(51)), TagTarget::kBucket, ErrorCode::kBadRequest,
        "Bucket tag count cannot be greater than 50"},
-      {Doc(Tag(std::string(128, 'k'), std::string(256, 'v'))), TagTarget::kObject,
-       ErrorCode::kNone, ""},
+      {Doc(Tag(std::string(128, 'k'), std::string(256, 'v'))), TagTarget::kObject, ErrorCode::kNone,
+       ""},
       // Characters, not bytes: 128 two-byte characters are a valid key.
-      {Doc(Tag([&] { std::string k; for (int i = 0; i < 128; ++i) k += e; return k; }(),
-               [&] { std::string v; for (int i = 0; i < 256; ++i) v += e; return v; }())),
+      {Doc(Tag(
+           [&] {
+             std::string k;
+             for (int i = 0; i < 128; ++i) k += e;
+             return k;
+           }(),
+           [&] {
+             std::string v;
+             for (int i = 0; i < 256; ++i) v += e;
+             return v;
+           }())),
        TagTarget::kObject, ErrorCode::kNone, ""},
       {Doc(Tag(std::string(129, 'k'), "v")), TagTarget::kObject, ErrorCode::kInvalidTag,
        "The TagKey you have provided is invalid"},
@@ -76,8 +85,8 @@ TEST(TaggingTest, ParseTagging) {
     EXPECT_EQ(e.message, c.message);
   }
   TagSet tags;
-  ASSERT_TRUE(ParseTagging(Doc(Tag("b", "2") + Tag("a", "1 &amp; 2")), TagTarget::kObject, &tags)
-                  .ok());
+  ASSERT_TRUE(
+      ParseTagging(Doc(Tag("b", "2") + Tag("a", "1 &amp; 2")), TagTarget::kObject, &tags).ok());
   EXPECT_EQ(tags, (TagSet{{"b", "2"}, {"a", "1 & 2"}}));  // as given, decoded
 }
 
@@ -114,8 +123,10 @@ TEST(TaggingTest, ParseTaggingHeader) {
       {"a=%zz", ErrorCode::kInvalidArgument, dup, {}},
       {eleven, ErrorCode::kBadRequest, "Object tags cannot be greater than 10", {}},
       {"=v", ErrorCode::kInvalidTag, "The TagKey you have provided is invalid", {}},
-      {"k=" + std::string(257, 'v'), ErrorCode::kInvalidTag,
-       "The TagValue you have provided is invalid", {}},
+      {"k=" + std::string(257, 'v'),
+       ErrorCode::kInvalidTag,
+       "The TagValue you have provided is invalid",
+       {}},
       {"aws%3Ax=1", ErrorCode::kInvalidTag, "System tags cannot be added/updated by requester", {}},
   };
   for (const Case& c : cases) {
