@@ -214,7 +214,8 @@ struct AclRequirement {
 //   object WRITE_ACP  s3:PutObjectAcl, s3:PutObjectVersionAcl
 //   initiator         s3:AbortMultipartUpload, s3:ListMultipartUploadParts
 //   any bucket grant  cubby:AnyBucketAccess, cubby:Unimplemented
-//   not grantable     everything else, unknown names included
+//   not grantable     everything else, unknown names included (the s3:*Tagging actions too:
+//                     S3's table does not list them)
 // Names are matched exactly (IAM action names are case-insensitive in policies; the policy
 // parser normalizes them before asking).
 AclRequirement AclRequirementFor(std::string_view action_name);

@@ -41,6 +41,7 @@ Need NeedOf(Action action) {
     case Action::kPutBucketObjectLockConfiguration:
     case Action::kPutObjectRetention:
     case Action::kPutObjectLegalHold:
+    case Action::kPutBucketTagging:
       return Need::kAdmin;
     case Action::kListBucket:
     case Action::kGetBucketLocation:
@@ -61,11 +62,18 @@ Need NeedOf(Action action) {
     case Action::kGetBucketObjectLockConfiguration:
     case Action::kGetObjectRetention:
     case Action::kGetObjectLegalHold:
+    case Action::kGetObjectTagging:
+    case Action::kGetObjectVersionTagging:
+    case Action::kGetBucketTagging:
       return Need::kRead;
     case Action::kPutObject:
     case Action::kDeleteObject:
     case Action::kDeleteObjectVersion:
     case Action::kAbortMultipartUpload:
+    case Action::kPutObjectTagging:
+    case Action::kPutObjectVersionTagging:
+    case Action::kDeleteObjectTagging:
+    case Action::kDeleteObjectVersionTagging:
       return Need::kWrite;
     case Action::kAnyBucketAccess:
     case Action::kUnimplemented:
@@ -147,6 +155,14 @@ std::string_view ActionName(Action action) {
     case Action::kPutObjectRetention: return "s3:PutObjectRetention";
     case Action::kGetObjectLegalHold: return "s3:GetObjectLegalHold";
     case Action::kPutObjectLegalHold: return "s3:PutObjectLegalHold";
+    case Action::kGetObjectTagging: return "s3:GetObjectTagging";
+    case Action::kGetObjectVersionTagging: return "s3:GetObjectVersionTagging";
+    case Action::kPutObjectTagging: return "s3:PutObjectTagging";
+    case Action::kPutObjectVersionTagging: return "s3:PutObjectVersionTagging";
+    case Action::kDeleteObjectTagging: return "s3:DeleteObjectTagging";
+    case Action::kDeleteObjectVersionTagging: return "s3:DeleteObjectVersionTagging";
+    case Action::kGetBucketTagging: return "s3:GetBucketTagging";
+    case Action::kPutBucketTagging: return "s3:PutBucketTagging";
     case Action::kAnyBucketAccess: return "cubby:AnyBucketAccess";
     case Action::kUnimplemented: return "cubby:Unimplemented";
   }
@@ -384,6 +400,7 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutBucketPublicAccessBlock:
     case Action::kPutLifecycleConfiguration:
     case Action::kPutBucketObjectLockConfiguration:
+    case Action::kPutBucketTagging:
     case Action::kUnimplemented:
       return true;
     case Action::kListBucket:
@@ -413,6 +430,13 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutObjectRetention:
     case Action::kGetObjectLegalHold:
     case Action::kPutObjectLegalHold:
+    case Action::kGetObjectTagging:
+    case Action::kGetObjectVersionTagging:
+    case Action::kPutObjectTagging:
+    case Action::kPutObjectVersionTagging:
+    case Action::kDeleteObjectTagging:
+    case Action::kDeleteObjectVersionTagging:
+    case Action::kGetBucketTagging:
     case Action::kAnyBucketAccess:
       return false;
   }

@@ -58,6 +58,14 @@ enum class Action {
   kPutObjectRetention,
   kGetObjectLegalHold,
   kPutObjectLegalHold,
+  kGetObjectTagging,
+  kGetObjectVersionTagging,     // GetObjectTagging with a versionId
+  kPutObjectTagging,            // PutObjectTagging, and a write with x-amz-tagging
+  kPutObjectVersionTagging,     // PutObjectTagging with a versionId
+  kDeleteObjectTagging,
+  kDeleteObjectVersionTagging,  // DeleteObjectTagging with a versionId
+  kGetBucketTagging,
+  kPutBucketTagging,  // Put and DeleteBucketTagging, as AWS has it
   // Not IAM actions; policies never name them.
   kAnyBucketAccess,  // the gate of DeleteObjects: some right on the bucket (its keys are then
                      // asked one by one as kDeleteObject)

@@ -176,7 +176,7 @@ class Pass {
     for (const storage::ObjectVersion& v : versions) {
       facts.push_back({.is_delete_marker = v.delete_marker,
                        .size = v.size,
-                       .tags = {},
+                       .tags = v.tags,
                        .last_modified_ms = v.last_modified_ms});
     }
     const int64_t now = Now();
@@ -208,11 +208,14 @@ class Pass {
   }
 
   void ExpireCurrent(const std::string& key, const storage::ObjectVersion& listed, int64_t now) {
-    const ObjectFacts facts{
-        .key = key, .size = listed.size, .tags = {}, .last_modified_ms = listed.last_modified_ms};
+    const ObjectFacts facts{.key = key,
+                            .size = listed.size,
+                            .tags = listed.tags,
+                            .last_modified_ms = listed.last_modified_ms};
     std::optional<Expiry> expiry = CurrentVersionExpiry(config(), facts, options_.day);
     if (!expiry || expiry->at_ms > now) return;
-    // The listing may be stale: act only on the version it showed.
+    // The listing may be stale: act only on the version it showed, and only while its tags
+    // (which change in place, PutObjectTagging) still let a rule expire it.
     storage::Result<storage::ObjectMeta> meta = store_.HeadObject(name(), key);
     if (!meta.ok()) {
       Failed(meta.status());
@@ -221,6 +224,16 @@ class Pass {
     if (meta->version_id != listed.version_id ||
         meta->last_modified_ms != listed.last_modified_ms) {
       return;
+    }
+    if (meta->tags != listed.tags) {
+      std::optional<Expiry> now_expiry = CurrentVersionExpiry(
+          config(),
+          {.key = key,
+           .size = meta->size,
+           .tags = meta->tags,
+           .last_modified_ms = meta->last_modified_ms},
+          options_.day);
+      if (!now_expiry || now_expiry->at_ms > now) return;
     }
     if (bucket_->versioning == storage::VersioningState::kSuspended && meta->version_id.empty() &&
         LockRuns(meta->lock, SystemNowMs())) {

@@ -20,7 +20,9 @@
 // Object lock is honoured, never bypassed: a version under a legal hold or a running retention
 // is left alone (Store answers kObjectLocked; it is counted in PassStats::locked, not as an
 // error), and a locked null version in a Suspended bucket is not replaced by a delete marker.
-// cubby keeps no object tags, so a rule whose filter names a tag selects nothing. A listing is
+// A rule whose filter names tags selects the versions carrying them all (each version's own
+// tags, as ListObjectVersions gives them; a current version's are read again before it is
+// expired, since PutObjectTagging changes them in place). A listing is
 // skipped when no enabled rule has an action for it, and starts at the longest prefix common to
 // the rules that do (a bucket whose rules all name "logs/" lists only logs/).
 //

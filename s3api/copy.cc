@@ -180,6 +180,7 @@ HttpResponse CopyObject(const Context& ctx) {
   if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
   // Nor is the source's lock: the copy's is its headers' or the bucket's default.
   if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
+  if (Failure failure = NewObjectTags(ctx, &from, &meta)) return failure.TakeResponse();
   storage::WriteCondition cond;
   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
   meta.last_modified_ms = ctx.now_ms();

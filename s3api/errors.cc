@@ -25,6 +25,8 @@ constexpr ErrorInfo kErrors[] = {
      "Error parsing the X-Amz-Credential parameter.", 400},
     {ErrorCode::kBadDigest, "BadDigest",
      "The Content-MD5 you specified did not match what we received.", 400},
+    // Too many tags: "Object tags cannot be greater than 10" (PutObjectTagging).
+    {ErrorCode::kBadRequest, "BadRequest", "Bad Request", 400},
     {ErrorCode::kBucketAlreadyExists, "BucketAlreadyExists",
      "The requested bucket name is not available. The bucket namespace is shared by all users of "
      "the system. Please select a different name and try again.",
@@ -79,6 +81,7 @@ constexpr ErrorInfo kErrors[] = {
     // x-amz-storage-class names no storage class AWS has.
     {ErrorCode::kInvalidStorageClass, "InvalidStorageClass",
      "The storage class you specified is not valid", 400},
+    {ErrorCode::kInvalidTag, "InvalidTag", "The tag provided was not a valid tag.", 400},
     {ErrorCode::kInvalidURI, "InvalidURI", "Couldn't parse the specified URI.", 400},
     {ErrorCode::kKeyTooLongError, "KeyTooLongError", "Your key is too long", 400},
     {ErrorCode::kMalformedACLError, "MalformedACLError",

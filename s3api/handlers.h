@@ -331,6 +331,23 @@ HttpResponse PutObjectLegalHold(const Context& ctx);
 // x-amz-sdk-checksum-algorithm. Reads the bucket record only for a versioning-enabled bucket
 // or when lock headers are sent.
 Failure NewObjectLock(const Context& ctx, storage::ObjectMeta* meta);
+// tagging.cc
+HttpResponse GetObjectTagging(const Context& ctx);
+HttpResponse PutObjectTagging(const Context& ctx);
+HttpResponse DeleteObjectTagging(const Context& ctx);
+HttpResponse GetBucketTagging(const Context& ctx);
+HttpResponse PutBucketTagging(const Context& ctx);
+HttpResponse DeleteBucketTagging(const Context& ctx);
+// The tags of the object a write makes, into meta->tags. PutObject and CreateMultipartUpload
+// (source null): the x-amz-tagging header's (tagging.h's ParseTaggingHeader errors), none
+// without it. CopyObject (source: the object copied): x-amz-tagging-directive COPY (the
+// default) keeps the source's tags, REPLACE takes the header's; another directive is
+// InvalidArgument "Unknown tagging directive.". Tags asked for also need s3:PutObjectTagging
+// on the key (AccessDenied), as S3 requires.
+Failure NewObjectTags(const Context& ctx, const storage::ObjectMeta* source,
+                      storage::ObjectMeta* meta);
+// x-amz-tagging-count on a GET / HEAD of an object with tags.
+void SetTaggingCountHeader(const storage::ObjectMeta& meta, HttpResponse* r);
 // list.cc
 HttpResponse ListObjects(const Context& ctx);
 HttpResponse ListObjectsV2(const Context& ctx);

@@ -78,9 +78,9 @@ std::optional<std::string> ExpirationHeaderFor(const Context& ctx, std::string_v
                                                const storage::ObjectMeta& meta) {
   storage::Result<std::shared_ptr<const storage::BucketRecord>> bucket = RequestBucket(ctx);
   if (!bucket.ok() || (*bucket)->lifecycle.rules.empty()) return std::nullopt;
-  // cubby keeps no object tags, so a rule that filters by tag selects nothing.
+  // The version's own tags: a rule that filters by tag selects it only when it carries them.
   const lifecycle::ObjectFacts facts{
-      .key = key, .size = meta.size, .tags = {}, .last_modified_ms = meta.last_modified_ms};
+      .key = key, .size = meta.size, .tags = meta.tags, .last_modified_ms = meta.last_modified_ms};
   std::optional<lifecycle::Expiry> expiry =
       lifecycle::CurrentVersionExpiry((*bucket)->lifecycle, facts, ctx.options.lifecycle_day);
   if (!expiry) return std::nullopt;

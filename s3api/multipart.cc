@@ -200,6 +200,8 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
   if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
   // So does its object lock (headers, else the bucket's default retention from now).
   if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
+  // And its tags (x-amz-tagging).
+  if (Failure failure = NewObjectTags(ctx, nullptr, &meta)) return failure.TakeResponse();
   std::string algorithm_name, type;
   const std::string* algorithm_header = ctx.request.Find("x-amz-checksum-algorithm");
   const std::string* type_header = ctx.request.Find("x-amz-checksum-type");

@@ -239,6 +239,7 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
   r.Set("Accept-Ranges", "bytes");
   SetVersionIdHeader(ctx, meta.version_id, &r);
   for (auto& [name, value] : ObjectLockResponseHeaders(meta.lock)) r.Set(name, value);
+  SetTaggingCountHeader(meta, &r);
   if (sel.partial) {
     r.status = 206;
     r.Set("Content-Range", "bytes " + std::to_string(sel.range.first) + "-" +
@@ -387,6 +388,7 @@ HttpResponse PutObject(const Context& ctx) {
   }
   if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
   if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
+  if (Failure failure = NewObjectTags(ctx, nullptr, &meta)) return failure.TakeResponse();
   storage::WriteCondition cond;
   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
 

@@ -59,6 +59,12 @@ std::string_view OperationName(Operation op) {
     case Operation::kPutObjectRetention: return "PutObjectRetention";
     case Operation::kGetObjectLegalHold: return "GetObjectLegalHold";
     case Operation::kPutObjectLegalHold: return "PutObjectLegalHold";
+    case Operation::kGetObjectTagging: return "GetObjectTagging";
+    case Operation::kPutObjectTagging: return "PutObjectTagging";
+    case Operation::kDeleteObjectTagging: return "DeleteObjectTagging";
+    case Operation::kGetBucketTagging: return "GetBucketTagging";
+    case Operation::kPutBucketTagging: return "PutBucketTagging";
+    case Operation::kDeleteBucketTagging: return "DeleteBucketTagging";
     case Operation::kNotImplemented: return "NotImplemented";
   }
   return "Unknown";
@@ -132,6 +138,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (Has(r, "object-lock") && only({"object-lock"})) {
       return Operation::kGetObjectLockConfiguration;
     }
+    if (Has(r, "tagging") && only({"tagging"})) return Operation::kGetBucketTagging;
     if (Has(r, "list-type")) {
       const std::string* v = text::FindValue(r, "list-type");
       if (*v == "2" && only({"list-type"})) return Operation::kListObjectsV2;
@@ -156,6 +163,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (Has(r, "lifecycle") && only({"lifecycle"})) {
       return Operation::kPutBucketLifecycleConfiguration;
     }
+    if (Has(r, "tagging") && only({"tagging"})) return Operation::kPutBucketTagging;
     if (only({})) return Operation::kCreateBucket;
   } else if (method == "DELETE") {
     if (Has(r, "policy") && only({"policy"})) return Operation::kDeleteBucketPolicy;
@@ -166,6 +174,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
       return Operation::kDeletePublicAccessBlock;
     }
     if (Has(r, "lifecycle") && only({"lifecycle"})) return Operation::kDeleteBucketLifecycle;
+    if (Has(r, "tagging") && only({"tagging"})) return Operation::kDeleteBucketTagging;
     if (only({})) return Operation::kDeleteBucket;
   } else if (method == "POST") {
     if (Has(r, "delete") && only({"delete"})) return Operation::kDeleteObjects;
@@ -186,6 +195,7 @@ Operation ObjectOp(std::string_view method, const Query& r, bool copy_source) {
     if (Has(r, "legal-hold") && only({"legal-hold", "versionId"})) {
       return Operation::kGetObjectLegalHold;
     }
+    if (Has(r, "tagging") && only({"tagging", "versionId"})) return Operation::kGetObjectTagging;
     if (only({"partNumber", "versionId"})) return Operation::kGetObject;
   } else if (method == "HEAD") {
     if (only({"partNumber", "versionId"})) return Operation::kHeadObject;
@@ -197,12 +207,16 @@ Operation ObjectOp(std::string_view method, const Query& r, bool copy_source) {
     if (Has(r, "legal-hold") && only({"legal-hold", "versionId"})) {
       return Operation::kPutObjectLegalHold;
     }
+    if (Has(r, "tagging") && only({"tagging", "versionId"})) return Operation::kPutObjectTagging;
     if (Has(r, "uploadId") && Has(r, "partNumber") && only({"uploadId", "partNumber"})) {
       return copy_source ? Operation::kUploadPartCopy : Operation::kUploadPart;
     }
     if (only({})) return copy_source ? Operation::kCopyObject : Operation::kPutObject;
   } else if (method == "DELETE") {
     if (Has(r, "uploadId") && only({"uploadId"})) return Operation::kAbortMultipartUpload;
+    if (Has(r, "tagging") && only({"tagging", "versionId"})) {
+      return Operation::kDeleteObjectTagging;
+    }
     if (only({"versionId"})) return Operation::kDeleteObject;
   } else if (method == "POST") {
     if (Has(r, "uploads") && only({"uploads"})) return Operation::kCreateMultipartUpload;
@@ -412,6 +426,9 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kPutObjectRetention:
     case Operation::kGetObjectLegalHold:
     case Operation::kPutObjectLegalHold:
+    case Operation::kGetObjectTagging:
+    case Operation::kPutObjectTagging:
+    case Operation::kDeleteObjectTagging:
       ParseVersionId(query, r);
       break;
     case Operation::kListObjectVersions:
@@ -445,6 +462,9 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kDeleteObjects:
     case Operation::kGetObjectLockConfiguration:
     case Operation::kPutObjectLockConfiguration:
+    case Operation::kGetBucketTagging:
+    case Operation::kPutBucketTagging:
+    case Operation::kDeleteBucketTagging:
     case Operation::kNotImplemented:
       break;  // no parameters of their own
   }

@@ -61,7 +61,13 @@ enum class Operation {
   kPutObjectRetention,
   kGetObjectLegalHold,
   kPutObjectLegalHold,
-  kNotImplemented,  // a sub-resource or action cubby does not implement (?policy, ?tagging, ...)
+  kGetObjectTagging,
+  kPutObjectTagging,
+  kDeleteObjectTagging,
+  kGetBucketTagging,
+  kPutBucketTagging,
+  kDeleteBucketTagging,
+  kNotImplemented,  // a sub-resource or action cubby does not implement (?website, ...)
 };
 
 // The AWS action name ("ListObjectsV2"); "NotImplemented" for kNotImplemented.
@@ -134,7 +140,7 @@ struct Route {
   ListParams list;
   ResponseOverrides overrides;  // GetObject / HeadObject
   // versionId (GetObject, HeadObject, DeleteObject, Get/PutObjectAcl, Get/PutObjectRetention,
-  // Get/PutObjectLegalHold): the version addressed,
+  // Get/PutObjectLegalHold, Get/Put/DeleteObjectTagging): the version addressed,
   // as sent ("null" names the null version); nullopt: the current one. An empty value is
   // refused (param_error).
   std::optional<std::string> version_id;

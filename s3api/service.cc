@@ -96,6 +96,12 @@ iam::Action ActionOf(Operation op) {
     case Operation::kPutObjectRetention: return iam::Action::kPutObjectRetention;
     case Operation::kGetObjectLegalHold: return iam::Action::kGetObjectLegalHold;
     case Operation::kPutObjectLegalHold: return iam::Action::kPutObjectLegalHold;
+    case Operation::kGetObjectTagging: return iam::Action::kGetObjectTagging;
+    case Operation::kPutObjectTagging: return iam::Action::kPutObjectTagging;
+    case Operation::kDeleteObjectTagging: return iam::Action::kDeleteObjectTagging;
+    case Operation::kGetBucketTagging: return iam::Action::kGetBucketTagging;
+    case Operation::kPutBucketTagging: return iam::Action::kPutBucketTagging;
+    case Operation::kDeleteBucketTagging: return iam::Action::kPutBucketTagging;
     case Operation::kNotImplemented: return iam::Action::kUnimplemented;
   }
   return iam::Action::kUnimplemented;
@@ -109,6 +115,9 @@ iam::Action ActionOf(const Route& route) {
   if (action == iam::Action::kDeleteObject) return iam::Action::kDeleteObjectVersion;
   if (action == iam::Action::kGetObjectAcl) return iam::Action::kGetObjectVersionAcl;
   if (action == iam::Action::kPutObjectAcl) return iam::Action::kPutObjectVersionAcl;
+  if (action == iam::Action::kGetObjectTagging) return iam::Action::kGetObjectVersionTagging;
+  if (action == iam::Action::kPutObjectTagging) return iam::Action::kPutObjectVersionTagging;
+  if (action == iam::Action::kDeleteObjectTagging) return iam::Action::kDeleteObjectVersionTagging;
   return action;
 }
 
@@ -204,6 +213,8 @@ bool NeedsSpace(Operation op) {
     case Operation::kPutObjectLockConfiguration:
     case Operation::kPutObjectRetention:
     case Operation::kPutObjectLegalHold:
+    case Operation::kPutObjectTagging:
+    case Operation::kPutBucketTagging:
       return true;
     case Operation::kListBuckets:
     case Operation::kHeadBucket:
@@ -234,6 +245,10 @@ bool NeedsSpace(Operation op) {
     case Operation::kGetObjectLockConfiguration:
     case Operation::kGetObjectRetention:
     case Operation::kGetObjectLegalHold:
+    case Operation::kGetObjectTagging:
+    case Operation::kDeleteObjectTagging:
+    case Operation::kGetBucketTagging:
+    case Operation::kDeleteBucketTagging:
     case Operation::kNotImplemented:
       return false;
   }
@@ -375,6 +390,12 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kPutObjectRetention: return PutObjectRetention(ctx);
     case Operation::kGetObjectLegalHold: return GetObjectLegalHold(ctx);
     case Operation::kPutObjectLegalHold: return PutObjectLegalHold(ctx);
+    case Operation::kGetObjectTagging: return GetObjectTagging(ctx);
+    case Operation::kPutObjectTagging: return PutObjectTagging(ctx);
+    case Operation::kDeleteObjectTagging: return DeleteObjectTagging(ctx);
+    case Operation::kGetBucketTagging: return GetBucketTagging(ctx);
+    case Operation::kPutBucketTagging: return PutBucketTagging(ctx);
+    case Operation::kDeleteBucketTagging: return DeleteBucketTagging(ctx);
     case Operation::kNotImplemented:
       return ErrorResponse(ctx, ErrorCode::kNotImplemented);
   }

@@ -22,6 +22,12 @@ constexpr uint8_t kVersionVersioned = 4;
 // BucketRecord only: version 3 followed by the lifecycle configuration; written only when the
 // bucket has lifecycle rules, so other buckets keep version <= 3.
 constexpr uint8_t kVersion4 = 4;
+// BucketRecord only: version 4 (its lifecycle configuration possibly empty) followed by the
+// bucket's tags; written only when the bucket has tags, so other buckets keep version <= 4.
+constexpr uint8_t kVersion5 = 5;
+// ObjectMeta only: version 4 followed by the object's tags; written only when it has tags, so
+// untagged objects keep version <= 4.
+constexpr uint8_t kVersionTagged = 5;
 
 // ---- Writer helpers.
 void PutVarint(std::string* out, uint64_t v) {
@@ -138,7 +144,7 @@ class Reader {
     return true;
   }
   bool MetaVersion(uint8_t* version) {
-    return GetByte(version) && *version >= kVersion1 && *version <= kVersionVersioned;
+    return GetByte(version) && *version >= kVersion1 && *version <= kVersionTagged;
   }
   bool GetAcl(AclRecord* acl) {
     uint64_t n;
@@ -227,10 +233,11 @@ void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::st
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  const bool v4 = !r.lifecycle.rules.empty();
+  const bool v5 = !r.tags.empty();
+  const bool v4 = v5 || !r.lifecycle.rules.empty();
   const bool v3 = v4 || r.versioning != VersioningState::kUnversioned ||
                   r.object_lock != ObjectLockConfig{};
-  PutByte(&out, v4 ? kVersion4 : v3 ? kVersion3 : kVersion2);
+  PutByte(&out, v5 ? kVersion5 : v4 ? kVersion4 : v3 ? kVersion3 : kVersion2);
   PutBytes(&out, r.name);
   PutSigned(&out, r.created_ms);
   PutByte(&out, static_cast<uint8_t>(r.anonymous));
@@ -252,6 +259,7 @@ std::string EncodeBucket(const BucketRecord& r) {
     PutBytes(&out, EncodeObjectLockConfig(r.object_lock));
   }
   if (v4) PutBytes(&out, EncodeLifecycleConfig(r.lifecycle));
+  if (v5) PutPairs(&out, r.tags);
   return out;
 }
 
@@ -259,7 +267,7 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
   Reader rd(in);
   BucketRecord r;
   uint8_t version = 0;
-  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion4) return Corrupt("bucket");
+  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion5) return Corrupt("bucket");
   const bool v2 = version >= kVersion2;
   if (!rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) || !rd.GetMode(&r.anonymous) ||
       !rd.GetBool(&r.force_delete) || !rd.GetBool(&r.created_by_cosi) ||
@@ -295,10 +303,13 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
     std::string lifecycle;
     if (!rd.GetString(&lifecycle)) return Corrupt("bucket");
     Result<LifecycleConfig> config = DecodeLifecycleConfig(lifecycle);
-    // A version-4 record is written only with rules: none is corruption.
-    if (!config.ok() || config->rules.empty()) return Corrupt("bucket");
+    // A version-4 record is written only with rules: none is corruption. Version 5 carries
+    // the configuration whether or not there are rules.
+    if (!config.ok() || (version == kVersion4 && config->rules.empty())) return Corrupt("bucket");
     r.lifecycle = std::move(config).value();
   }
+  // A version-5 record is written only with tags: none is corruption.
+  if (version >= kVersion5 && (!rd.GetPairs(&r.tags) || r.tags.empty())) return Corrupt("bucket");
   if (!rd.done()) return Corrupt("bucket");
   return r;
 }
@@ -307,9 +318,12 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
 std::string EncodeObjectMeta(const ObjectMeta& m) {
   std::string out;
   out.reserve(64 + m.etag.size() + m.content_type.size() + m.inline_data.size());
-  const bool versioned = !m.version_id.empty() || m.version_seq != 0 || m.lock != ObjectLockState{};
+  const bool tagged = !m.tags.empty();
+  const bool versioned =
+      tagged || !m.version_id.empty() || m.version_seq != 0 || m.lock != ObjectLockState{};
   const bool owner = versioned || !m.owner_id.empty() || m.acl != AclRecord{};
-  PutByte(&out, versioned            ? kVersionVersioned
+  PutByte(&out, tagged               ? kVersionTagged
+                : versioned          ? kVersionVersioned
                 : owner              ? kVersionOwner
                 : m.segments.empty() ? kVersion1
                                      : kVersionSegments);
@@ -346,6 +360,7 @@ std::string EncodeObjectMeta(const ObjectMeta& m) {
     PutVarint(&out, m.version_seq);
     PutBytes(&out, EncodeObjectLockState(m.lock));
   }
+  if (tagged) PutPairs(&out, m.tags);
   return out;
 }
 
@@ -401,7 +416,7 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
   if (version >= kVersionOwner && (!rd.GetString(&m.owner_id) || !rd.GetAcl(&m.acl))) {
     return Corrupt("object");
   }
-  if (version == kVersionVersioned) {
+  if (version >= kVersionVersioned) {
     std::string lock;
     if (!rd.GetString(&m.version_id) || !rd.GetVarint(&m.version_seq) || !rd.GetString(&lock)) {
       return Corrupt("object");
@@ -409,6 +424,10 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
     Result<ObjectLockState> state = DecodeObjectLockState(lock);
     if (!state.ok()) return Corrupt("object");
     m.lock = std::move(state).value();
+  }
+  // A version-5 record is written only with tags: none is corruption.
+  if (version >= kVersionTagged && (!rd.GetPairs(&m.tags) || m.tags.empty())) {
+    return Corrupt("object");
   }
   if (!rd.done()) return Corrupt("object");
   const bool segments = !m.segments.empty();

@@ -47,14 +47,17 @@ namespace cubby::storage::codec {
 // Version 1 (before format 2) decodes with the access-control fields at their defaults.
 // Version 2 when versioning and object lock are at their defaults (as before format 3, and it
 // decodes so), version 3 (version 2, then the versioning state and object-lock config)
-// otherwise.
+// otherwise; version 4 (version 3, then the lifecycle configuration) when it has lifecycle
+// rules; version 5 (version 4, its configuration possibly empty, then the tags) when it has
+// tags. Each version is written only when its newest field is set.
 std::string EncodeBucket(const BucketRecord& record);
 Result<BucketRecord> DecodeBucket(std::string_view in);
 
 // Versions 1 (one run of data) and 2 (segments) when owner_id and acl are empty, as before
 // format 2; version 3 (segments, possibly none, then owner_id and acl) when the versioning
 // fields are empty (version_id, version_seq 0, no lock state); version 4 (version 3, then
-// version_id, version_seq and lock) otherwise. Versions 1-3 decode as the null version, seq 0.
+// version_id, version_seq and lock) otherwise; version 5 (version 4, then the tags) when it has
+// tags. Versions 1-3 decode as the null version, seq 0; versions 1-4 without tags.
 std::string EncodeObjectMeta(const ObjectMeta& meta);
 Result<ObjectMeta> DecodeObjectMeta(std::string_view in);
 

@@ -38,6 +38,9 @@ struct BucketRecord {
   ObjectLockConfig object_lock;  // stored as given
   // Lifecycle rules (PutBucketLifecycleConfiguration), stored as given; no rules: none set.
   LifecycleConfig lifecycle;
+  // Bucket tags (PutBucketTagging): key, value, in the order given; empty: none set. Stored as
+  // given; S3's limits (50 tags, unique keys, lengths) are checked by callers.
+  std::vector<std::pair<std::string, std::string>> tags;
 };
 
 // One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the
@@ -87,6 +90,10 @@ struct ObjectMeta {
   uint64_t version_seq = 0;
   // Object lock: the version's retention and legal hold, stored as given (not enforced yet).
   ObjectLockState lock;
+  // Object tags (x-amz-tagging, PutObjectTagging): key, value, in the order given; empty: none.
+  // Stored as given; S3's limits (10 tags, unique keys, lengths) are checked by callers.
+  // Store::PutObjectTags changes them on a stored version in place.
+  std::vector<std::pair<std::string, std::string>> tags;
 };
 
 // An access key's status (IAM's Active / Inactive). An Inactive key does not authenticate.

@@ -232,6 +232,7 @@ struct ObjectVersion {
   std::string etag;      // versions only
   uint64_t size = 0;     // versions only
   std::string owner_id;  // empty: the bucket's owner
+  std::vector<std::pair<std::string, std::string>> tags;  // versions only (lifecycle filters)
 };
 
 struct VersionsPage {
@@ -412,6 +413,17 @@ class Store {
   using ObjectChange = std::function<Status(ObjectMeta*)>;
   virtual Status UpdateObjectAccess(std::string_view bucket, std::string_view key,
                                     std::string_view version_id, const ObjectChange& change) = 0;
+  // Replaces the tags of version `version_id` of the key (empty: the latest) with `tags`
+  // (empty: removes them) in place, as UpdateObjectAccess does: the version keeps its id, data,
+  // etag and last-modified time, and nothing else of it changes
+  // (PutObjectTagging / DeleteObjectTagging). Tags are stored as given: S3's limits are the
+  // caller's. Returns the id of the version changed (empty: the null version). kNoSuchKey (no
+  // latest version, or a delete marker), kNoSuchVersion, kInvalidArgument (malformed id),
+  // kNoSuchBucket. Durable on return.
+  using ObjectTags = std::vector<std::pair<std::string, std::string>>;
+  virtual Result<std::string> PutObjectTags(std::string_view bucket, std::string_view key,
+                                            std::string_view version_id,
+                                            const ObjectTags& tags) = 0;
   // The version `version_id` of the key (empty: the latest, as HeadObject). When that is a
   // delete marker: kNoSuchKey, and *marker (may be null) says so with the marker's id;
   // otherwise *marker is left {false, ""}. kNoSuchKey (no latest version), kNoSuchVersion,

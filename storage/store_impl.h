@@ -237,6 +237,8 @@ class StoreImpl final : public Store {
                                            bool bypass_governance) override;
   Status UpdateObjectAccess(std::string_view bucket, std::string_view key,
                             std::string_view version_id, const ObjectChange& change) override;
+  Result<std::string> PutObjectTags(std::string_view bucket, std::string_view key,
+                                    std::string_view version_id, const ObjectTags& tags) override;
   Status PutObjectRetention(std::string_view bucket, std::string_view key,
                             std::string_view version_id, const ObjectRetention& retention,
                             bool bypass_governance) override;

@@ -479,6 +479,18 @@ Status StoreImpl::UpdateObjectAccess(std::string_view bucket, std::string_view k
   });
 }
 
+Result<std::string> StoreImpl::PutObjectTags(std::string_view bucket, std::string_view key,
+                                             std::string_view version_id, const ObjectTags& tags) {
+  std::string changed;
+  Status s = ChangeVersion(bucket, key, version_id, [&](ObjectMeta* meta) {
+    meta->tags = tags;
+    changed = meta->version_id;
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return changed;
+}
+
 // ---- Reads.
 
 Result<ObjectMeta> StoreImpl::HeadObjectVersion(std::string_view bucket, std::string_view key,
@@ -581,6 +593,7 @@ Result<VersionsPage> StoreImpl::ListObjectVersions(const VersionsQuery& q) {
     if (!delete_marker) {
       e.etag = meta.etag;
       e.size = meta.size;
+      e.tags = meta.tags;
     }
     e.owner_id = meta.owner_id;
     page.versions.push_back(std::move(e));

@@ -451,6 +451,11 @@ TEST(AclTest, AclRequirementTable) {
                               {Action::kPutObjectRetention, AclScope::kNotGrantable},
                               {Action::kGetObjectLegalHold, AclScope::kNotGrantable},
                               {Action::kPutObjectLegalHold, AclScope::kNotGrantable},
+                              {Action::kGetObjectTagging, AclScope::kNotGrantable},
+                              {Action::kPutObjectTagging, AclScope::kNotGrantable},
+                              {Action::kDeleteObjectVersionTagging, AclScope::kNotGrantable},
+                              {Action::kGetBucketTagging, AclScope::kNotGrantable},
+                              {Action::kPutBucketTagging, AclScope::kNotGrantable},
                               {Action::kAnyBucketAccess, AclScope::kBucketAny},
                               {Action::kUnimplemented, AclScope::kBucketAny}}) {
     EXPECT_EQ(AclRequirementFor(c.action).scope, c.scope) << ActionName(c.action);

@@ -50,6 +50,14 @@ constexpr Action kEveryAction[] = {
     Action::kPutObjectRetention,
     Action::kGetObjectLegalHold,
     Action::kPutObjectLegalHold,
+    Action::kGetObjectTagging,
+    Action::kGetObjectVersionTagging,
+    Action::kPutObjectTagging,
+    Action::kPutObjectVersionTagging,
+    Action::kDeleteObjectTagging,
+    Action::kDeleteObjectVersionTagging,
+    Action::kGetBucketTagging,
+    Action::kPutBucketTagging,
     Action::kAnyBucketAccess,
     Action::kUnimplemented,
 };
@@ -155,6 +163,24 @@ TEST_F(AuthorizeTest, Table) {
       {"rw", Action::kPutObjectLegalHold, "shared", "k", kPlain, deny},
       {"anonymous", Action::kPutBucketObjectLockConfiguration, "missing", "", kPlain, deny},
       {"anonymous", Action::kPutObjectRetention, "public-rw", "k", kPlain, deny},
+      // Tagging: a COSI key reads tags by its read mode and changes an object's by its write
+      // mode (as it writes the object); a bucket's tags are the owner's (admin).
+      {"reader", Action::kGetObjectTagging, "shared", "k", kPlain, allow},
+      {"reader", Action::kGetObjectVersionTagging, "shared", "k", kPlain, allow},
+      {"reader", Action::kGetBucketTagging, "shared", "", kPlain, allow},
+      {"writer", Action::kGetObjectTagging, "shared", "k", kPlain, deny},
+      {"reader", Action::kPutObjectTagging, "shared", "k", kPlain, deny},
+      {"writer", Action::kPutObjectTagging, "shared", "k", kPlain, allow},
+      {"writer", Action::kPutObjectVersionTagging, "shared", "k", kPlain, allow},
+      {"writer", Action::kDeleteObjectTagging, "shared", "k", kPlain, allow},
+      {"writer", Action::kDeleteObjectVersionTagging, "shared", "k", kPlain, allow},
+      {"rw", Action::kPutBucketTagging, "shared", "", kPlain, deny},
+      {"root", Action::kPutBucketTagging, "private", "", kPlain, allow},
+      {"anonymous", Action::kPutBucketTagging, "public-rw", "", kPlain, deny},
+      // Anonymous callers: object tagging is not granted by ACLs (S3's mapping table does not
+      // list it), so a public bucket's anonymous writer may not tag.
+      {"anonymous", Action::kPutObjectTagging, "public-rw", "k", kPlain, deny},
+      {"anonymous", Action::kGetObjectTagging, "public-rw", "k", kPlain, deny},
       {"rw", Action::kCreateBucket, "new", "", kPlain, deny},
       {"writer", Action::kPutObject, "shared", "k", kCopy, allow},
       {"writer", Action::kPutObject, "shared", "k", kMultipart, allow},
@@ -235,7 +261,8 @@ TEST_F(AuthorizeTest, EveryAction) {
         action == Action::kPutBucketOwnershipControls ||
         action == Action::kPutBucketPublicAccessBlock ||
         action == Action::kPutLifecycleConfiguration ||
-        action == Action::kPutBucketObjectLockConfiguration;
+        action == Action::kPutBucketObjectLockConfiguration ||
+        action == Action::kPutBucketTagging;
     EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
   }
 }

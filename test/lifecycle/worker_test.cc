@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -144,6 +145,55 @@ TEST_F(WorkerTest, FiltersAndDisabledRules) {
   EXPECT_FALSE(Exists("sized", "large"));
   EXPECT_TRUE(Exists("disabled", "k"));
   EXPECT_TRUE(Exists("none", "k"));
+}
+
+// Tag filters select by each version's own tags (all of the filter's, with their values):
+// current versions, noncurrent ones, and a version tagged after it was written (in place).
+TEST_F(WorkerTest, TagFiltersSelectTaggedVersions) {
+  LifecycleRule current = Rule("tagged");
+  current.filter.tags = {{"expire", "yes"}, {"team", "a"}};
+  current.expiration_days = 1;
+  MakeBucket("b", {current});
+  Write("b", "both", t0_);
+  Write("b", "one", t0_);
+  Write("b", "wrong-value", t0_);
+  Write("b", "later", t0_);
+  Write("b", "none", t0_);
+  ASSERT_OK(store_->PutObjectTags("b", "both", "", {{"team", "a"}, {"expire", "yes"}}).status());
+  ASSERT_OK(store_->PutObjectTags("b", "one", "", {{"expire", "yes"}}).status());
+  ASSERT_OK(
+      store_->PutObjectTags("b", "wrong-value", "", {{"expire", "no"}, {"team", "a"}}).status());
+
+  now_ = t0_ + 100'000;
+  PassStats first = Pass();
+  EXPECT_EQ(first.errors, 0u) << first.first_error;
+  EXPECT_EQ(first.expired_current, 1u);
+  EXPECT_FALSE(Exists("b", "both"));
+  EXPECT_TRUE(Exists("b", "one"));
+  EXPECT_TRUE(Exists("b", "wrong-value"));
+  EXPECT_TRUE(Exists("b", "none"));
+  // Tagged in place later: the next pass sees it.
+  ASSERT_OK(store_->PutObjectTags("b", "later", "", {{"expire", "yes"}, {"team", "a"}}).status());
+  EXPECT_EQ(Pass().expired_current, 1u);
+  EXPECT_FALSE(Exists("b", "later"));
+
+  // Noncurrent versions: only the tagged one goes.
+  LifecycleRule noncurrent = Rule("old");
+  noncurrent.filter.tags = {{"keep", "no"}};
+  noncurrent.noncurrent_days = 1;
+  MakeBucket("v", {noncurrent}, VersioningState::kEnabled);
+  const std::string v1 = Write("v", "k", t0_);
+  const std::string v2 = Write("v", "k", t0_ + 1);
+  Write("v", "k", t0_ + 2);
+  ASSERT_OK(store_->PutObjectTags("v", "k", v1, {{"keep", "no"}}).status());
+  PassStats versions = Pass();
+  EXPECT_EQ(versions.errors, 0u) << versions.first_error;
+  EXPECT_EQ(versions.expired_noncurrent, 1u);
+  std::vector<std::string> left;
+  for (const ObjectVersion& v : Versions("v")) left.push_back(v.version_id);
+  EXPECT_EQ(left.size(), 2u);
+  EXPECT_EQ(std::count(left.begin(), left.end(), v1), 0);
+  EXPECT_EQ(std::count(left.begin(), left.end(), v2), 1);
 }
 
 // The listing starts at the rules' common prefix ("logs/" for logs/a and logs/b, "" for a/ and

@@ -132,7 +132,7 @@ TEST(RouterTest, OperationTable) {
 // Every sub-resource cubby does not implement routes to kNotImplemented, on buckets and objects.
 TEST(RouterTest, UnimplementedSubResources) {
   const std::vector<std::string> subresources = {
-      "cors",         "tagging",       "website",
+      "cors",         "website",
       "encryption",   "replication",       "logging",
       "notification", "accelerate",    "requestPayment",    "analytics",
       "inventory",    "metrics",       "intelligent-tiering"};
@@ -144,7 +144,7 @@ TEST(RouterTest, UnimplementedSubResources) {
       EXPECT_EQ(r.op, Operation::kNotImplemented);
     }
   }
-  for (std::string sub : {"tagging", "torrent", "attributes", "restore", "select"}) {
+  for (std::string sub : {"torrent", "attributes", "restore", "select"}) {
     SCOPED_TRACE(sub);
     const char* method = std::string(sub) == "restore" || std::string(sub) == "select" ? "POST"
                                                                                      : "GET";
@@ -230,7 +230,18 @@ TEST(RouterTest, ObjectLock) {
            {"POST", "/bkt/k?legal-hold", Operation::kNotImplemented},
            {"GET", "/bkt?object-lock&acl", Operation::kNotImplemented},
            {"GET", "/bkt/k?retention&legal-hold", Operation::kNotImplemented},
-           {"PUT", "/bkt/k?retention&tagging", Operation::kNotImplemented}}) {
+           {"PUT", "/bkt/k?retention&tagging", Operation::kNotImplemented},
+           // Tagging: objects (with versionId) and buckets; nothing else beside it.
+           {"GET", "/bkt/k?tagging", Operation::kGetObjectTagging},
+           {"PUT", "/bkt/k?tagging", Operation::kPutObjectTagging},
+           {"DELETE", "/bkt/k?tagging", Operation::kDeleteObjectTagging},
+           {"GET", "/bkt?tagging", Operation::kGetBucketTagging},
+           {"PUT", "/bkt?tagging", Operation::kPutBucketTagging},
+           {"DELETE", "/bkt?tagging", Operation::kDeleteBucketTagging},
+           {"POST", "/bkt/k?tagging", Operation::kNotImplemented},
+           {"GET", "/bkt/k?tagging&acl", Operation::kNotImplemented},
+           {"GET", "/bkt/k?partNumber=1&tagging", Operation::kNotImplemented},
+           {"PUT", "/bkt?tagging&versionId=x", Operation::kNotImplemented}}) {
     SCOPED_TRACE(c.method + " " + c.target);
     Route r = RouteRequest(c.method, c.target, "h", "", false);
     EXPECT_EQ(r.op, c.op);

@@ -902,10 +902,10 @@ TEST_F(ServiceTest, NotImplementedOperations) {
     std::string method, path, query;
   };
   for (const Case& c : std::vector<Case>{{"GET", "/bkt", "replication"},
-                                         {"PUT", "/bkt", "tagging"},
+                                         {"POST", "/bkt", "tagging"},
                                          {"GET", "/bkt", "cors"},
                                          {"DELETE", "/bkt", "website"},
-                                         {"GET", "/bkt/k", "tagging"},
+                                         {"POST", "/bkt/k", "tagging"},
                                          {"POST", "/bkt/k", ""},
                                          {"GET", "/bkt/k", "partNumber=1&tagging"},
                                          {"POST", "/", ""}}) {

@@ -28,6 +28,7 @@ void ExpectSame(const BucketRecord& a, const BucketRecord& b) {
   EXPECT_EQ(a.versioning, b.versioning);
   EXPECT_EQ(a.object_lock, b.object_lock);
   EXPECT_EQ(a.lifecycle, b.lifecycle);
+  EXPECT_EQ(a.tags, b.tags);
 }
 
 void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
@@ -49,6 +50,7 @@ void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
   EXPECT_EQ(a.segments, b.segments);
   EXPECT_EQ(a.owner_id, b.owner_id);
   EXPECT_EQ(a.acl, b.acl);
+  EXPECT_EQ(a.tags, b.tags);
 }
 
 void ExpectSame(const AccessKeyRecord& a, const AccessKeyRecord& b) {
@@ -697,6 +699,91 @@ TEST(Codec, LifecycleFieldVersions) {
   std::string v3_tail = v4;
   v3_tail[0] = 3;
   EXPECT_EQ(DecodeBucket(v3_tail).status().code(), Code::kCorruption);
+}
+
+// Tags move a record to a version of its own only when it has some: untagged buckets and
+// objects keep their bytes (so records written before tags existed decode, and re-encode
+// byte for byte); a tagged record without tags, or with truncated ones, is corrupt.
+TEST(Codec, TagFieldVersions) {
+  BucketRecord b;
+  b.name = "b";
+  b.versioning = VersioningState::kEnabled;
+  const std::string v3 = EncodeBucket(b);
+  ASSERT_EQ(v3[0], 3);
+  b.tags = {{"env", "prod"}, {"a", ""}};  // order as given, not sorted
+  const std::string v5 = EncodeBucket(b);
+  EXPECT_EQ(v5[0], 5);
+  Result<BucketRecord> back = DecodeBucket(v5);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ExpectSame(b, *back);
+  // Tags and lifecycle rules together.
+  LifecycleRule rule;
+  rule.id = "r";
+  rule.expiration_days = 1;
+  b.lifecycle.rules = {rule};
+  back = DecodeBucket(EncodeBucket(b));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ExpectSame(b, *back);
+  // Removing the tags gives back the version-4 bytes, then without rules the version-3 ones.
+  b.tags.clear();
+  EXPECT_EQ(EncodeBucket(b)[0], 4);
+  b.lifecycle = {};
+  EXPECT_EQ(EncodeBucket(b), v3);
+  // Version 5 with no tags, with truncated tags, and version 4 with a tag tail.
+  const std::string no_rules = EncodeLifecycleConfig(LifecycleConfig{});
+  std::string untagged = v3 + static_cast<char>(no_rules.size()) + no_rules + "\x00"s;
+  untagged[0] = 5;
+  EXPECT_EQ(DecodeBucket(untagged).status().code(), Code::kCorruption);
+  EXPECT_EQ(DecodeBucket(v5.substr(0, v5.size() - 1)).status().code(), Code::kCorruption);
+  std::string v4_tail = v5;
+  v4_tail[0] = 4;
+  EXPECT_EQ(DecodeBucket(v4_tail).status().code(), Code::kCorruption);
+
+  ObjectMeta m;
+  m.size = 2;
+  m.inline_data = "hi";
+  m.owner_id = "o";
+  const std::string v3_meta = EncodeObjectMeta(m);
+  ASSERT_EQ(v3_meta[0], 3);
+  m.tags = {{"k2", "v2"}, {"k1", "v1"}};
+  const std::string v5_meta = EncodeObjectMeta(m);
+  EXPECT_EQ(v5_meta[0], 5);
+  Result<ObjectMeta> mb = DecodeObjectMeta(v5_meta);
+  ASSERT_TRUE(mb.ok()) << mb.status().ToString();
+  ExpectSame(m, *mb);
+  EXPECT_TRUE(mb->version_id.empty());
+  Result<ObjectSummary> summary = DecodeObjectSummary(v5_meta);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->size, 2u);
+  // In a version entry and in an upload record (CreateMultipartUpload's tags).
+  Result<StoredVersion> v = DecodeVersion(EncodeVersion(m, false));
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(v->meta.tags, m.tags);
+  UploadRecord u;
+  u.bucket = "b";
+  u.key = "k";
+  u.upload_id = std::string(kUploadIdLength, 'a');
+  u.meta.tags = m.tags;
+  Result<UploadRecord> ub = DecodeUpload(EncodeUpload(u));
+  ASSERT_TRUE(ub.ok()) << ub.status().ToString();
+  EXPECT_EQ(ub->meta.tags, m.tags);
+  m.tags.clear();
+  EXPECT_EQ(EncodeObjectMeta(m), v3_meta);
+  // Version 5 with no tags, truncated tags, version 4 with a tag tail.
+  std::string v4_meta = EncodeObjectMeta([&] {
+    ObjectMeta x = m;
+    x.version_seq = 1;
+    return x;
+  }());
+  ASSERT_EQ(v4_meta[0], 4);
+  std::string empty_tags = v4_meta + "\x00"s;
+  empty_tags[0] = 5;
+  EXPECT_EQ(DecodeObjectMeta(empty_tags).status().code(), Code::kCorruption);
+  EXPECT_EQ(DecodeObjectMeta(v5_meta.substr(0, v5_meta.size() - 1)).status().code(),
+            Code::kCorruption);
+  std::string tail = v5_meta;
+  tail[0] = 4;
+  EXPECT_EQ(DecodeObjectMeta(tail).status().code(), Code::kCorruption);
 }
 
 TEST(Codec, VersionIds) {

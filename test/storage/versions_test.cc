@@ -774,6 +774,73 @@ TEST_F(VersionsTest, ObjectLockGuardsVersions) {
 
 // A bucket created with object lock is versioning-enabled from its creation (CreateBucket with
 // x-amz-bucket-object-lock-enabled), in memory and after a reopen.
+// PutObjectTags changes one version's tags in place: the version keeps its id, data, etag and
+// time; other versions keep theirs; listings carry them (the lifecycle worker reads them).
+TEST_F(VersionsTest, PutObjectTagsChangesOneVersionInPlace) {
+  // Unversioned: the null version.
+  Put("u", "plain");
+  const std::vector<std::pair<std::string, std::string>> tags = {{"z", "1"}, {"a", "2"}};
+  Result<std::string> changed = store_->PutObjectTags("b", "u", "", tags);
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  EXPECT_EQ(*changed, "");
+  Result<ObjectMeta> head = store_->HeadObject("b", "u");
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->tags, tags);
+  EXPECT_EQ(head->etag, "etag-plain");
+  const Result<uint64_t> pieces = store_->DebugCountDataPieces();
+
+  SetState(VersioningState::kEnabled);
+  const std::string v1 = Put("k", "one");
+  const std::string v2 = Put("k", "two");
+  Result<ObjectMeta> before = store_->HeadObjectVersion("b", "k", v1, nullptr);
+  ASSERT_TRUE(before.ok());
+  // The noncurrent v1 by id.
+  changed = store_->PutObjectTags("b", "k", v1, {{"old", "yes"}});
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  EXPECT_EQ(*changed, v1);
+  // The latest (v2) without an id.
+  changed = store_->PutObjectTags("b", "k", "", tags);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(*changed, v2);
+  Result<ObjectMeta> m1 = store_->HeadObjectVersion("b", "k", v1, nullptr);
+  ASSERT_TRUE(m1.ok());
+  EXPECT_EQ(m1->tags, (std::vector<std::pair<std::string, std::string>>{{"old", "yes"}}));
+  EXPECT_EQ(m1->last_modified_ms, before->last_modified_ms);
+  EXPECT_EQ(m1->etag, before->etag);
+  EXPECT_EQ(Read("k", v1).value(), "one");
+  EXPECT_EQ(Read("k", v2).value(), "two");
+  EXPECT_EQ(store_->HeadObject("b", "k")->tags, tags);
+  EXPECT_EQ(Described(), (std::vector<std::string>{"k@" + v2 + "[latest]", "k@" + v1,
+                                                   "u@null[latest]"}));
+  std::vector<ObjectVersion> listed = AllVersions("k");
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].tags, tags);
+  EXPECT_EQ(listed[1].tags, m1->tags);
+  // Empty tags remove them; the record keeps working.
+  ASSERT_OK(store_->PutObjectTags("b", "k", v1, {}).status());
+  EXPECT_TRUE(store_->HeadObjectVersion("b", "k", v1, nullptr)->tags.empty());
+  // Survives a reopen.
+  Open();
+  EXPECT_EQ(store_->HeadObject("b", "k")->tags, tags);
+  EXPECT_EQ(store_->HeadObject("b", "u")->tags, tags);
+  // No data was written by the tag changes: one data piece per object only (all inline).
+  ASSERT_TRUE(pieces.ok());
+  EXPECT_EQ(store_->DebugCountDataPieces().value(), *pieces);
+  // Errors.
+  ASSERT_OK(store_->DeleteObjectVersioned("b", "k").status());
+  EXPECT_EQ(store_->PutObjectTags("b", "k", "", tags).status().code(),
+            Code::kNoSuchKey);  // the latest is a marker
+  EXPECT_EQ(store_->PutObjectTags("b", "nokey", "", tags).status().code(), Code::kNoSuchKey);
+  EXPECT_EQ(
+      store_->PutObjectTags("b", "k", std::string(16, '1') + std::string(16, 'a'), tags)
+          .status()
+          .code(),
+      Code::kNoSuchVersion);
+  EXPECT_EQ(store_->PutObjectTags("b", "k", "bad", tags).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(store_->PutObjectTags("nob", "k", v2, tags).status().code(), Code::kNoSuchBucket);
+}
+
 TEST_F(VersionsTest, CreatedWithVersioningAndObjectLock) {
   BucketRecord record = testing::Bucket("locked");
   record.versioning = VersioningState::kEnabled;
