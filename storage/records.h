@@ -38,6 +38,8 @@ struct BucketRecord {
   ObjectLockConfig object_lock;  // stored as given
   // Lifecycle rules (PutBucketLifecycleConfiguration), stored as given; no rules: none set.
   LifecycleConfig lifecycle;
+  // CORS rules (PutBucketCors), stored as given; no rules: none set.
+  CorsConfig cors;
 };
 
 // One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the
