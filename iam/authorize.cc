@@ -41,6 +41,7 @@ Need NeedOf(Action action) {
     case Action::kPutBucketObjectLockConfiguration:
     case Action::kPutObjectRetention:
     case Action::kPutObjectLegalHold:
+    case Action::kPutBucketCors:
       return Need::kAdmin;
     case Action::kListBucket:
     case Action::kGetBucketLocation:
@@ -61,6 +62,7 @@ Need NeedOf(Action action) {
     case Action::kGetBucketObjectLockConfiguration:
     case Action::kGetObjectRetention:
     case Action::kGetObjectLegalHold:
+    case Action::kGetBucketCors:
       return Need::kRead;
     case Action::kPutObject:
     case Action::kDeleteObject:
@@ -147,6 +149,8 @@ std::string_view ActionName(Action action) {
     case Action::kPutObjectRetention: return "s3:PutObjectRetention";
     case Action::kGetObjectLegalHold: return "s3:GetObjectLegalHold";
     case Action::kPutObjectLegalHold: return "s3:PutObjectLegalHold";
+    case Action::kGetBucketCors: return "s3:GetBucketCORS";
+    case Action::kPutBucketCors: return "s3:PutBucketCORS";
     case Action::kAnyBucketAccess: return "cubby:AnyBucketAccess";
     case Action::kUnimplemented: return "cubby:Unimplemented";
   }
@@ -384,6 +388,7 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutBucketPublicAccessBlock:
     case Action::kPutLifecycleConfiguration:
     case Action::kPutBucketObjectLockConfiguration:
+    case Action::kPutBucketCors:
     case Action::kUnimplemented:
       return true;
     case Action::kListBucket:
@@ -413,6 +418,7 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutObjectRetention:
     case Action::kGetObjectLegalHold:
     case Action::kPutObjectLegalHold:
+    case Action::kGetBucketCors:
     case Action::kAnyBucketAccess:
       return false;
   }

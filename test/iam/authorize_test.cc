@@ -50,6 +50,8 @@ constexpr Action kEveryAction[] = {
     Action::kPutObjectRetention,
     Action::kGetObjectLegalHold,
     Action::kPutObjectLegalHold,
+    Action::kGetBucketCors,
+    Action::kPutBucketCors,
     Action::kAnyBucketAccess,
     Action::kUnimplemented,
 };
@@ -155,6 +157,13 @@ TEST_F(AuthorizeTest, Table) {
       {"rw", Action::kPutObjectLegalHold, "shared", "k", kPlain, deny},
       {"anonymous", Action::kPutBucketObjectLockConfiguration, "missing", "", kPlain, deny},
       {"anonymous", Action::kPutObjectRetention, "public-rw", "k", kPlain, deny},
+      // CORS: a COSI key reads the configuration by its mode; setting it is the owner's.
+      {"reader", Action::kGetBucketCors, "shared", "", kPlain, allow},
+      {"writer", Action::kGetBucketCors, "shared", "", kPlain, deny},
+      {"rw", Action::kPutBucketCors, "shared", "", kPlain, deny},  // admin only
+      {"root", Action::kPutBucketCors, "private", "", kPlain, allow},
+      {"anonymous", Action::kPutBucketCors, "public-rw", "", kPlain, deny},
+      {"anonymous", Action::kGetBucketCors, "public-rw", "", kPlain, deny},  // owner's only
       {"rw", Action::kCreateBucket, "new", "", kPlain, deny},
       {"writer", Action::kPutObject, "shared", "k", kCopy, allow},
       {"writer", Action::kPutObject, "shared", "k", kMultipart, allow},
@@ -235,7 +244,8 @@ TEST_F(AuthorizeTest, EveryAction) {
         action == Action::kPutBucketOwnershipControls ||
         action == Action::kPutBucketPublicAccessBlock ||
         action == Action::kPutLifecycleConfiguration ||
-        action == Action::kPutBucketObjectLockConfiguration;
+        action == Action::kPutBucketObjectLockConfiguration ||
+        action == Action::kPutBucketCors;
     EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
   }
 }
