@@ -19,12 +19,16 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kAccessControlListNotSupported, "AccessControlListNotSupported",
      "The bucket does not allow ACLs", 400},
     {ErrorCode::kAccessDenied, "AccessDenied", "Access Denied", 403},
+    // A CORS preflight refused (cors.h AnswerPreflight gives the message).
+    {ErrorCode::kAccessForbidden, "AccessForbidden", "CORSResponse: This CORS request is not allowed.",
+     403},
     {ErrorCode::kAuthorizationHeaderMalformed, "AuthorizationHeaderMalformed",
      "The authorization header that you provided is not valid.", 400},
     {ErrorCode::kAuthorizationQueryParametersError, "AuthorizationQueryParametersError",
      "Error parsing the X-Amz-Credential parameter.", 400},
     {ErrorCode::kBadDigest, "BadDigest",
      "The Content-MD5 you specified did not match what we received.", 400},
+    {ErrorCode::kBadRequest, "BadRequest", "Bad Request", 400},
     {ErrorCode::kBucketAlreadyExists, "BucketAlreadyExists",
      "The requested bucket name is not available. The bucket namespace is shared by all users of "
      "the system. Please select a different name and try again.",

@@ -61,6 +61,10 @@ enum class Operation {
   kPutObjectRetention,
   kGetObjectLegalHold,
   kPutObjectLegalHold,
+  kGetBucketCors,
+  kPutBucketCors,
+  kDeleteBucketCors,
+  kOptionsObject,  // a CORS preflight (OPTIONS on a bucket or object): never authenticated
   kNotImplemented,  // a sub-resource or action cubby does not implement (?policy, ?tagging, ...)
 };
 

@@ -831,7 +831,6 @@ TEST_F(ServiceTest, NotImplementedOperations) {
   };
   for (const Case& c : std::vector<Case>{{"GET", "/bkt", "replication"},
                                          {"PUT", "/bkt", "tagging"},
-                                         {"GET", "/bkt", "cors"},
                                          {"DELETE", "/bkt", "website"},
                                          {"GET", "/bkt/k", "tagging"},
                                          {"POST", "/bkt/k", ""},
