@@ -1,10 +1,12 @@
 // Fuzzes the bucket-configuration parsers of request bytes (s3api/bucket_config_xml.h):
 // ParseLifecycleConfiguration, ParseObjectLockConfiguration, ParseVersioningConfiguration,
-// ParseRetention and ParseLegalHold. The first byte picks the parser, the rest is its input.
+// ParseRetention, ParseLegalHold and ParseCorsConfiguration. The first byte picks the parser, the
+// rest is its input.
 // Besides not crashing, what a parser accepts must survive a round trip: rendered as the Get
 // operation answers, it parses back to the same value. An accepted lifecycle configuration is
 // also evaluated (lifecycle/lifecycle.h) for a few objects, versions and uploads, which must not
-// crash or overflow.
+// crash or overflow; an accepted CORS configuration answers a few preflights and actual requests
+// (s3api/cors.h).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +19,7 @@
 
 #include "lifecycle/lifecycle.h"
 #include "s3api/bucket_config_xml.h"
+#include "s3api/cors.h"
 
 namespace {
 
@@ -51,7 +54,7 @@ void Evaluate(const storage::LifecycleConfig& config) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const uint8_t mode = data[0] % 5;
+  const uint8_t mode = data[0] % 6;
   const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (mode) {
     case 0: {
@@ -109,6 +112,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       storage::LegalHold again;
       if (!s3api::ParseLegalHold(s3api::LegalHoldXml(hold), &again).ok() || again != hold) {
         std::abort();
+      }
+      break;
+    }
+    case 5: {
+      storage::CorsConfig config;
+      if (!s3api::ParseCorsConfiguration(input, &config).ok()) break;
+      storage::CorsConfig again;
+      if (!s3api::ParseCorsConfiguration(s3api::CorsConfigurationXml(config), &again).ok() ||
+          !(again == config)) {
+        std::abort();
+      }
+      for (const char* origin : {"https://a.example.com", "*", ""}) {
+        s3api::HttpRequest request;
+        request.method = "PUT";
+        request.headers = {{"origin", origin},
+                           {"access-control-request-method", "GET"},
+                           {"access-control-request-headers", "content-type, x-amz-date"}};
+        s3api::AnswerPreflight(s3api::CorsBucket::kConfigured, config, request);
+        s3api::ActualRequestCorsHeaders(config, request);
       }
       break;
     }

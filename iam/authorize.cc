@@ -42,6 +42,7 @@ Need NeedOf(Action action) {
     case Action::kPutObjectRetention:
     case Action::kPutObjectLegalHold:
     case Action::kPutBucketTagging:
+    case Action::kPutBucketCors:
       return Need::kAdmin;
     case Action::kListBucket:
     case Action::kGetBucketLocation:
@@ -65,6 +66,7 @@ Need NeedOf(Action action) {
     case Action::kGetObjectTagging:
     case Action::kGetObjectVersionTagging:
     case Action::kGetBucketTagging:
+    case Action::kGetBucketCors:
       return Need::kRead;
     case Action::kPutObject:
     case Action::kDeleteObject:
@@ -163,6 +165,8 @@ std::string_view ActionName(Action action) {
     case Action::kDeleteObjectVersionTagging: return "s3:DeleteObjectVersionTagging";
     case Action::kGetBucketTagging: return "s3:GetBucketTagging";
     case Action::kPutBucketTagging: return "s3:PutBucketTagging";
+    case Action::kGetBucketCors: return "s3:GetBucketCORS";
+    case Action::kPutBucketCors: return "s3:PutBucketCORS";
     case Action::kAnyBucketAccess: return "cubby:AnyBucketAccess";
     case Action::kUnimplemented: return "cubby:Unimplemented";
   }
@@ -401,6 +405,7 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutLifecycleConfiguration:
     case Action::kPutBucketObjectLockConfiguration:
     case Action::kPutBucketTagging:
+    case Action::kPutBucketCors:
     case Action::kUnimplemented:
       return true;
     case Action::kListBucket:
@@ -437,6 +442,7 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kDeleteObjectTagging:
     case Action::kDeleteObjectVersionTagging:
     case Action::kGetBucketTagging:
+    case Action::kGetBucketCors:
     case Action::kAnyBucketAccess:
       return false;
   }

@@ -66,6 +66,8 @@ enum class Action {
   kDeleteObjectVersionTagging,  // DeleteObjectTagging with a versionId
   kGetBucketTagging,
   kPutBucketTagging,  // Put and DeleteBucketTagging, as AWS has it
+  kGetBucketCors,  // GetBucketCors (IAM spells it s3:GetBucketCORS)
+  kPutBucketCors,  // Put and DeleteBucketCors, as AWS has it (s3:PutBucketCORS)
   // Not IAM actions; policies never name them.
   kAnyBucketAccess,  // the gate of DeleteObjects: some right on the bucket (its keys are then
                      // asked one by one as kDeleteObject)

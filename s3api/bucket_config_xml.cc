@@ -635,4 +635,124 @@ XmlBodyError ParseLifecycleConfiguration(std::string_view body, const RuleIdGene
   return {};
 }
 
+// ---- CORSConfiguration ----
+
+std::string CorsConfigurationXml(const storage::CorsConfig& config) {
+  XmlWriter w;
+  w.Open("CORSConfiguration", kS3Namespace);
+  for (const storage::CorsRule& r : config.rules) {
+    w.Open("CORSRule");
+    if (r.id) w.Element("ID", *r.id);
+    for (const std::string& v : r.allowed_methods) w.Element("AllowedMethod", v);
+    for (const std::string& v : r.allowed_origins) w.Element("AllowedOrigin", v);
+    for (const std::string& v : r.allowed_headers) w.Element("AllowedHeader", v);
+    if (r.max_age_seconds) w.Element("MaxAgeSeconds", std::to_string(*r.max_age_seconds));
+    for (const std::string& v : r.expose_headers) w.Element("ExposeHeader", v);
+    w.Close();
+  }
+  return std::move(w).Finish();
+}
+
+namespace {
+
+// Text other than XML whitespace directly inside an element that holds only elements.
+bool HasText(const XmlNode& node) { return !TrimXmlSpace(node.text).empty(); }
+
+size_t CodePoints(std::string_view utf8) {
+  return static_cast<size_t>(std::count_if(utf8.begin(), utf8.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+// One CORSRule's elements, with only the structural checks (MalformedXML).
+bool ReadCorsRule(const XmlNode& node, storage::CorsRule* rule) {
+  if (HasText(node) || !ChildrenAmong(node,
+                                      {"ID", "AllowedMethod", "AllowedOrigin", "AllowedHeader",
+                                       "ExposeHeader", "MaxAgeSeconds"},
+                                      {"AllowedMethod", "AllowedOrigin", "AllowedHeader",
+                                       "ExposeHeader"})) {
+    return false;
+  }
+  for (const XmlNode& child : node.children) {
+    if (!child.children.empty()) return false;  // a value is text only
+    const std::string& v = child.text;
+    if (child.name == "ID") {
+      if (CodePoints(v) > kMaxCorsRuleIdLength) return false;
+      rule->id = v;
+    } else if (child.name == "AllowedMethod") {
+      rule->allowed_methods.push_back(v);
+    } else if (child.name == "AllowedOrigin") {
+      rule->allowed_origins.push_back(v);
+    } else if (child.name == "AllowedHeader") {
+      rule->allowed_headers.push_back(v);
+    } else if (child.name == "ExposeHeader") {
+      rule->expose_headers.push_back(v);
+    } else {  // MaxAgeSeconds: xs:int, not negative
+      const std::string_view digits = TrimXmlSpace(v);
+      int64_t seconds;
+      if (digits.empty() || !std::all_of(digits.begin(), digits.end(),
+                                         [](char c) { return c >= '0' && c <= '9'; }) ||
+          !ParseInteger(digits, 0, kInt32Max, &seconds)) {
+        return false;
+      }
+      rule->max_age_seconds = static_cast<uint32_t>(seconds);
+    }
+  }
+  return !rule->allowed_methods.empty() && !rule->allowed_origins.empty();
+}
+
+bool IsCorsMethod(std::string_view m) {
+  return m == "GET" || m == "PUT" || m == "POST" || m == "DELETE" || m == "HEAD";
+}
+
+// A rule's values (InvalidRequest), in S3's order: methods, origins, allowed headers, exposed
+// headers.
+XmlBodyError CheckCorsRule(const storage::CorsRule& rule) {
+  for (const std::string& m : rule.allowed_methods) {
+    if (!IsCorsMethod(m)) {
+      return InvalidRequest("Found unsupported HTTP method in CORS config. Unsupported method is " +
+                            m);
+    }
+  }
+  for (const std::string& o : rule.allowed_origins) {
+    if (std::count(o.begin(), o.end(), '*') > 1) {
+      return InvalidRequest("AllowedOrigin \"" + o + "\" can not have more than one wildcard.");
+    }
+  }
+  for (const std::string& h : rule.allowed_headers) {
+    if (std::count(h.begin(), h.end(), '*') > 1) {
+      return InvalidRequest("AllowedHeader \"" + h + "\" can not have more than one wildcard.");
+    }
+  }
+  for (const std::string& h : rule.expose_headers) {
+    if (h.find('*') != std::string::npos) {
+      return InvalidRequest("ExposeHeader \"" + h +
+                            "\" contains wildcard. We currently do not support wildcard for "
+                            "ExposeHeader.");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+XmlBodyError ParseCorsConfiguration(std::string_view body, storage::CorsConfig* out) {
+  XmlNode root;
+  if (!ParseXml(body, &root) || root.name != "CORSConfiguration" || HasText(root) ||
+      !ChildrenAmong(root, {"CORSRule"}, {"CORSRule"}) || root.children.empty() ||
+      root.children.size() > kMaxCorsRules) {
+    return MalformedXml();
+  }
+  storage::CorsConfig config;
+  config.rules.resize(root.children.size());
+  for (size_t i = 0; i < root.children.size(); ++i) {
+    if (!ReadCorsRule(root.children[i], &config.rules[i])) return MalformedXml();
+  }
+  for (const storage::CorsRule& rule : config.rules) {
+    if (XmlBodyError e = CheckCorsRule(rule); !e.ok()) return e;
+  }
+  *out = std::move(config);
+  return {};
+}
+
 }  // namespace cubby::s3api

@@ -1,4 +1,4 @@
-// The S3 XML of versioning, object lock and lifecycle, and the object-lock request headers, as
+// The S3 XML of versioning, object lock, lifecycle and CORS, and the object-lock request headers, as
 // pure functions: each document rendered (what the Get call answers) and parsed (what the Put
 // call takes) with S3's error codes and messages, plus the few decisions that need only the
 // bucket's stored values. Storage keeps the values (storage/bucket_config.h); what a lifecycle
@@ -10,6 +10,8 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObjectLegalHold.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketLifecycleConfiguration.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketLifecycleConfiguration.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketCors.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketCors.html
 //
 // Every Parse* leaves *out unchanged on an error. An error's message is empty when the table's
 // default message (s3api/errors.cc) is what S3 answers.
@@ -194,5 +196,37 @@ using RuleIdGenerator = std::function<std::string()>;
 // ExpiredObjectDeleteMarker false is no action.
 XmlBodyError ParseLifecycleConfiguration(std::string_view body, const RuleIdGenerator& new_rule_id,
                                          storage::LifecycleConfig* out);
+
+// ---- CORSConfiguration ----
+
+// At most this many rules in one configuration, and this many characters in a rule's ID.
+inline constexpr size_t kMaxCorsRules = 100;
+inline constexpr size_t kMaxCorsRuleIdLength = 255;
+
+// GetBucketCors's body, in the rules' order, each rule's elements in S3's order:
+//   <CORSConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
+//     <CORSRule><ID>site</ID><AllowedMethod>GET</AllowedMethod>...
+//       <AllowedOrigin>https://*.example.com</AllowedOrigin>...<AllowedHeader>*</AllowedHeader>...
+//       <MaxAgeSeconds>600</MaxAgeSeconds><ExposeHeader>ETag</ExposeHeader>...</CORSRule>
+//   </CORSConfiguration>
+// ID and MaxAgeSeconds only when given (an empty ID is written empty).
+std::string CorsConfigurationXml(const storage::CorsConfig& config);
+
+// PutBucketCors's body into the configuration to store. Values are kept exactly as sent (case,
+// surrounding whitespace, repeats). The document's structure is checked first, then each rule
+// in document order, each rule's values in the order below:
+//  - kMalformedXML: not well-formed; a root other than CORSConfiguration; no CORSRule or more
+//    than kMaxCorsRules; an element other than CORSRule in the root, or other than ID,
+//    AllowedMethod, AllowedOrigin, AllowedHeader, ExposeHeader, MaxAgeSeconds in a rule; text
+//    beside the rules or the values; an element inside a value; a rule without AllowedMethod or
+//    without AllowedOrigin; ID or MaxAgeSeconds twice; an ID of more than kMaxCorsRuleIdLength
+//    characters; a MaxAgeSeconds that is not a decimal integer in 0..2147483647;
+//  - kInvalidRequest "Found unsupported HTTP method in CORS config. Unsupported method is M":
+//    an AllowedMethod other than GET, PUT, POST, DELETE, HEAD (case-sensitive);
+//  - kInvalidRequest 'AllowedOrigin "O" can not have more than one wildcard.';
+//  - kInvalidRequest 'AllowedHeader "H" can not have more than one wildcard.';
+//  - kInvalidRequest 'ExposeHeader "H" contains wildcard. We currently do not support wildcard
+//    for ExposeHeader.'
+XmlBodyError ParseCorsConfiguration(std::string_view body, storage::CorsConfig* out);
 
 }  // namespace cubby::s3api

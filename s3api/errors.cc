@@ -19,6 +19,9 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kAccessControlListNotSupported, "AccessControlListNotSupported",
      "The bucket does not allow ACLs", 400},
     {ErrorCode::kAccessDenied, "AccessDenied", "Access Denied", 403},
+    // A CORS preflight refused (cors.h AnswerPreflight gives the message).
+    {ErrorCode::kAccessForbidden, "AccessForbidden", "CORSResponse: This CORS request is not allowed.",
+     403},
     {ErrorCode::kAuthorizationHeaderMalformed, "AuthorizationHeaderMalformed",
      "The authorization header that you provided is not valid.", 400},
     {ErrorCode::kAuthorizationQueryParametersError, "AuthorizationQueryParametersError",

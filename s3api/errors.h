@@ -11,6 +11,7 @@ enum class ErrorCode {
   kNone,
   kAccessControlListNotSupported,
   kAccessDenied,
+  kAccessForbidden,
   kAuthorizationHeaderMalformed,
   kAuthorizationQueryParametersError,
   kBadDigest,

@@ -348,6 +348,20 @@ Failure NewObjectTags(const Context& ctx, const storage::ObjectMeta* source,
                       storage::ObjectMeta* meta);
 // x-amz-tagging-count on a GET / HEAD of an object with tags.
 void SetTaggingCountHeader(const storage::ObjectMeta& meta, HttpResponse* r);
+// cors.cc
+HttpResponse GetBucketCors(const Context& ctx);
+HttpResponse PutBucketCors(const Context& ctx);
+HttpResponse DeleteBucketCors(const Context& ctx);
+// The preflight: cors.h AnswerPreflight over the request's bucket (RequestBucket: the
+// Authorizer's cached record), 200 with the rule's headers or the refusal; an AccessForbidden
+// document names <Method> and <ResourceType> (BUCKET or OBJECT) as S3's does.
+HttpResponse OptionsObject(const Context& ctx);
+// Adds to `r` the CORS headers of the request's bucket for a request with an Origin header
+// (cors.h ActualRequestCorsHeaders), whatever the answer: S3 adds them to errors too. Called once
+// per request, by the service, after the pipeline; without an Origin it reads nothing. The rules
+// come from the Authorizer's cached record (no store read while it is current); a bucket that
+// cannot be read gets no headers.
+void SetCorsHeaders(const Context& ctx, HttpResponse* r);
 // list.cc
 HttpResponse ListObjects(const Context& ctx);
 HttpResponse ListObjectsV2(const Context& ctx);

@@ -65,6 +65,10 @@ std::string_view OperationName(Operation op) {
     case Operation::kGetBucketTagging: return "GetBucketTagging";
     case Operation::kPutBucketTagging: return "PutBucketTagging";
     case Operation::kDeleteBucketTagging: return "DeleteBucketTagging";
+    case Operation::kGetBucketCors: return "GetBucketCors";
+    case Operation::kPutBucketCors: return "PutBucketCors";
+    case Operation::kDeleteBucketCors: return "DeleteBucketCors";
+    case Operation::kOptionsObject: return "OptionsObject";
     case Operation::kNotImplemented: return "NotImplemented";
   }
   return "Unknown";
@@ -139,6 +143,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
       return Operation::kGetObjectLockConfiguration;
     }
     if (Has(r, "tagging") && only({"tagging"})) return Operation::kGetBucketTagging;
+    if (Has(r, "cors") && only({"cors"})) return Operation::kGetBucketCors;
     if (Has(r, "list-type")) {
       const std::string* v = text::FindValue(r, "list-type");
       if (*v == "2" && only({"list-type"})) return Operation::kListObjectsV2;
@@ -164,6 +169,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
       return Operation::kPutBucketLifecycleConfiguration;
     }
     if (Has(r, "tagging") && only({"tagging"})) return Operation::kPutBucketTagging;
+    if (Has(r, "cors") && only({"cors"})) return Operation::kPutBucketCors;
     if (only({})) return Operation::kCreateBucket;
   } else if (method == "DELETE") {
     if (Has(r, "policy") && only({"policy"})) return Operation::kDeleteBucketPolicy;
@@ -175,6 +181,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     }
     if (Has(r, "lifecycle") && only({"lifecycle"})) return Operation::kDeleteBucketLifecycle;
     if (Has(r, "tagging") && only({"tagging"})) return Operation::kDeleteBucketTagging;
+    if (Has(r, "cors") && only({"cors"})) return Operation::kDeleteBucketCors;
     if (only({})) return Operation::kDeleteBucket;
   } else if (method == "POST") {
     if (Has(r, "delete") && only({"delete"})) return Operation::kDeleteObjects;
@@ -465,6 +472,10 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kGetBucketTagging:
     case Operation::kPutBucketTagging:
     case Operation::kDeleteBucketTagging:
+    case Operation::kGetBucketCors:
+    case Operation::kPutBucketCors:
+    case Operation::kDeleteBucketCors:
+    case Operation::kOptionsObject:
     case Operation::kNotImplemented:
       break;  // no parameters of their own
   }
@@ -493,11 +504,15 @@ Route RouteRequest(std::string_view method, std::string_view target, std::string
     return r;
   }
   if (method != "GET" && method != "HEAD" && method != "PUT" && method != "POST" &&
-      method != "DELETE") {
+      method != "DELETE" && method != "OPTIONS") {
     r.error = ErrorCode::kMethodNotAllowed;
     return r;
   }
-  if (r.bucket.empty()) {
+  if (method == "OPTIONS") {
+    // A CORS preflight, whatever the path and query name (the service answers one without a
+    // bucket as for a missing bucket).
+    r.op = Operation::kOptionsObject;
+  } else if (r.bucket.empty()) {
     r.op = ServiceOp(method, query);
   } else if (r.key.empty()) {
     r.op = BucketOp(method, query);

@@ -67,6 +67,10 @@ enum class Operation {
   kGetBucketTagging,
   kPutBucketTagging,
   kDeleteBucketTagging,
+  kGetBucketCors,
+  kPutBucketCors,
+  kDeleteBucketCors,
+  kOptionsObject,  // a CORS preflight (OPTIONS on a bucket or object): never authenticated
   kNotImplemented,  // a sub-resource or action cubby does not implement (?website, ...)
 };
 

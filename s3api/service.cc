@@ -102,6 +102,11 @@ iam::Action ActionOf(Operation op) {
     case Operation::kGetBucketTagging: return iam::Action::kGetBucketTagging;
     case Operation::kPutBucketTagging: return iam::Action::kPutBucketTagging;
     case Operation::kDeleteBucketTagging: return iam::Action::kPutBucketTagging;
+    case Operation::kGetBucketCors: return iam::Action::kGetBucketCors;
+    case Operation::kPutBucketCors: return iam::Action::kPutBucketCors;
+    case Operation::kDeleteBucketCors: return iam::Action::kPutBucketCors;
+    // Never asked: a preflight is answered before authentication (Pipeline).
+    case Operation::kOptionsObject: return iam::Action::kUnimplemented;
     case Operation::kNotImplemented: return iam::Action::kUnimplemented;
   }
   return iam::Action::kUnimplemented;
@@ -215,6 +220,7 @@ bool NeedsSpace(Operation op) {
     case Operation::kPutObjectLegalHold:
     case Operation::kPutObjectTagging:
     case Operation::kPutBucketTagging:
+    case Operation::kPutBucketCors:
       return true;
     case Operation::kListBuckets:
     case Operation::kHeadBucket:
@@ -249,6 +255,9 @@ bool NeedsSpace(Operation op) {
     case Operation::kDeleteObjectTagging:
     case Operation::kGetBucketTagging:
     case Operation::kDeleteBucketTagging:
+    case Operation::kGetBucketCors:
+    case Operation::kDeleteBucketCors:
+    case Operation::kOptionsObject:
     case Operation::kNotImplemented:
       return false;
   }
@@ -396,6 +405,10 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kGetBucketTagging: return GetBucketTagging(ctx);
     case Operation::kPutBucketTagging: return PutBucketTagging(ctx);
     case Operation::kDeleteBucketTagging: return DeleteBucketTagging(ctx);
+    case Operation::kGetBucketCors: return GetBucketCors(ctx);
+    case Operation::kPutBucketCors: return PutBucketCors(ctx);
+    case Operation::kDeleteBucketCors: return DeleteBucketCors(ctx);
+    case Operation::kOptionsObject: return OptionsObject(ctx);
     case Operation::kNotImplemented:
       return ErrorResponse(ctx, ErrorCode::kNotImplemented);
   }
@@ -418,7 +431,8 @@ namespace {
 
 // The pipeline of one request once routed: authenticate, authorize, answer the parameter errors
 // that come before the handler, refuse a header asking for an unimplemented feature, refuse a
-// write the store has no room for, dispatch.
+// write the store has no room for, dispatch. A CORS preflight is answered without
+// authentication (browsers send it without credentials), from the bucket's rules alone.
 // Each step answers an error or hands on; *auth is what ctx.auth refers to, filled in by the
 // authentication step.
 HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::AuthResult* auth) {
@@ -427,6 +441,7 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
   ctx.summary->operation = std::string(OperationName(route.op));
   ctx.summary->bucket = route.bucket;
   ctx.summary->key = route.key;
+  if (route.op == Operation::kOptionsObject) return Dispatch(ctx);
 
   *auth = auth::Authenticate(ctx.request, ctx.options.region, lookup, ctx.now,
                              route.virtual_host ? route.bucket : std::string_view{});
@@ -509,6 +524,7 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
     const Context ctx{request, counted,        route, auth_result,       store_,
                       options_, options_.clock(), &sum,  authorizer_.get()};
     response = Pipeline(ctx, lookup, &auth_result);
+    SetCorsHeaders(ctx, &response);
   } catch (const std::exception& e) {
     response = InternalError(request, e, &sum);
   }

@@ -1,10 +1,11 @@
-// The S3 bucket configurations storage keeps for versioning, object lock and lifecycle, and the
-// object-lock facts each object version carries. Plain values: what the XML looks like is
+// The S3 bucket configurations storage keeps for versioning, object lock, lifecycle and CORS, and
+// the object-lock facts each object version carries. Plain values: what the XML looks like is
 // s3api/bucket_config_xml.h's, what a lifecycle rule does is lifecycle/lifecycle.h's, and the
 // binary records are storage/bucket_config_codec.h's.
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lifecycle-mgmt.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html
 #pragma once
 
 #include <cstdint>
@@ -83,6 +84,27 @@ struct LifecycleRule {
 struct LifecycleConfig {
   std::vector<LifecycleRule> rules;
   bool operator==(const LifecycleConfig&) const = default;
+};
+
+// One CORS rule, stored as PutBucketCors gave it (s3api/bucket_config_xml.h checks it: methods
+// among GET PUT POST DELETE HEAD, at least one method and one origin, at most one '*' in each
+// origin and allowed header, none in an exposed header). Values keep their case, order and
+// repeats; what a rule matches is s3api/cors.h's.
+struct CorsRule {
+  std::optional<std::string> id;                // <ID>, up to 255 characters; may be empty
+  std::vector<std::string> allowed_methods;     // "GET", "PUT", "POST", "DELETE", "HEAD"
+  std::vector<std::string> allowed_origins;     // "*", "https://*.example.com", ...
+  std::vector<std::string> allowed_headers;     // request headers a preflight may name
+  std::vector<std::string> expose_headers;      // response headers a page may read
+  std::optional<uint32_t> max_age_seconds;      // 0 .. 2^31-1
+  bool operator==(const CorsRule&) const = default;
+};
+
+// A bucket's CORS configuration: 1 to 100 rules, in the order given (the first that matches
+// answers). No rules: none set.
+struct CorsConfig {
+  std::vector<CorsRule> rules;
+  bool operator==(const CorsConfig&) const = default;
 };
 
 // One object version's retention. mode kNone: none (retain_until_ms is then 0).

@@ -24,6 +24,9 @@ Result<ObjectLockConfig> DecodeObjectLockConfig(std::string_view in);
 std::string EncodeLifecycleConfig(const LifecycleConfig& config);
 Result<LifecycleConfig> DecodeLifecycleConfig(std::string_view in);
 
+std::string EncodeCorsConfig(const CorsConfig& config);
+Result<CorsConfig> DecodeCorsConfig(std::string_view in);
+
 // One object version's retention and legal hold.
 std::string EncodeObjectLockState(const ObjectLockState& state);
 Result<ObjectLockState> DecodeObjectLockState(std::string_view in);

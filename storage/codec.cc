@@ -25,6 +25,9 @@ constexpr uint8_t kVersion4 = 4;
 // BucketRecord only: version 4 (its lifecycle configuration possibly empty) followed by the
 // bucket's tags; written only when the bucket has tags, so other buckets keep version <= 4.
 constexpr uint8_t kVersion5 = 5;
+// BucketRecord only: version 5 (its tags possibly empty) followed by the CORS configuration;
+// written only when the bucket has CORS rules.
+constexpr uint8_t kVersion6 = 6;
 // ObjectMeta only: version 4 followed by the object's tags; written only when it has tags, so
 // untagged objects keep version <= 4.
 constexpr uint8_t kVersionTagged = 5;
@@ -233,11 +236,12 @@ void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::st
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  const bool v5 = !r.tags.empty();
+  const bool v6 = !r.cors.rules.empty();
+  const bool v5 = v6 || !r.tags.empty();
   const bool v4 = v5 || !r.lifecycle.rules.empty();
   const bool v3 = v4 || r.versioning != VersioningState::kUnversioned ||
                   r.object_lock != ObjectLockConfig{};
-  PutByte(&out, v5 ? kVersion5 : v4 ? kVersion4 : v3 ? kVersion3 : kVersion2);
+  PutByte(&out, v6 ? kVersion6 : v5 ? kVersion5 : v4 ? kVersion4 : v3 ? kVersion3 : kVersion2);
   PutBytes(&out, r.name);
   PutSigned(&out, r.created_ms);
   PutByte(&out, static_cast<uint8_t>(r.anonymous));
@@ -260,6 +264,7 @@ std::string EncodeBucket(const BucketRecord& r) {
   }
   if (v4) PutBytes(&out, EncodeLifecycleConfig(r.lifecycle));
   if (v5) PutPairs(&out, r.tags);
+  if (v6) PutBytes(&out, EncodeCorsConfig(r.cors));
   return out;
 }
 
@@ -267,7 +272,7 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
   Reader rd(in);
   BucketRecord r;
   uint8_t version = 0;
-  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion5) return Corrupt("bucket");
+  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion6) return Corrupt("bucket");
   const bool v2 = version >= kVersion2;
   if (!rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) || !rd.GetMode(&r.anonymous) ||
       !rd.GetBool(&r.force_delete) || !rd.GetBool(&r.created_by_cosi) ||
@@ -303,13 +308,24 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
     std::string lifecycle;
     if (!rd.GetString(&lifecycle)) return Corrupt("bucket");
     Result<LifecycleConfig> config = DecodeLifecycleConfig(lifecycle);
-    // A version-4 record is written only with rules: none is corruption. Version 5 carries
+    // A version-4 record is written only with rules: none is corruption. Later versions carry
     // the configuration whether or not there are rules.
     if (!config.ok() || (version == kVersion4 && config->rules.empty())) return Corrupt("bucket");
     r.lifecycle = std::move(config).value();
   }
-  // A version-5 record is written only with tags: none is corruption.
-  if (version >= kVersion5 && (!rd.GetPairs(&r.tags) || r.tags.empty())) return Corrupt("bucket");
+  if (version >= kVersion5) {
+    // A version-5 record is written only with tags: none is corruption. Version 6 carries
+    // them whether or not there are any.
+    if (!rd.GetPairs(&r.tags) || (version == kVersion5 && r.tags.empty())) return Corrupt("bucket");
+  }
+  if (version >= kVersion6) {
+    std::string cors;
+    if (!rd.GetString(&cors)) return Corrupt("bucket");
+    Result<CorsConfig> config = DecodeCorsConfig(cors);
+    // A version-6 record is written only with CORS rules: none is corruption.
+    if (!config.ok() || config->rules.empty()) return Corrupt("bucket");
+    r.cors = std::move(config).value();
+  }
   if (!rd.done()) return Corrupt("bucket");
   return r;
 }
@@ -977,6 +993,46 @@ bool GetRule(Reader* rd, LifecycleRule* r) {
          GetOptionalU32(rd, has, kHasAbortIncompleteDays, &r->abort_incomplete_days);
 }
 
+// CorsRule: which optional fields follow, in this order.
+constexpr uint8_t kCorsHasId = 1;
+constexpr uint8_t kCorsHasMaxAge = 2;
+constexpr uint8_t kCorsHasAll = 3;
+
+void PutStrings(std::string* out, const std::vector<std::string>& v) {
+  PutVarint(out, v.size());
+  for (const std::string& s : v) PutBytes(out, s);
+}
+
+bool GetStrings(Reader* rd, std::vector<std::string>* v) {
+  uint64_t n;
+  if (!rd->GetCount(&n, 1)) return false;
+  v->resize(n);
+  for (std::string& s : *v) {
+    if (!rd->GetString(&s)) return false;
+  }
+  return true;
+}
+
+void PutCorsRule(std::string* out, const CorsRule& r) {
+  PutByte(out, static_cast<uint8_t>((r.id ? kCorsHasId : 0) |
+                                    (r.max_age_seconds ? kCorsHasMaxAge : 0)));
+  if (r.id) PutBytes(out, *r.id);
+  if (r.max_age_seconds) PutVarint(out, *r.max_age_seconds);
+  PutStrings(out, r.allowed_methods);
+  PutStrings(out, r.allowed_origins);
+  PutStrings(out, r.allowed_headers);
+  PutStrings(out, r.expose_headers);
+}
+
+bool GetCorsRule(Reader* rd, CorsRule* r) {
+  uint8_t has;
+  if (!rd->GetByte(&has) || (has & ~kCorsHasAll) != 0) return false;
+  if ((has & kCorsHasId) != 0 && !rd->GetString(&r->id.emplace())) return false;
+  if ((has & kCorsHasMaxAge) != 0 && !rd->GetU32(&r->max_age_seconds.emplace())) return false;
+  return GetStrings(rd, &r->allowed_methods) && GetStrings(rd, &r->allowed_origins) &&
+         GetStrings(rd, &r->allowed_headers) && GetStrings(rd, &r->expose_headers);
+}
+
 }  // namespace
 
 // ---- VersioningState: version, state byte.
@@ -1053,6 +1109,30 @@ Result<LifecycleConfig> DecodeLifecycleConfig(std::string_view in) {
     if (!GetRule(&rd, &r)) return Corrupt("lifecycle");
   }
   if (!rd.done()) return Corrupt("lifecycle");
+  return c;
+}
+
+// ---- CorsConfig: version, rule count, rules (presence byte, id, max age, then the method,
+// origin, allowed-header and expose-header lists).
+std::string EncodeCorsConfig(const CorsConfig& c) {
+  std::string out;
+  PutByte(&out, kVersion1);
+  PutVarint(&out, c.rules.size());
+  for (const CorsRule& r : c.rules) PutCorsRule(&out, r);
+  return out;
+}
+
+Result<CorsConfig> DecodeCorsConfig(std::string_view in) {
+  Reader rd(in);
+  CorsConfig c;
+  uint64_t n;
+  // A rule is at least 5 bytes: the presence byte and four list counts.
+  if (!rd.Version() || !rd.GetCount(&n, 5)) return Corrupt("cors");
+  c.rules.resize(n);
+  for (CorsRule& r : c.rules) {
+    if (!GetCorsRule(&rd, &r)) return Corrupt("cors");
+  }
+  if (!rd.done()) return Corrupt("cors");
   return c;
 }
 

@@ -41,6 +41,8 @@ struct BucketRecord {
   // Bucket tags (PutBucketTagging): key, value, in the order given; empty: none set. Stored as
   // given; S3's limits (50 tags, unique keys, lengths) are checked by callers.
   std::vector<std::pair<std::string, std::string>> tags;
+  // CORS rules (PutBucketCors), stored as given; no rules: none set.
+  CorsConfig cors;
 };
 
 // One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the

@@ -107,8 +107,6 @@ def test_bucket_policy_without_statements_is_malformed(server, bucket):
 
 
 @pytest.mark.parametrize("method,query,body", [
-    ("PUT", "cors", b"<CORSConfiguration><CORSRule><AllowedMethod>GET</AllowedMethod>"
-                    b"<AllowedOrigin>*</AllowedOrigin></CORSRule></CORSConfiguration>"),
     ("PUT", "website", b"<WebsiteConfiguration><IndexDocument><Suffix>i.html</Suffix>"
                        b"</IndexDocument></WebsiteConfiguration>"),
 ])

@@ -417,6 +417,8 @@ TEST(AclTest, AclRequirementTable) {
       {"s3:PutBucketPublicAccessBlock", {AclScope::kNotGrantable, kFull}},
       {"s3:PutLifecycleConfiguration", {AclScope::kNotGrantable, kFull}},
       {"s3:GetLifecycleConfiguration", {AclScope::kNotGrantable, kFull}},
+      {"s3:GetBucketCORS", {AclScope::kNotGrantable, kFull}},
+      {"s3:PutBucketCORS", {AclScope::kNotGrantable, kFull}},
       {"s3:getobject", {AclScope::kNotGrantable, kFull}},
       {"", {AclScope::kNotGrantable, kFull}},
   };
@@ -456,6 +458,8 @@ TEST(AclTest, AclRequirementTable) {
                               {Action::kDeleteObjectVersionTagging, AclScope::kNotGrantable},
                               {Action::kGetBucketTagging, AclScope::kNotGrantable},
                               {Action::kPutBucketTagging, AclScope::kNotGrantable},
+                              {Action::kGetBucketCors, AclScope::kNotGrantable},
+                              {Action::kPutBucketCors, AclScope::kNotGrantable},
                               {Action::kAnyBucketAccess, AclScope::kBucketAny},
                               {Action::kUnimplemented, AclScope::kBucketAny}}) {
     EXPECT_EQ(AclRequirementFor(c.action).scope, c.scope) << ActionName(c.action);

@@ -58,6 +58,8 @@ constexpr Action kEveryAction[] = {
     Action::kDeleteObjectVersionTagging,
     Action::kGetBucketTagging,
     Action::kPutBucketTagging,
+    Action::kGetBucketCors,
+    Action::kPutBucketCors,
     Action::kAnyBucketAccess,
     Action::kUnimplemented,
 };
@@ -181,6 +183,13 @@ TEST_F(AuthorizeTest, Table) {
       // list it), so a public bucket's anonymous writer may not tag.
       {"anonymous", Action::kPutObjectTagging, "public-rw", "k", kPlain, deny},
       {"anonymous", Action::kGetObjectTagging, "public-rw", "k", kPlain, deny},
+      // CORS: a COSI key reads the configuration by its mode; setting it is the owner's.
+      {"reader", Action::kGetBucketCors, "shared", "", kPlain, allow},
+      {"writer", Action::kGetBucketCors, "shared", "", kPlain, deny},
+      {"rw", Action::kPutBucketCors, "shared", "", kPlain, deny},  // admin only
+      {"root", Action::kPutBucketCors, "private", "", kPlain, allow},
+      {"anonymous", Action::kPutBucketCors, "public-rw", "", kPlain, deny},
+      {"anonymous", Action::kGetBucketCors, "public-rw", "", kPlain, deny},  // owner's only
       {"rw", Action::kCreateBucket, "new", "", kPlain, deny},
       {"writer", Action::kPutObject, "shared", "k", kCopy, allow},
       {"writer", Action::kPutObject, "shared", "k", kMultipart, allow},
@@ -262,7 +271,7 @@ TEST_F(AuthorizeTest, EveryAction) {
         action == Action::kPutBucketPublicAccessBlock ||
         action == Action::kPutLifecycleConfiguration ||
         action == Action::kPutBucketObjectLockConfiguration ||
-        action == Action::kPutBucketTagging;
+        action == Action::kPutBucketTagging || action == Action::kPutBucketCors;
     EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
   }
 }

@@ -669,5 +669,262 @@ TEST(BucketConfigXmlTest, LifecycleGeneratedIdsDoNotRepeatGivenOnes) {
   EXPECT_EQ(out.rules[2].id, "gen-3");
 }
 
+// ---- CORS ----
+
+using storage::CorsConfig;
+using storage::CorsRule;
+
+std::string Cors(const std::string& rules) {
+  return "<CORSConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">" + rules +
+         "</CORSConfiguration>";
+}
+std::string CorsRuleXml(const std::string& content) { return "<CORSRule>" + content + "</CORSRule>"; }
+const std::string kOrigin = "<AllowedOrigin>https://example.com</AllowedOrigin>";
+const std::string kMethod = "<AllowedMethod>GET</AllowedMethod>";
+const std::string kMinimal = kOrigin + kMethod;
+
+CorsRule MinimalRule() {
+  CorsRule r;
+  r.allowed_origins = {"https://example.com"};
+  r.allowed_methods = {"GET"};
+  return r;
+}
+
+TEST(BucketConfigXmlTest, CorsParsesValidConfigurations) {
+  CorsRule full;
+  full.id = "rule-1";
+  full.allowed_origins = {"https://example.com", "https://*.example.org"};
+  full.allowed_methods = {"GET", "PUT", "POST", "DELETE", "HEAD"};
+  full.allowed_headers = {"Authorization", "x-amz-*"};
+  full.expose_headers = {"ETag", "x-amz-request-id"};
+  full.max_age_seconds = 3000;
+  CorsRule star;
+  star.allowed_origins = {"*"};
+  star.allowed_methods = {"GET"};
+  auto with = [](auto change) {
+    CorsRule r = MinimalRule();
+    change(r);
+    return r;
+  };
+  struct Case {
+    std::string name, body;
+    std::vector<CorsRule> rules;
+  };
+  const std::vector<Case> cases = {
+      {"every element, two rules",
+       std::string(kDecl) +
+           Cors(CorsRuleXml("<ID>rule-1</ID>"
+                            "<AllowedOrigin>https://example.com</AllowedOrigin>"
+                            "<AllowedOrigin>https://*.example.org</AllowedOrigin>"
+                            "<AllowedMethod>GET</AllowedMethod><AllowedMethod>PUT</AllowedMethod>"
+                            "<AllowedMethod>POST</AllowedMethod><AllowedMethod>DELETE</AllowedMethod>"
+                            "<AllowedMethod>HEAD</AllowedMethod>"
+                            "<AllowedHeader>Authorization</AllowedHeader>"
+                            "<AllowedHeader>x-amz-*</AllowedHeader>"
+                            "<ExposeHeader>ETag</ExposeHeader>"
+                            "<ExposeHeader>x-amz-request-id</ExposeHeader>"
+                            "<MaxAgeSeconds>3000</MaxAgeSeconds>") +
+                CorsRuleXml("\n  <AllowedOrigin>*</AllowedOrigin>\n  "
+                            "<AllowedMethod>GET</AllowedMethod>\n")),
+       {full, star}},
+      {"no namespace, elements in any order",
+       "<CORSConfiguration><CORSRule><MaxAgeSeconds>0042</MaxAgeSeconds>" + kMethod + kOrigin +
+           "</CORSRule></CORSConfiguration>",
+       {with([](CorsRule& r) { r.max_age_seconds = 42; })}},
+      {"MaxAgeSeconds 0 and the largest int", Cors(CorsRuleXml(kMinimal + "<MaxAgeSeconds>0</MaxAgeSeconds>") +
+                                           CorsRuleXml(kMinimal + "<MaxAgeSeconds>2147483647</MaxAgeSeconds>")),
+       {with([](CorsRule& r) { r.max_age_seconds = 0; }),
+        with([](CorsRule& r) { r.max_age_seconds = 2147483647; })}},
+      {"an empty ID is kept", Cors(CorsRuleXml(kMinimal + "<ID/>")),
+       {with([](CorsRule& r) { r.id = ""; })}},
+      {"an ID of 255 characters (not bytes)",
+       Cors(CorsRuleXml(kMinimal + "<ID>" + std::string(127, 'a') + std::string(128, 'x') + "</ID>")),
+       {with([](CorsRule& r) { r.id = std::string(127, 'a') + std::string(128, 'x'); })}},
+      {"an ID of 255 two-byte characters",
+       Cors(CorsRuleXml(kMinimal + "<ID>" + [] {
+                          std::string s;
+                          for (int i = 0; i < 255; ++i) s += "\xc3\xa9";
+                          return s;
+                        }() + "</ID>")),
+       {with([](CorsRule& r) {
+         r.id = "";
+         for (int i = 0; i < 255; ++i) *r.id += "\xc3\xa9";
+       })}},
+      {"values keep case, whitespace and repeats",
+       Cors(CorsRuleXml("<AllowedOrigin> HTTPS://Example.COM\n</AllowedOrigin>" + kMethod + kMethod +
+                        "<AllowedHeader> Content-Type </AllowedHeader>")),
+       {with([](CorsRule& r) {
+         r.allowed_origins = {" HTTPS://Example.COM\n"};
+         r.allowed_methods = {"GET", "GET"};
+         r.allowed_headers = {" Content-Type "};
+       })}},
+      {"one wildcard in each origin and header",
+       Cors(CorsRuleXml("<AllowedOrigin>*</AllowedOrigin><AllowedOrigin>https://example.com:*</AllowedOrigin>" +
+                        kMethod + "<AllowedHeader>*</AllowedHeader><AllowedHeader>x-*-id</AllowedHeader>")),
+       {with([](CorsRule& r) {
+         r.allowed_origins = {"*", "https://example.com:*"};
+         r.allowed_headers = {"*", "x-*-id"};
+       })}},
+      {"an empty origin", Cors(CorsRuleXml("<AllowedOrigin></AllowedOrigin>" + kMethod)),
+       {with([](CorsRule& r) { r.allowed_origins = {""}; })}},
+      {"two rules with one ID", Cors(CorsRuleXml("<ID>same</ID>" + kMinimal) + CorsRuleXml("<ID>same</ID>" + kMinimal)),
+       {with([](CorsRule& r) { r.id = "same"; }), with([](CorsRule& r) { r.id = "same"; })}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    CorsConfig got;
+    XmlBodyError e = ParseCorsConfiguration(c.body, &got);
+    ASSERT_TRUE(e.ok()) << e.message;
+    EXPECT_EQ(got.rules, c.rules);
+    // What GetBucketCors renders parses back to the same rules.
+    CorsConfig again;
+    ASSERT_TRUE(ParseCorsConfiguration(CorsConfigurationXml(got), &again).ok());
+    EXPECT_EQ(again, got);
+  }
+}
+
+TEST(BucketConfigXmlTest, CorsAcceptsTheMaximumRules) {
+  std::string rules;
+  for (size_t i = 0; i < kMaxCorsRules; ++i) rules += CorsRuleXml(kMinimal);
+  CorsConfig got;
+  ASSERT_TRUE(ParseCorsConfiguration(Cors(rules), &got).ok());
+  EXPECT_EQ(got.rules.size(), kMaxCorsRules);
+  rules += CorsRuleXml(kMinimal);
+  ExpectError(ParseCorsConfiguration(Cors(rules), &got), kMalformed, "101 rules");
+}
+
+TEST(BucketConfigXmlTest, CorsRendersAwsShape) {
+  CorsRule site;
+  site.id = "rule-1";
+  site.allowed_origins = {"https://example.com", "https://*.example.org"};
+  site.allowed_methods = {"GET", "PUT"};
+  site.allowed_headers = {"Authorization"};
+  site.expose_headers = {"ETag", "x-amz-request-id"};
+  site.max_age_seconds = 3000;
+  CorsRule empty_id;
+  empty_id.id = "";
+  empty_id.allowed_origins = {"https://a/?x=1&y=2"};
+  empty_id.allowed_methods = {"HEAD"};
+  EXPECT_EQ(CorsConfigurationXml(CorsConfig{{site, empty_id}}),
+            std::string(kDecl) +
+                "<CORSConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                "<CORSRule><ID>rule-1</ID>"
+                "<AllowedMethod>GET</AllowedMethod><AllowedMethod>PUT</AllowedMethod>"
+                "<AllowedOrigin>https://example.com</AllowedOrigin>"
+                "<AllowedOrigin>https://*.example.org</AllowedOrigin>"
+                "<AllowedHeader>Authorization</AllowedHeader>"
+                "<MaxAgeSeconds>3000</MaxAgeSeconds>"
+                "<ExposeHeader>ETag</ExposeHeader><ExposeHeader>x-amz-request-id</ExposeHeader>"
+                "</CORSRule>"
+                "<CORSRule><ID></ID><AllowedMethod>HEAD</AllowedMethod>"
+                "<AllowedOrigin>https://a/?x=1&amp;y=2</AllowedOrigin></CORSRule>"
+                "</CORSConfiguration>");
+}
+
+TEST(BucketConfigXmlTest, CorsErrors) {
+  auto invalid = [](std::string message) { return Want{ErrorCode::kInvalidRequest, message}; };
+  auto method = [&](std::string m) {
+    return invalid("Found unsupported HTTP method in CORS config. Unsupported method is " + m);
+  };
+  const std::string bad_method = "<AllowedMethod>PATCH</AllowedMethod>";
+  const std::string bad_origin = "<AllowedOrigin>*.*</AllowedOrigin>";
+  const std::string bad_header = "<AllowedHeader>*-*</AllowedHeader>";
+  const std::string bad_expose = "<ExposeHeader>x-*</ExposeHeader>";
+  struct Case {
+    std::string name, body;
+    Want want;
+  };
+  const std::vector<Case> cases = {
+      // MalformedXML: the document's structure.
+      {"empty body", "", kMalformed},
+      {"not XML", "AllowedOrigin: *", kMalformed},
+      {"unclosed element", "<CORSConfiguration><CORSRule>" + kMinimal + "</CORSConfiguration>",
+       kMalformed},
+      {"another root", "<CORSRules><CORSRule>" + kMinimal + "</CORSRule></CORSRules>", kMalformed},
+      {"root in lowercase", "<corsconfiguration>" + CorsRuleXml(kMinimal) + "</corsconfiguration>",
+       kMalformed},
+      {"a rule as root", CorsRuleXml(kMinimal), kMalformed},
+      {"no rule", Cors(""), kMalformed},
+      {"empty root", "<CORSConfiguration/>", kMalformed},
+      {"rule elements in the root", Cors(kMinimal), kMalformed},
+      {"another element beside a rule", Cors(CorsRuleXml(kMinimal) + "<Owner>me</Owner>"),
+       kMalformed},
+      {"text beside a rule", Cors("text" + CorsRuleXml(kMinimal)), kMalformed},
+      {"a rule in a rule", Cors(CorsRuleXml(CorsRuleXml(kMinimal))), kMalformed},
+      {"empty rule", Cors(CorsRuleXml("")), kMalformed},
+      {"rule without AllowedOrigin", Cors(CorsRuleXml(kMethod)), kMalformed},
+      {"rule without AllowedMethod", Cors(CorsRuleXml(kOrigin)), kMalformed},
+      {"second rule without AllowedMethod", Cors(CorsRuleXml(kMinimal) + CorsRuleXml(kOrigin)),
+       kMalformed},
+      {"text in a rule", Cors(CorsRuleXml(kMinimal + "text")), kMalformed},
+      {"unknown element in a rule", Cors(CorsRuleXml(kMinimal + "<AllowedHeaders>*</AllowedHeaders>")),
+       kMalformed},
+      {"element name in another case", Cors(CorsRuleXml(kMinimal + "<allowedheader>*</allowedheader>")),
+       kMalformed},
+      {"an element in a value", Cors(CorsRuleXml("<AllowedOrigin><O>*</O></AllowedOrigin>" + kMethod)),
+       kMalformed},
+      {"MaxAgeSeconds empty", Cors(CorsRuleXml(kMinimal + "<MaxAgeSeconds></MaxAgeSeconds>")),
+       kMalformed},
+      {"MaxAgeSeconds a word", Cors(CorsRuleXml(kMinimal + "<MaxAgeSeconds>hour</MaxAgeSeconds>")),
+       kMalformed},
+      {"MaxAgeSeconds negative", Cors(CorsRuleXml(kMinimal + "<MaxAgeSeconds>-1</MaxAgeSeconds>")),
+       kMalformed},
+      {"MaxAgeSeconds with a sign", Cors(CorsRuleXml(kMinimal + "<MaxAgeSeconds>+1</MaxAgeSeconds>")),
+       kMalformed},
+      {"MaxAgeSeconds a fraction", Cors(CorsRuleXml(kMinimal + "<MaxAgeSeconds>1.5</MaxAgeSeconds>")),
+       kMalformed},
+      {"MaxAgeSeconds above 32 bits",
+       Cors(CorsRuleXml(kMinimal + "<MaxAgeSeconds>2147483648</MaxAgeSeconds>")), kMalformed},
+      {"MaxAgeSeconds twice",
+       Cors(CorsRuleXml(kMinimal + "<MaxAgeSeconds>1</MaxAgeSeconds><MaxAgeSeconds>1</MaxAgeSeconds>")),
+       kMalformed},
+      {"ID twice", Cors(CorsRuleXml(kMinimal + "<ID>a</ID><ID>b</ID>")), kMalformed},
+      {"ID of 256 characters", Cors(CorsRuleXml(kMinimal + "<ID>" + std::string(256, 'a') + "</ID>")),
+       kMalformed},
+      // MalformedXML wins over a bad value anywhere.
+      {"a bad method and a rule without AllowedOrigin",
+       Cors(CorsRuleXml(kOrigin + bad_method) + CorsRuleXml(kMethod)), kMalformed},
+      {"a bad header and a repeated ID", Cors(CorsRuleXml(kMinimal + bad_header + "<ID>a</ID><ID>b</ID>")),
+       kMalformed},
+      // InvalidRequest: values, in the order method, origin, header, exposed header.
+      {"PATCH", Cors(CorsRuleXml(kOrigin + kMethod + bad_method)), method("PATCH")},
+      {"OPTIONS", Cors(CorsRuleXml(kOrigin + "<AllowedMethod>OPTIONS</AllowedMethod>")),
+       method("OPTIONS")},
+      {"lowercase get", Cors(CorsRuleXml(kOrigin + "<AllowedMethod>get</AllowedMethod>")),
+       method("get")},
+      {"method with a space", Cors(CorsRuleXml(kOrigin + "<AllowedMethod> GET</AllowedMethod>")),
+       method(" GET")},
+      {"empty method", Cors(CorsRuleXml(kOrigin + "<AllowedMethod></AllowedMethod>")), method("")},
+      {"origin with two wildcards", Cors(CorsRuleXml(kMethod + "<AllowedOrigin>https://*.example.*</AllowedOrigin>")),
+       invalid("AllowedOrigin \"https://*.example.*\" can not have more than one wildcard.")},
+      {"header with two wildcards", Cors(CorsRuleXml(kMinimal + "<AllowedHeader>x-*-meta-*</AllowedHeader>")),
+       invalid("AllowedHeader \"x-*-meta-*\" can not have more than one wildcard.")},
+      {"expose header *", Cors(CorsRuleXml(kMinimal + "<ExposeHeader>*</ExposeHeader>")),
+       invalid("ExposeHeader \"*\" contains wildcard. We currently do not support wildcard for "
+               "ExposeHeader.")},
+      {"escaped characters in the message",
+       Cors(CorsRuleXml(kMethod + "<AllowedOrigin>*&lt;&amp;&gt;*</AllowedOrigin>")),
+       invalid("AllowedOrigin \"*<&>*\" can not have more than one wildcard.")},
+      {"method before origin", Cors(CorsRuleXml(bad_expose + bad_header + bad_origin + bad_method)),
+       method("PATCH")},
+      {"origin before header", Cors(CorsRuleXml(bad_expose + bad_header + bad_origin + kMethod)),
+       invalid("AllowedOrigin \"*.*\" can not have more than one wildcard.")},
+      {"header before exposed header", Cors(CorsRuleXml(bad_expose + bad_header + kMinimal)),
+       invalid("AllowedHeader \"*-*\" can not have more than one wildcard.")},
+      {"the first bad rule", Cors(CorsRuleXml(kMinimal) + CorsRuleXml(kMinimal + bad_expose) +
+                                  CorsRuleXml(kOrigin + bad_method)),
+       invalid("ExposeHeader \"x-*\" contains wildcard. We currently do not support wildcard for "
+               "ExposeHeader.")},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    CorsConfig out;
+    out.rules = {MinimalRule()};
+    const CorsConfig before = out;
+    ExpectError(ParseCorsConfiguration(c.body, &out), c.want, c.body);
+    EXPECT_EQ(out, before) << "*out changed on an error";
+  }
+}
+
 }  // namespace
 }  // namespace cubby::s3api

@@ -72,6 +72,19 @@ TEST(RouterTest, OperationTable) {
        ""},
       {"DELETE", "/bkt?lifecycle", "h", "", false, Operation::kDeleteBucketLifecycle, "bkt", ""},
       {"POST", "/bkt?lifecycle", "h", "", false, Operation::kNotImplemented, "bkt", ""},
+      {"GET", "/bkt?cors", "h", "", false, Operation::kGetBucketCors, "bkt", ""},
+      {"PUT", "/bkt?cors", "h", "", false, Operation::kPutBucketCors, "bkt", ""},
+      {"DELETE", "/bkt?cors", "h", "", false, Operation::kDeleteBucketCors, "bkt", ""},
+      {"PUT", "/cors", "bkt.s3.local", "s3.local", false, Operation::kPutObject, "bkt", "cors"},
+      {"PUT", "/?cors", "bkt.s3.local", "s3.local", false, Operation::kPutBucketCors, "bkt", ""},
+      {"POST", "/bkt?cors", "h", "", false, Operation::kNotImplemented, "bkt", ""},
+      {"GET", "/bkt?cors&acl", "h", "", false, Operation::kNotImplemented, "bkt", ""},
+      {"GET", "/bkt/k?cors", "h", "", false, Operation::kNotImplemented, "bkt", "k"},
+      // A preflight: OPTIONS on anything, whatever its query.
+      {"OPTIONS", "/bkt", "h", "", false, Operation::kOptionsObject, "bkt", ""},
+      {"OPTIONS", "/bkt/a/b?uploads", "h", "", false, Operation::kOptionsObject, "bkt", "a/b"},
+      {"OPTIONS", "/k", "bkt.s3.local", "s3.local", false, Operation::kOptionsObject, "bkt", "k"},
+      {"OPTIONS", "/", "h", "", false, Operation::kOptionsObject, "", ""},
       {"GET", "/bkt?lifecycle&acl", "h", "", false, Operation::kNotImplemented, "bkt", ""},
       {"GET", "/bkt/k?lifecycle", "h", "", false, Operation::kNotImplemented, "bkt", "k"},
       {"POST", "/bkt?policy", "h", "", false, Operation::kNotImplemented, "bkt", ""},
@@ -132,7 +145,7 @@ TEST(RouterTest, OperationTable) {
 // Every sub-resource cubby does not implement routes to kNotImplemented, on buckets and objects.
 TEST(RouterTest, UnimplementedSubResources) {
   const std::vector<std::string> subresources = {
-      "cors",         "website",
+      "website",
       "encryption",   "replication",       "logging",
       "notification", "accelerate",    "requestPayment",    "analytics",
       "inventory",    "metrics",       "intelligent-tiering"};
@@ -271,7 +284,6 @@ TEST(RouterTest, Errors) {
       {"GET", "", ErrorCode::kInvalidURI},
       {"GET", "/bkt/" + std::string(1025, 'k'), ErrorCode::kKeyTooLongError},
       {"PATCH", "/bkt/k", ErrorCode::kMethodNotAllowed},
-      {"OPTIONS", "/bkt", ErrorCode::kMethodNotAllowed},
       // Keys that are not UTF-8, escaped or raw, on every route that can create or read one.
       {"PUT", "/bkt/%FF%FE", ErrorCode::kInvalidURI},
       {"PUT", "/bkt/a/%C0%AF", ErrorCode::kInvalidURI},  // overlong '/'

@@ -903,7 +903,6 @@ TEST_F(ServiceTest, NotImplementedOperations) {
   };
   for (const Case& c : std::vector<Case>{{"GET", "/bkt", "replication"},
                                          {"POST", "/bkt", "tagging"},
-                                         {"GET", "/bkt", "cors"},
                                          {"DELETE", "/bkt", "website"},
                                          {"POST", "/bkt/k", "tagging"},
                                          {"POST", "/bkt/k", ""},

@@ -45,6 +45,25 @@ std::vector<LifecycleConfig> LifecycleConfigs() {
           LifecycleConfig{{full, legacy, negative_date, minimal}}};
 }
 
+std::vector<CorsConfig> CorsConfigs() {
+  CorsRule minimal;
+  minimal.allowed_methods = {"GET"};
+  minimal.allowed_origins = {"*"};
+  CorsRule full;
+  full.id = std::string(255, 'c');
+  full.allowed_methods = {"GET", "PUT", "POST", "DELETE", "HEAD", "GET"};
+  full.allowed_origins = {"https://*.example.com", "", "http://h\0x"s};
+  full.allowed_headers = {"*", "X-Amz-*"};
+  full.expose_headers = {"ETag", "x-amz-request-id"};
+  full.max_age_seconds = 2147483647;
+  CorsRule empty_id;  // <ID/> is kept apart from no ID
+  empty_id.id = "";
+  empty_id.allowed_methods = {"HEAD"};
+  empty_id.allowed_origins = {"http://localhost:3000"};
+  empty_id.max_age_seconds = 0;
+  return {CorsConfig{}, CorsConfig{{minimal}}, CorsConfig{{full, empty_id, minimal}}};
+}
+
 std::vector<ObjectLockState> LockStates() {
   return {ObjectLockState{},
           ObjectLockState{{RetentionMode::kGovernance, 1893456000000}, LegalHold::kNever},
@@ -78,6 +97,14 @@ TEST(BucketConfigCodecTest, LifecycleConfigRoundTrips) {
   }
 }
 
+TEST(BucketConfigCodecTest, CorsConfigRoundTrips) {
+  for (const CorsConfig& c : CorsConfigs()) {
+    Result<CorsConfig> back = DecodeCorsConfig(EncodeCorsConfig(c));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, c);
+  }
+}
+
 TEST(BucketConfigCodecTest, ObjectLockStateRoundTrips) {
   for (const ObjectLockState& s : LockStates()) {
     Result<ObjectLockState> back = DecodeObjectLockState(EncodeObjectLockState(s));
@@ -97,6 +124,14 @@ TEST(BucketConfigCodecTest, FormatIsPinned) {
             "\x01"         // flags: enabled
             "\x00\x00"     // prefix, no tags
             "\x04\x01"s);  // expiration days 1
+  EXPECT_EQ(EncodeCorsConfig(CorsConfigs()[1]),
+            "\x01\x01"      // version, one rule
+            "\x00"          // no id, no max age
+            "\x01\x03GET"   // methods
+            "\x01\x01*"     // origins
+            "\x00\x00"s);   // no allowed or exposed headers
+  // Three rules; the first has an id (255 bytes: a two-byte varint) and a max age.
+  EXPECT_EQ(EncodeCorsConfig(CorsConfigs()[2]).substr(0, 5), "\x01\x03\x03\xff\x01"s);
 }
 
 // Every encoding, cut short anywhere or with a byte appended, is kCorruption.
@@ -124,6 +159,7 @@ TEST(BucketConfigCodecTest, TruncatedTrailingOrUnknownVersionIsCorruption) {
   ExpectStrict(LockConfigs(), EncodeObjectLockConfig, DecodeObjectLockConfig);
   ExpectStrict(LifecycleConfigs(), EncodeLifecycleConfig, DecodeLifecycleConfig);
   ExpectStrict(LockStates(), EncodeObjectLockState, DecodeObjectLockState);
+  ExpectStrict(CorsConfigs(), EncodeCorsConfig, DecodeCorsConfig);
 }
 
 TEST(BucketConfigCodecTest, OutOfRangeValuesAreCorruption) {
@@ -136,6 +172,7 @@ TEST(BucketConfigCodecTest, OutOfRangeValuesAreCorruption) {
   auto lock = [](std::string_view in) { return DecodeObjectLockConfig(in).ok(); };
   auto lifecycle = [](std::string_view in) { return DecodeLifecycleConfig(in).ok(); };
   auto state = [](std::string_view in) { return DecodeObjectLockState(in).ok(); };
+  auto cors = [](std::string_view in) { return DecodeCorsConfig(in).ok(); };
   const Case cases[] = {
       {"versioning state 3", "\x01\x03"s, versioning},
       {"lock enabled 2", "\x01\x02\x00"s, lock},
@@ -152,6 +189,11 @@ TEST(BucketConfigCodecTest, OutOfRangeValuesAreCorruption) {
       {"state mode 3", "\x01\x03\x00\x00"s, state},
       {"state legal hold 3", "\x01\x00\x00\x03"s, state},
       {"empty", "", state},
+      {"cors unknown presence bit", "\x01\x01\x04\x00\x00\x00\x00"s, cors},
+      {"cors rule count past input", "\x01\x02\x00\x00\x00\x00\x00"s, cors},
+      {"cors max age above 32 bits", "\x01\x01\x02\x80\x80\x80\x80\x10\x00\x00\x00\x00"s,
+       cors},
+      {"cors origin count past input", "\x01\x01\x00\x00\x09\x00\x00"s, cors},
   };
   for (const Case& c : cases) EXPECT_FALSE(c.decodes(c.bytes)) << c.name;
   // The same shapes with in-range values decode (so the cases above fail for their reason).
@@ -159,6 +201,7 @@ TEST(BucketConfigCodecTest, OutOfRangeValuesAreCorruption) {
   EXPECT_TRUE(lock("\x01\x01\x01\x02\x01\x00"s));
   EXPECT_TRUE(lifecycle("\x01\x01\x01r\x07\x00\x00\x04\x01"s));
   EXPECT_TRUE(state("\x01\x02\x00\x02"s));
+  EXPECT_TRUE(cors("\x01\x01\x03\x00\x7f\x00\x00\x00\x00"s));
 }
 
 }  // namespace

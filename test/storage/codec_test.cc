@@ -29,6 +29,7 @@ void ExpectSame(const BucketRecord& a, const BucketRecord& b) {
   EXPECT_EQ(a.object_lock, b.object_lock);
   EXPECT_EQ(a.lifecycle, b.lifecycle);
   EXPECT_EQ(a.tags, b.tags);
+  EXPECT_EQ(a.cors, b.cors);
 }
 
 void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
@@ -115,7 +116,20 @@ std::vector<BucketRecord> Buckets() {
   BucketRecord lifecycle_only;  // lifecycle alone also moves the record to version 4
   lifecycle_only.name = "l";
   lifecycle_only.lifecycle.rules = {disabled};
-  return {empty, full, negative, owned, preferred, with_lifecycle, lifecycle_only};
+  BucketRecord with_cors = with_lifecycle;  // version 5: CORS rules
+  CorsRule cors;
+  cors.id = "site";
+  cors.allowed_methods = {"GET", "PUT"};
+  cors.allowed_origins = {"https://*.example.com"};
+  cors.allowed_headers = {"*"};
+  cors.expose_headers = {"ETag"};
+  cors.max_age_seconds = 600;
+  with_cors.cors.rules = {cors};
+  BucketRecord cors_only;  // CORS alone moves the record to version 5, lifecycle empty
+  cors_only.name = "c";
+  cors_only.cors.rules = {cors, cors};
+  return {empty,         full,           negative, owned, preferred, with_lifecycle,
+          lifecycle_only, with_cors, cors_only};
 }
 
 std::vector<ObjectMeta> Metas() {
@@ -699,6 +713,68 @@ TEST(Codec, LifecycleFieldVersions) {
   std::string v3_tail = v4;
   v3_tail[0] = 3;
   EXPECT_EQ(DecodeBucket(v3_tail).status().code(), Code::kCorruption);
+}
+
+// A bucket record moves to version 6 only when it has CORS rules, so every other bucket keeps
+// its bytes; version 6 may carry an empty lifecycle configuration and no tags, but not an
+// empty CORS configuration.
+TEST(Codec, CorsFieldVersions) {
+  BucketRecord b;
+  b.name = "b";
+  b.versioning = VersioningState::kEnabled;
+  const std::string v3 = EncodeBucket(b);
+  ASSERT_EQ(v3[0], 3);
+  CorsRule rule;
+  rule.allowed_methods = {"GET"};
+  rule.allowed_origins = {"*"};
+  b.cors.rules = {rule};
+  const std::string v6 = EncodeBucket(b);
+  EXPECT_EQ(v6[0], 6);
+  Result<BucketRecord> back = DecodeBucket(v6);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->cors, b.cors);
+  EXPECT_TRUE(back->lifecycle.rules.empty());
+  EXPECT_EQ(back->versioning, VersioningState::kEnabled);
+  // Removing the rules gives back the version-3 bytes.
+  b.cors = {};
+  EXPECT_EQ(EncodeBucket(b), v3);
+  // With lifecycle rules too, both come back.
+  LifecycleRule expire;
+  expire.id = "r";
+  expire.expiration_days = 1;
+  b.lifecycle.rules = {expire};
+  const std::string v4 = EncodeBucket(b);
+  ASSERT_EQ(v4[0], 4);
+  b.cors.rules = {rule};
+  back = DecodeBucket(EncodeBucket(b));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->cors, b.cors);
+  EXPECT_EQ(back->lifecycle, b.lifecycle);
+  // And with tags.
+  b.tags = {{"k", "v"}};
+  back = DecodeBucket(EncodeBucket(b));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->cors, b.cors);
+  EXPECT_EQ(back->tags, b.tags);
+  b.tags.clear();
+  // Version 6 (no tags) with an empty CORS configuration, and with a corrupt one.
+  const std::string no_rules = EncodeCorsConfig(CorsConfig{});
+  std::string empty = v4 + "\x00"s + static_cast<char>(no_rules.size()) + no_rules;
+  empty[0] = 6;
+  EXPECT_EQ(DecodeBucket(empty).status().code(), Code::kCorruption);
+  std::string bad = v4 + "\x00\x02\x01\x7f"s;
+  bad[0] = 6;
+  EXPECT_EQ(DecodeBucket(bad).status().code(), Code::kCorruption);
+  // Version 4 bytes followed by a CORS configuration are trailing bytes for version 4, and a
+  // version-4 record still needs lifecycle rules.
+  std::string v4_tail = EncodeBucket(b);
+  v4_tail[0] = 4;
+  EXPECT_EQ(DecodeBucket(v4_tail).status().code(), Code::kCorruption);
+  b.lifecycle = {};
+  std::string v4_empty = EncodeBucket(b);  // version 6, empty lifecycle, no tags
+  v4_empty[0] = 4;
+  v4_empty.resize(v4_empty.size() - 1 - EncodeCorsConfig(b.cors).size() - 1);
+  EXPECT_EQ(DecodeBucket(v4_empty).status().code(), Code::kCorruption);
 }
 
 // Tags move a record to a version of its own only when it has some: untagged buckets and

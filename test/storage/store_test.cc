@@ -51,6 +51,29 @@ class StoreTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
+// A bucket's CORS rules are part of its record: UpdateBucket sets and clears them, and they
+// survive a reopen.
+TEST_F(StoreTest, CorsRulesPersist) {
+  CorsRule rule;
+  rule.id = "site";
+  rule.allowed_methods = {"GET", "PUT"};
+  rule.allowed_origins = {"http://127.0.0.1:*"};
+  rule.expose_headers = {"ETag"};
+  ASSERT_OK(store_->UpdateBucket("b", [&](BucketRecord* b) {
+    b->cors.rules = {rule};
+    return Status::Ok();
+  }));
+  Reopen();
+  Result<BucketRecord> read = store_->GetBucket("b");
+  ASSERT_OK(read.status());
+  EXPECT_EQ(read->cors.rules, std::vector<CorsRule>{rule});
+  ASSERT_OK(store_->UpdateBucket("b", [](BucketRecord* b) {
+    b->cors = {};
+    return Status::Ok();
+  }));
+  EXPECT_TRUE(store_->GetBucket("b")->cors.rules.empty());
+}
+
 // ---------------------------------------------------------------- Open
 
 TEST(StoreOpen, SecondOpenOfTheSameFolderIsIOError) {
