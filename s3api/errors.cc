@@ -44,6 +44,9 @@ constexpr ErrorInfo kErrors[] = {
      "Your proposed upload is smaller than the minimum allowed object size.", 400},
     {ErrorCode::kIncompleteBody, "IncompleteBody",
      "You did not provide the number of bytes specified by the Content-Length HTTP header.", 400},
+    // POST Object: the form has no `file` field.
+    {ErrorCode::kIncorrectNumberOfFilesInPostRequest, "IncorrectNumberOfFilesInPostRequest",
+     "POST requires exactly one file upload per request.", 400},
     // Not an AWS code (S3 never runs out of space): cubby's answer when its disk is full. 507
     // (RFC 4918 section 11.5) rather than 503 SlowDown: a full disk does not clear in the
     // seconds a client's retries last, and boto3, the aws cli and rclone retry a 503 (up to 5
@@ -79,6 +82,10 @@ constexpr ErrorInfo kErrors[] = {
      400},
     {ErrorCode::kInvalidPartNumber, "InvalidPartNumber",
      "The requested partnumber is not satisfiable", 416},
+    // POST Object: the policy document is not base64 JSON of the expected shape.
+    {ErrorCode::kInvalidPolicyDocument, "InvalidPolicyDocument",
+     "The content of the form does not meet the conditions specified in the policy document.",
+     400},
     {ErrorCode::kInvalidRange, "InvalidRange", "The requested range is not satisfiable", 416},
     {ErrorCode::kInvalidRequest, "InvalidRequest", "Invalid Request", 400},
     // x-amz-storage-class names no storage class AWS has.
@@ -92,9 +99,13 @@ constexpr ErrorInfo kErrors[] = {
      400},
     // PutBucketPolicy: the document does not parse; the message says why (iam/policy.h Parse).
     {ErrorCode::kMalformedPolicy, "MalformedPolicy", "Policies must be valid JSON", 400},
+    {ErrorCode::kMalformedPOSTRequest, "MalformedPOSTRequest",
+     "The body of your POST request is not well-formed multipart/form-data.", 400},
     {ErrorCode::kMalformedXML, "MalformedXML",
      "The XML you provided was not well-formed or did not validate against our published schema",
      400},
+    {ErrorCode::kMaxPostPreDataLengthExceededError, "MaxPostPreDataLengthExceededError",
+     "Your POST request fields preceding the upload file were too large.", 400},
     {ErrorCode::kMetadataTooLarge, "MetadataTooLarge",
      "Your metadata headers exceed the maximum allowed metadata size.", 400},
     {ErrorCode::kMethodNotAllowed, "MethodNotAllowed",

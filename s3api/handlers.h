@@ -53,6 +53,7 @@ struct Context {
   std::chrono::system_clock::time_point now;
   RequestSummary* summary;  // never null; ErrorResponse records the error in it
   const iam::Authorizer* authorizer = nullptr;  // the service's; null (tests): one per question
+  const auth::KeyLookup* key_lookup = nullptr;   // the service's; PostObject authenticates with it
 
   bool head() const { return request.method == "HEAD"; }
   int64_t now_ms() const;
@@ -348,6 +349,11 @@ Failure NewObjectTags(const Context& ctx, const storage::ObjectMeta* source,
                       storage::ObjectMeta* meta);
 // x-amz-tagging-count on a GET / HEAD of an object with tags.
 void SetTaggingCountHeader(const storage::ObjectMeta& meta, HttpResponse* r);
+// post_object.cc: POST Object, a browser form upload (form_data.h, post_policy.h). Authenticates
+// from the form (ctx.auth is anonymous: the service let it through), authorizes s3:PutObject on
+// the form's key, and stores the file as PutObject does.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/RESTObjectPOST.html
+HttpResponse PostObject(const Context& ctx);
 // cors.cc
 HttpResponse GetBucketCors(const Context& ctx);
 HttpResponse PutBucketCors(const Context& ctx);

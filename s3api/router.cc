@@ -68,6 +68,7 @@ std::string_view OperationName(Operation op) {
     case Operation::kGetBucketCors: return "GetBucketCors";
     case Operation::kPutBucketCors: return "PutBucketCors";
     case Operation::kDeleteBucketCors: return "DeleteBucketCors";
+    case Operation::kPostObject: return "PostObject";
     case Operation::kOptionsObject: return "OptionsObject";
     case Operation::kNotImplemented: return "NotImplemented";
   }
@@ -185,6 +186,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (only({})) return Operation::kDeleteBucket;
   } else if (method == "POST") {
     if (Has(r, "delete") && only({"delete"})) return Operation::kDeleteObjects;
+    if (only({})) return Operation::kPostObject;
   }
   return Operation::kNotImplemented;
 }
@@ -475,6 +477,7 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kGetBucketCors:
     case Operation::kPutBucketCors:
     case Operation::kDeleteBucketCors:
+    case Operation::kPostObject:
     case Operation::kOptionsObject:
     case Operation::kNotImplemented:
       break;  // no parameters of their own

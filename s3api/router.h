@@ -70,6 +70,9 @@ enum class Operation {
   kGetBucketCors,
   kPutBucketCors,
   kDeleteBucketCors,
+  // POST on a bucket (a browser form upload, multipart/form-data): authenticated from the form
+  // by its handler, not by the service (post_object.cc).
+  kPostObject,
   kOptionsObject,  // a CORS preflight (OPTIONS on a bucket or object): never authenticated
   kNotImplemented,  // a sub-resource or action cubby does not implement (?website, ...)
 };

@@ -105,6 +105,7 @@ iam::Action ActionOf(Operation op) {
     case Operation::kGetBucketCors: return iam::Action::kGetBucketCors;
     case Operation::kPutBucketCors: return iam::Action::kPutBucketCors;
     case Operation::kDeleteBucketCors: return iam::Action::kPutBucketCors;
+    case Operation::kPostObject: return iam::Action::kPutObject;
     // Never asked: a preflight is answered before authentication (Pipeline).
     case Operation::kOptionsObject: return iam::Action::kUnimplemented;
     case Operation::kNotImplemented: return iam::Action::kUnimplemented;
@@ -221,6 +222,7 @@ bool NeedsSpace(Operation op) {
     case Operation::kPutObjectTagging:
     case Operation::kPutBucketTagging:
     case Operation::kPutBucketCors:
+    case Operation::kPostObject:
       return true;
     case Operation::kListBuckets:
     case Operation::kHeadBucket:
@@ -408,6 +410,7 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kGetBucketCors: return GetBucketCors(ctx);
     case Operation::kPutBucketCors: return PutBucketCors(ctx);
     case Operation::kDeleteBucketCors: return DeleteBucketCors(ctx);
+    case Operation::kPostObject: return PostObject(ctx);
     case Operation::kOptionsObject: return OptionsObject(ctx);
     case Operation::kNotImplemented:
       return ErrorResponse(ctx, ErrorCode::kNotImplemented);
@@ -442,6 +445,9 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
   ctx.summary->bucket = route.bucket;
   ctx.summary->key = route.key;
   if (route.op == Operation::kOptionsObject) return Dispatch(ctx);
+  // POST Object carries its credentials in the form, which only its handler reads: it goes on
+  // as anonymous so far, and PostObject authenticates, authorizes and checks space itself.
+  if (route.op == Operation::kPostObject) return Dispatch(ctx);
 
   *auth = auth::Authenticate(ctx.request, ctx.options.region, lookup, ctx.now,
                              route.virtual_host ? route.bucket : std::string_view{});
@@ -521,8 +527,8 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
         RouteRequest(request.method, request.target, host ? *host : std::string_view{},
                      options_.domain, request.Find("x-amz-copy-source") != nullptr);
     auth::AuthResult auth_result;
-    const Context ctx{request, counted,        route, auth_result,       store_,
-                      options_, options_.clock(), &sum,  authorizer_.get()};
+    const Context ctx{request,  counted,          route, auth_result,       store_,
+                      options_, options_.clock(), &sum,  authorizer_.get(), &lookup};
     response = Pipeline(ctx, lookup, &auth_result);
     SetCorsHeaders(ctx, &response);
   } catch (const std::exception& e) {

@@ -112,6 +112,10 @@ TEST(RouterTest, OperationTable) {
       // Unsupported combinations.
       {"POST", "/bkt/k", "h", "", false, Operation::kNotImplemented, "bkt", "k"},
       {"POST", "/", "h", "", false, Operation::kNotImplemented, "", ""},
+      // POST Object (browser forms): a POST on the bucket itself, path and virtual-hosted style.
+      {"POST", "/bkt", "h", "", false, Operation::kPostObject, "bkt", ""},
+      {"POST", "/bkt/", "h", "", false, Operation::kPostObject, "bkt", ""},
+      {"POST", "/", "bkt.s3.local", "s3.local", false, Operation::kPostObject, "bkt", ""},
       {"PUT", "/", "h", "", false, Operation::kNotImplemented, "", ""},
       {"GET", "/bkt?acl&policy", "h", "", false, Operation::kNotImplemented, "bkt", ""},
       // Virtual-hosted-style.

@@ -1,0 +1,81 @@
+// POST Object's policy document and form authentication: pure functions of the form's fields,
+// the key table and the clock.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-authentication-HTTPPOST.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/HTTPPOSTForms.html (SigV2)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "s3api/auth/types.h"
+#include "s3api/errors.h"
+#include "s3api/form_data.h"
+
+namespace cubby::s3api {
+
+// The policy JSON is at most this long (AWS bounds the form fields at 20 KB anyway).
+inline constexpr size_t kMaxPostPolicyBytes = kMaxPostPreDataBytes;
+
+struct PostCondition {
+  enum class Kind { kEq, kStartsWith };
+  Kind kind = Kind::kEq;
+  std::string field;  // lowercase, without '$'
+  std::string value;  // the value (eq) or prefix (starts-with; "" allows anything)
+};
+
+struct PostPolicy {
+  int64_t expiration_ms = 0;
+  std::vector<PostCondition> conditions;
+  // content-length-range: the file's size must lie in [min, max] (several: all of them).
+  std::optional<uint64_t> min_length;
+  std::optional<uint64_t> max_length;
+};
+
+// Parses the decoded policy document: an object with "expiration" (ISO 8601) and
+// "conditions", an array whose items are {"field": "value"} (eq), ["eq", "$field", "value"],
+// ["starts-with", "$field", "prefix"] (operators case-insensitive) or
+// ["content-length-range", min, max] (non-negative integers, min <= max). kNone, or
+// InvalidPolicyDocument with *message saying what is wrong ("Invalid Policy: ...").
+ErrorCode ParsePostPolicy(std::string_view json, PostPolicy* out, std::string* message);
+
+// Checks the form `fields` (names lowercase) against `policy` at `now_ms`; the "bucket"
+// condition is checked against `bucket` when the form has no bucket field. kNone, or
+// AccessDenied with *message:
+//  - "Invalid according to Policy: Policy expired." when now_ms is past the expiration;
+//  - "Invalid according to Policy: Policy Condition failed: [\"eq\", \"$key\", \"v\"]" for the
+//    first eq / starts-with condition the fields fail (a missing field is "");
+//  - "Invalid according to Policy: Extra input fields: <name>" for the first field no condition
+//    names, except the exempt ones: policy, file, x-amz-signature, signature, awsaccesskeyid
+//    and x-ignore-*.
+// content-length-range is the caller's to check while the file streams.
+ErrorCode CheckPostPolicy(const PostPolicy& policy, const std::vector<FormField>& fields,
+                          std::string_view bucket, int64_t now_ms, std::string* message);
+
+// The value of the first field named `name` (lowercase), or nullptr.
+const std::string* FindFormField(const std::vector<FormField>& fields, std::string_view name);
+
+// The caller of a form, by its fields:
+//  - x-amz-algorithm, x-amz-credential or x-amz-signature present: SigV4. x-amz-algorithm must
+//    be AWS4-HMAC-SHA256 (InvalidArgument); each of x-amz-algorithm, x-amz-credential,
+//    x-amz-date, x-amz-signature and policy is required; the credential's scope must be
+//    <date>/`region`/s3/aws4_request (AuthorizationQueryParametersError); the key must exist
+//    (InvalidAccessKeyId); x-amz-signature must be the hex HMAC-SHA256 of the policy field (as
+//    sent, base64) under the derived signing key (SignatureDoesNotMatch).
+//  - else AWSAccessKeyId or signature present: SigV2. Both and policy are required; signature
+//    must be base64 HMAC-SHA1(secret, policy field).
+//  - else a policy alone: InvalidArgument, the form must name AWSAccessKeyId.
+//  - else anonymous.
+// A missing field is InvalidArgument "Bucket POST must contain a field named '<name>'.  If it is
+// specified, please check the order of the fields." Signatures compare in constant time.
+// The result's payload mode is kUnsigned (the form's bytes are not signed).
+auth::AuthResult AuthenticatePostForm(const std::vector<FormField>& fields, std::string_view region,
+                                      const auth::KeyLookup& lookup);
+
+// The InvalidArgument message for a missing form field.
+std::string MissingPostField(std::string_view name);
+
+}  // namespace cubby::s3api

@@ -1,0 +1,260 @@
+// POST Object's policy and form authentication (s3api/post_policy.h): each condition kind, each
+// error, SigV2 with AWS's published example and SigV4 with the signing key of the SigV4 vectors.
+#include "s3api/post_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "s3api/auth/sigv4.h"
+#include "text/encoding.h"
+
+namespace cubby::s3api {
+namespace {
+
+constexpr int64_t kNow = 1767225600000;  // 2026-01-01T00:00:00Z
+
+std::string Doc(const std::string& conditions,
+                const std::string& expiration = "\"2030-01-01T00:00:00.000Z\"") {
+  return "{\"expiration\": " + expiration + ", \"conditions\": [" + conditions + "]}";
+}
+
+TEST(PostPolicyTest, Parse) {
+  struct Case {
+    std::string name, json;
+    ErrorCode code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"ok", Doc(R"({"bucket": "b"}, ["eq", "$Key", "k"], ["starts-with", "$x-amz-meta-a", ""],
+                   ["content-length-range", 1, 10], ["Starts-With", "$acl", "pub"])"),
+       ErrorCode::kNone, ""},
+      {"no conditions needed", Doc(""), ErrorCode::kNone, ""},
+      {"length as strings", Doc(R"(["content-length-range", "0", "5"])"), ErrorCode::kNone, ""},
+      {"not json", "{", ErrorCode::kInvalidPolicyDocument, "Invalid Policy: Invalid JSON."},
+      {"not an object", "[]", ErrorCode::kInvalidPolicyDocument, "Invalid Policy: Invalid JSON."},
+      {"no expiration", R"({"conditions": []})", ErrorCode::kInvalidPolicyDocument,
+       "Invalid Policy: Policy missing expiration."},
+      {"bad expiration", Doc("", "\"tomorrow\""), ErrorCode::kInvalidPolicyDocument,
+       "Invalid Policy: Invalid 'expiration' value."},
+      {"expiration number", Doc("", "12"), ErrorCode::kInvalidPolicyDocument,
+       "Invalid Policy: Invalid 'expiration' value."},
+      {"no conditions", R"({"expiration": "2030-01-01T00:00:00Z"})",
+       ErrorCode::kInvalidPolicyDocument, "Invalid Policy: Policy missing conditions."},
+      {"conditions not a list", R"({"expiration": "2030-01-01T00:00:00Z", "conditions": {}})",
+       ErrorCode::kInvalidPolicyDocument,
+       "Invalid Policy: Invalid 'conditions' value: must be a list."},
+      {"two members", Doc(R"({"a": "1", "b": "2"})"), ErrorCode::kInvalidPolicyDocument,
+       "Invalid Policy: Invalid Simple-Condition: too many fields."},
+      {"value not string", Doc(R"({"a": 1})"), ErrorCode::kInvalidPolicyDocument,
+       "Invalid Policy: Invalid Simple-Condition: value must be a string."},
+      {"two elements", Doc(R"(["eq", "$a"])"), ErrorCode::kInvalidPolicyDocument, ""},
+      {"a number", Doc("1"), ErrorCode::kInvalidPolicyDocument, ""},
+      {"unknown op", Doc(R"(["ne", "$a", "b"])"), ErrorCode::kInvalidPolicyDocument,
+       "Invalid Policy: Invalid Condition: unknown operation 'ne'."},
+      {"field without $", Doc(R"(["eq", "a", "b"])"), ErrorCode::kInvalidPolicyDocument, ""},
+      {"value not string", Doc(R"(["eq", "$a", 3])"), ErrorCode::kInvalidPolicyDocument, ""},
+      {"range reversed", Doc(R"(["content-length-range", 5, 1])"),
+       ErrorCode::kInvalidPolicyDocument, ""},
+      {"range negative", Doc(R"(["content-length-range", -1, 1])"),
+       ErrorCode::kInvalidPolicyDocument, ""},
+      {"range fraction", Doc(R"(["content-length-range", 0, 1.5])"),
+       ErrorCode::kInvalidPolicyDocument, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    PostPolicy policy;
+    std::string message;
+    EXPECT_EQ(ParsePostPolicy(c.json, &policy, &message), c.code);
+    if (!c.message.empty()) EXPECT_EQ(message, c.message);
+  }
+  PostPolicy policy;
+  std::string message;
+  ASSERT_EQ(ParsePostPolicy(Doc(R"(["content-length-range", 1, 10],
+                                   ["content-length-range", 3, 20], ["eq", "$Key", "k"])"),
+                            &policy, &message),
+            ErrorCode::kNone);
+  EXPECT_EQ(policy.min_length, 3u);
+  EXPECT_EQ(policy.max_length, 10u);
+  ASSERT_EQ(policy.conditions.size(), 1u);
+  EXPECT_EQ(policy.conditions[0].field, "key");
+  EXPECT_EQ(policy.expiration_ms, 1893456000000);
+}
+
+TEST(PostPolicyTest, Check) {
+  PostPolicy policy;
+  std::string message;
+  ASSERT_EQ(ParsePostPolicy(Doc(R"({"bucket": "b"}, ["starts-with", "$key", "user/"],
+                                   {"acl": "public-read"}, ["starts-with", "$Content-Type", ""],
+                                   ["eq", "$x-amz-meta-a", "1"])"),
+                            &policy, &message),
+            ErrorCode::kNone);
+  using Fields = std::vector<FormField>;
+  const Fields good = {
+      {"key", "user/x"},       {"acl", "public-read"}, {"content-type", "image/png"},
+      {"x-amz-meta-a", "1"},   {"policy", "p"},        {"x-amz-signature", "s"},
+      {"awsaccesskeyid", "a"}, {"signature", "s"},     {"x-ignore-me", "z"}};
+  struct Case {
+    std::string name;
+    Fields fields;
+    std::string bucket;
+    int64_t now;
+    ErrorCode code;
+    std::string message;
+  };
+  auto with = [&](Fields f, FormField extra) {
+    f.push_back(std::move(extra));
+    return f;
+  };
+  auto replace = [&](Fields f, const std::string& name, const std::string& value) {
+    for (FormField& x : f) {
+      if (x.name == name) x.value = value;
+    }
+    return f;
+  };
+  const std::vector<Case> cases = {
+      {"ok", good, "b", kNow, ErrorCode::kNone, ""},
+      {"bucket field", with(good, {"bucket", "b"}), "b", kNow, ErrorCode::kNone, ""},
+      {"expired", good, "b", 1893456000001, ErrorCode::kAccessDenied,
+       "Invalid according to Policy: Policy expired."},
+      {"other bucket", good, "c", kNow, ErrorCode::kAccessDenied,
+       "Invalid according to Policy: Policy Condition failed: [\"eq\", \"$bucket\", \"b\"]"},
+      {"key prefix", replace(good, "key", "other/x"), "b", kNow, ErrorCode::kAccessDenied,
+       "Invalid according to Policy: Policy Condition failed: [\"starts-with\", \"$key\", "
+       "\"user/\"]"},
+      {"acl differs", replace(good, "acl", "private"), "b", kNow, ErrorCode::kAccessDenied,
+       "Invalid according to Policy: Policy Condition failed: [\"eq\", \"$acl\", \"public-read\"]"},
+      {"eq missing field", Fields{{"key", "user/x"}, {"acl", "public-read"}}, "b", kNow,
+       ErrorCode::kAccessDenied,
+       "Invalid according to Policy: Policy Condition failed: [\"eq\", \"$x-amz-meta-a\", \"1\"]"},
+      {"extra field", with(good, {"x-amz-meta-b", "2"}), "b", kNow, ErrorCode::kAccessDenied,
+       "Invalid according to Policy: Extra input fields: x-amz-meta-b"},
+      {"extra success_action_status", with(good, {"success_action_status", "201"}), "b", kNow,
+       ErrorCode::kAccessDenied,
+       "Invalid according to Policy: Extra input fields: success_action_status"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    message.clear();
+    EXPECT_EQ(CheckPostPolicy(policy, c.fields, c.bucket, c.now, &message), c.code);
+    EXPECT_EQ(message, c.message);
+  }
+}
+
+constexpr char kKeyId[] = "AKIAIOSFODNN7EXAMPLE";
+constexpr char kSecret[] = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+
+auth::KeyLookup Lookup(const std::string& secret = kSecret) {
+  return [secret](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
+    if (id != kKeyId) return std::nullopt;
+    storage::AccessKeyRecord r;
+    r.access_key_id = kKeyId;
+    r.secret = storage::SecretKey(secret);
+    return r;
+  };
+}
+
+TEST(PostPolicyTest, AuthenticateSigV2WithAwsExample) {
+  // https://docs.aws.amazon.com/AmazonS3/latest/userguide/HTTPPOSTExamples.html (SigV2)
+  const std::string policy =
+      "eyAiZXhwaXJhdGlvbiI6ICIyMDA3LTEyLTAxVDEyOjAwOjAwLjAwMFoiLAogICJjb25kaXRpb25zIjogWwogICAgey"
+      "JidWNrZXQiOiAiam9obnNtaXRoIiB9LAogICAgWyJzdGFydHMtd2l0aCIsICIka2V5IiwgInVzZXIvZXJpYy8iXSwK"
+      "ICAgIHsiYWNsIjogInB1YmxpYy1yZWFkIiB9LAogICAgeyJyZWRpcmVjdCI6ICJodHRwOi8vam9obnNtaXRoLnMzLm"
+      "FtYXpvbmF3cy5jb20vc3VjY2Vzc2Z1bF91cGxvYWQuaHRtbCIgfSwKICAgIFsic3RhcnRzLXdpdGgiLCAiJENvbnRl"
+      "bnQtVHlwZSIsICJpbWFnZS8iXSwKICAgIHsieC1hbXotbWV0YS11dWlkIjogIjE0MzY1MTIzNjUxMjc0In0sCiAgIC"
+      "BbInN0YXJ0cy13aXRoIiwgIiR4LWFtei1tZXRhLXRhZyIsICIiXSwKICBdCn0K";
+  const auth::KeyLookup lookup = Lookup("uV3F3YluFJax1cknvbcGwgjvx4QpvB+leU8dUj2o");
+  std::vector<FormField> fields = {{"awsaccesskeyid", kKeyId},
+                                   {"policy", policy},
+                                   {"signature", "2qCp0odXe7A9IYyUVqn0w2adtCA="}};
+  auth::AuthResult r = AuthenticatePostForm(fields, "us-east-1", lookup);
+  EXPECT_EQ(r.error, ErrorCode::kNone);
+  EXPECT_FALSE(r.anonymous);
+  EXPECT_EQ(r.signature_version, 2);
+  fields[2].value = "3qCp0odXe7A9IYyUVqn0w2adtCA=";
+  EXPECT_EQ(AuthenticatePostForm(fields, "us-east-1", lookup).error,
+            ErrorCode::kSignatureDoesNotMatch);
+}
+
+TEST(PostPolicyTest, Authenticate) {
+  const std::string policy = text::Base64Encode(Doc(""));
+  const std::string signature = auth::sigv4::Signature(
+      auth::sigv4::SigningKey(kSecret, "20260101", "us-east-1", "s3"), policy);
+  using Fields = std::vector<FormField>;
+  const Fields v4 = {
+      {"x-amz-algorithm", "AWS4-HMAC-SHA256"},
+      {"x-amz-credential", std::string(kKeyId) + "/20260101/us-east-1/s3/aws4_request"},
+      {"x-amz-date", "20260101T000000Z"},
+      {"policy", policy},
+      {"x-amz-signature", signature}};
+  auto without = [](Fields f, const std::string& name) {
+    std::erase_if(f, [&](const FormField& x) { return x.name == name; });
+    return f;
+  };
+  auto replace = [](Fields f, const std::string& name, const std::string& value) {
+    for (FormField& x : f) {
+      if (x.name == name) x.value = value;
+    }
+    return f;
+  };
+  struct Case {
+    std::string name;
+    Fields fields;
+    ErrorCode code;
+    std::string message;
+    bool anonymous;
+  };
+  const std::vector<Case> cases = {
+      {"sigv4", v4, ErrorCode::kNone, "", false},
+      {"anonymous", Fields{{"key", "k"}}, ErrorCode::kNone, "", true},
+      {"policy alone", Fields{{"policy", policy}}, ErrorCode::kInvalidArgument,
+       MissingPostField("AWSAccessKeyId"), true},
+      {"no algorithm", without(v4, "x-amz-algorithm"), ErrorCode::kInvalidArgument,
+       MissingPostField("x-amz-algorithm"), true},
+      {"no credential", without(v4, "x-amz-credential"), ErrorCode::kInvalidArgument,
+       MissingPostField("x-amz-credential"), true},
+      {"no date", without(v4, "x-amz-date"), ErrorCode::kInvalidArgument,
+       MissingPostField("x-amz-date"), true},
+      {"no signature", without(v4, "x-amz-signature"), ErrorCode::kInvalidArgument,
+       MissingPostField("x-amz-signature"), true},
+      {"no policy", without(v4, "policy"), ErrorCode::kInvalidArgument, MissingPostField("policy"),
+       true},
+      {"other algorithm", replace(v4, "x-amz-algorithm", "AWS4-HMAC-SHA1"),
+       ErrorCode::kInvalidArgument, "", true},
+      {"bad credential", replace(v4, "x-amz-credential", "nonsense"),
+       ErrorCode::kAuthorizationQueryParametersError, "", true},
+      {"other region",
+       replace(v4, "x-amz-credential", std::string(kKeyId) + "/20260101/eu-west-1/s3/aws4_request"),
+       ErrorCode::kAuthorizationQueryParametersError, "", true},
+      {"unknown key",
+       replace(v4, "x-amz-credential", "AKIDOTHER/20260101/us-east-1/s3/aws4_request"),
+       ErrorCode::kInvalidAccessKeyId, "", true},
+      {"wrong signature", replace(v4, "x-amz-signature", std::string(64, '0')),
+       ErrorCode::kSignatureDoesNotMatch, "", true},
+      {"policy changed", replace(v4, "policy", text::Base64Encode(Doc("{\"a\": \"b\"}"))),
+       ErrorCode::kSignatureDoesNotMatch, "", true},
+      {"sigv2 without signature", Fields{{"awsaccesskeyid", kKeyId}, {"policy", policy}},
+       ErrorCode::kInvalidArgument, MissingPostField("signature"), true},
+      {"sigv2 without key id", Fields{{"signature", "x"}, {"policy", policy}},
+       ErrorCode::kInvalidArgument, MissingPostField("AWSAccessKeyId"), true},
+      {"sigv2 without policy", Fields{{"awsaccesskeyid", kKeyId}, {"signature", "x"}},
+       ErrorCode::kInvalidArgument, MissingPostField("policy"), true},
+      {"sigv2 unknown key",
+       Fields{{"awsaccesskeyid", "nobody"}, {"signature", "x"}, {"policy", policy}},
+       ErrorCode::kInvalidAccessKeyId, "", true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auth::AuthResult r = AuthenticatePostForm(c.fields, "us-east-1", Lookup());
+    EXPECT_EQ(r.error, c.code);
+    if (!c.message.empty()) EXPECT_EQ(r.error_message, c.message);
+    EXPECT_EQ(r.anonymous, c.anonymous);
+  }
+  EXPECT_EQ(MissingPostField("key"),
+            "Bucket POST must contain a field named 'key'.  If it is specified, please check the "
+            "order of the fields.");
+}
+
+}  // namespace
+}  // namespace cubby::s3api
