@@ -14,7 +14,9 @@ constexpr size_t kFillBytes = 64 << 10;
 constexpr size_t kMaxBoundaryBytes = 70;  // RFC 2046 section 5.1.1
 
 // Splits "a; b=c; d=\"e;f\"" into its first item and name=value parameters (names lowercase,
-// quoted values unquoted with backslash escapes removed). False on an unterminated quote.
+// quoted values unquoted). A backslash is a character like another: browsers send Windows paths
+// as filenames and escape nothing but '"' (as %22), as RFC 7578 section 4.2 and the HTML
+// standard have it. False on an unterminated quote.
 struct Param {
   std::string name;
   std::string value;
@@ -39,10 +41,7 @@ bool SplitParams(std::string_view s, std::string* first, std::vector<Param>* par
         ++i;
         bool closed = false;
         while (i < s.size()) {
-          if (s[i] == '\\' && i + 1 < s.size()) {
-            p.value += s[i + 1];
-            i += 2;
-          } else if (s[i] == '"') {
+          if (s[i] == '"') {
             ++i;
             closed = true;
             break;

@@ -147,6 +147,12 @@ HttpResponse PostObject(const Context& ctx) {
     return ErrorResponse(ctx, e);
   }
 
+  // A form without a key is refused before anything else is looked at.
+  const std::string* key_field = FindFormField(fields, "key");
+  if (key_field == nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, MissingPostField("key"));
+  }
+
   // Authentication, then the policy (signed forms only).
   const auth::KeyLookup no_keys = [](std::string_view) {
     return std::optional<storage::AccessKeyRecord>();
@@ -175,10 +181,6 @@ HttpResponse PostObject(const Context& ctx) {
 
   // The key, with ${filename} replaced by the file's name (its last path segment: old browsers
   // sent the whole path).
-  const std::string* key_field = FindFormField(fields, "key");
-  if (key_field == nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, MissingPostField("key"));
-  }
   std::string key = *key_field;
   if (const size_t at = key.find("${filename}"); at != std::string::npos) {
     const size_t slash = filename.find_last_of("/\\");

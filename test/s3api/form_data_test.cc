@@ -134,6 +134,10 @@ TEST(FormDataTest, FirstDelimiterWithoutPreambleAndEmptyFile) {
   p = Parse(padded + FilePart("x") + Close(), 3);
   ASSERT_EQ(p.fields_error, ErrorCode::kNone);
   EXPECT_EQ(p.content, "x");
+  // A Windows path as a browser sends it: backslashes are not escapes.
+  p = Parse(Part("key", "k") + FilePart("y", "C:\\docs\\a.txt") + Close(), 4);
+  ASSERT_EQ(p.fields_error, ErrorCode::kNone);
+  EXPECT_EQ(p.filename, "C:\\docs\\a.txt");
 }
 
 TEST(FormDataTest, Errors) {
