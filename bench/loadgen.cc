@@ -71,6 +71,7 @@ struct Options {
   bool versions = false;     // list: ListObjectVersions instead of ListObjectsV2 (--op versions)
   std::string label;      // replaces the op column when set (single-op modes)
   bool signed_payload = false;
+  bool post_form = false;  // PUTs go as POST Object browser-form uploads instead
   bool verify = false;
   bool skip_prepare = false;
   bool header = true;
@@ -107,6 +108,8 @@ constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
                         versions and delete markers) (default: unchecked)
   --skip-prepare        GET/mixed: assume the bucket and the keys already exist
   --signed-payload      sign the PUT body's SHA-256 instead of UNSIGNED-PAYLOAD
+  --post-form           send each PUT as a POST Object form upload (multipart/form-data,
+                        a SigV4-signed policy made once), recorded as a put
   --verify              compare every GET body with the bytes that were written
   --server-pid PID      also report that process's CPU (cores) and peak RSS in the interval
   --timeout SECONDS     per send/recv timeout (default 60)
@@ -233,6 +236,7 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
       return "";
     }
     if (flag("--signed-payload")) { o->signed_payload = true; continue; }
+    if (flag("--post-form")) { o->post_form = true; continue; }
     if (flag("--verify")) { o->verify = true; continue; }
     if (flag("--skip-prepare")) { o->skip_prepare = true; continue; }
     if (flag("--no-header")) { o->header = false; continue; }
@@ -326,6 +330,7 @@ struct Shared {
   const Options* options;
   std::string body;          // `size` random bytes
   std::string body_sha256;   // hex, or UNSIGNED-PAYLOAD
+  std::string form_fields;   // --post-form: the signed fields after the key, as form parts
   mutable std::atomic<uint64_t> signed_requests{0};
 
   // The time to sign the next request at: now, or under --sign-time the start plus one step
@@ -541,6 +546,47 @@ bool ExecuteList(const Shared& shared, HttpConnection* conn, Signer* signer,
                 stats);
 }
 
+// --post-form: the POST Object form of a PUT of `key` (the signed fields made once, then the
+// key, then the file), and its request head (no Authorization: the form carries it).
+constexpr std::string_view kFormBoundary = "cubbyLoadgenFormBoundary";
+std::string FormPart(std::string_view name, std::string_view value) {
+  std::string out = "--";
+  out.append(kFormBoundary).append("\r\nContent-Disposition: form-data; name=\"");
+  out.append(name).append("\"\r\n\r\n").append(value).append("\r\n");
+  return out;
+}
+std::string PostFormFields(const Options& o) {
+  namespace sigv4 = auth::sigv4;
+  const std::string amz_date = text::FormatIso8601Basic(std::chrono::system_clock::now());
+  const std::string date = amz_date.substr(0, 8);
+  const std::string credential = o.access_key + "/" + date + "/" + o.region + "/s3/aws4_request";
+  const std::string policy = text::Base64Encode(
+      "{\"expiration\": \"2100-01-01T00:00:00Z\", \"conditions\": [{\"bucket\": \"" + o.bucket +
+      "\"}, [\"starts-with\", \"$key\", \"\"], {\"success_action_status\": \"200\"}, "
+      "{\"x-amz-algorithm\": \"AWS4-HMAC-SHA256\"}, {\"x-amz-credential\": \"" + credential +
+      "\"}, {\"x-amz-date\": \"" + amz_date + "\"}]}");
+  std::string key = sigv4::SigningKey(o.secret_key, date, o.region, sigv4::kService);
+  const std::string signature = sigv4::Signature(key, policy);
+  auth::Cleanse(&key);
+  return FormPart("success_action_status", "200") + FormPart("x-amz-algorithm", "AWS4-HMAC-SHA256") +
+         FormPart("x-amz-credential", credential) + FormPart("x-amz-date", amz_date) +
+         FormPart("policy", policy) + FormPart("x-amz-signature", signature);
+}
+std::string PostFormBody(const Shared& shared, const std::string& key) {
+  std::string out = FormPart("key", key) + shared.form_fields;
+  out.append("--").append(kFormBoundary);
+  out.append("\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n");
+  out.append(shared.body).append("\r\n--").append(kFormBoundary).append("--\r\n");
+  return out;
+}
+std::string PostFormHead(const Options& o, size_t length) {
+  std::string head = "POST /" + o.bucket + " HTTP/1.1\r\nhost: " + o.endpoint.host_header +
+                     "\r\ncontent-type: multipart/form-data; boundary=";
+  head.append(kFormBoundary).append("\r\ncontent-length: ").append(std::to_string(length));
+  head.append("\r\n\r\n");
+  return head;
+}
+
 // One PUT or GET on `conn`. Records the outcome in `stats`; returns false on failure.
 bool Execute(const Shared& shared, HttpConnection* conn, Signer* signer, Op op,
              const std::string& key, ThreadStats* stats) {
@@ -548,8 +594,10 @@ bool Execute(const Shared& shared, HttpConnection* conn, Signer* signer, Op op,
   const Options& o = *shared.options;
   std::string path = "/" + o.bucket + "/" + key;
   Clock::time_point start = Clock::now();
-  std::string head = op == kPut ? signer->Head("PUT", path, "", shared.body_sha256, o.size)
-                                : signer->Head("GET", path, "", kEmptySha256, std::nullopt);
+  std::string head =
+      op == kPut ? (o.post_form ? std::string()
+                                : signer->Head("PUT", path, "", shared.body_sha256, o.size))
+                 : signer->Head("GET", path, "", kEmptySha256, std::nullopt);
   std::string error;
   Response response;
   bool mismatch = false;
@@ -563,6 +611,12 @@ bool Execute(const Shared& shared, HttpConnection* conn, Signer* signer, Op op,
     };
   }
   std::string_view body = op == kPut ? std::string_view(shared.body) : std::string_view();
+  std::string form;
+  if (op == kPut && o.post_form) {
+    form = PostFormBody(shared, key);
+    head = PostFormHead(o, form.size());
+    body = form;
+  }
   bool ok = conn->Send(head, body, &error) && conn->ReadResponse(false, sink, &response, &error);
   Clock::time_point end = Clock::now();
   if (ok && response.status != 200) {
@@ -771,6 +825,7 @@ int Main(int argc, char** argv) {
   }
   shared.body_sha256 = o.signed_payload ? text::HexEncode(auth::Sha256(shared.body))
                                         : std::string(kUnsignedPayload);
+  if (o.post_form) shared.form_fields = PostFormFields(o);
   // A listing reads the bucket as it is: a missing one is an error of the run, not created.
   // --skip-prepare assumes the bucket exists too (it may be another user's).
   if (o.mode != Mode::kList && !o.skip_prepare && !EnsureBucket(shared, &error)) {

@@ -307,6 +307,8 @@ drain_data_fs() {  # what (for the note; "" for none)
 baseline_run rocksdb --threads "$high" --size "$small" --duration "$bl_duration"
 cell put put "$small" 1
 cell put put "$small" "$high"
+# The same PUTs as browser-form uploads (POST Object: multipart/form-data, a signed policy).
+cell post put "$small" "$high" --post-form
 http_ceiling
 cell get get "$small" 1
 cell get get "$small" "$high"
