@@ -348,6 +348,11 @@ Failure NewObjectTags(const Context& ctx, const storage::ObjectMeta* source,
                       storage::ObjectMeta* meta);
 // x-amz-tagging-count on a GET / HEAD of an object with tags.
 void SetTaggingCountHeader(const storage::ObjectMeta& meta, HttpResponse* r);
+// bucket_subresources.cc: every operation on a bucket sub-resource cubby keeps no configuration
+// for (website, logging, notification, requestPayment, accelerate, replication, encryption,
+// analytics, metrics, inventory, intelligent-tiering): NoSuchBucket for a missing bucket, else
+// S3's answer for a bucket without that configuration (Get, List, Delete) or NotImplemented (Put).
+HttpResponse UnconfiguredBucketSubresource(const Context& ctx);
 // cors.cc
 HttpResponse GetBucketCors(const Context& ctx);
 HttpResponse PutBucketCors(const Context& ctx);
