@@ -31,6 +31,9 @@ enum class Answer {
   kError,           // `error`
   kNoContent,       // 204
   kNotImplemented,  // 501 NotImplemented naming the operation
+  // PutBucketRequestPayment: BucketOwner (what every bucket has) is a 200 that changes
+  // nothing; Requester is NotImplemented.
+  kPayer,
 };
 
 struct Row {
@@ -62,7 +65,7 @@ constexpr Row kRows[] = {
     {Operation::kPutBucketNotificationConfiguration, Answer::kNotImplemented},
     {Operation::kGetBucketRequestPayment, Answer::kEmptyDocument, "RequestPaymentConfiguration",
      kS3Namespace, "Payer"},
-    {Operation::kPutBucketRequestPayment, Answer::kNotImplemented},
+    {Operation::kPutBucketRequestPayment, Answer::kPayer},
     {Operation::kGetBucketAccelerateConfiguration, Answer::kEmptyDocument,
      "AccelerateConfiguration"},
     {Operation::kPutBucketAccelerateConfiguration, Answer::kNotImplemented},
@@ -144,6 +147,27 @@ constexpr Row kRows[] = {
      ErrorCode::kNoSuchConfiguration},
 };
 
+// PutBucketRequestPayment's body: the bucket owner pays, as every cubby bucket has it (200), or
+// NotImplemented (Requester); MalformedXML without a Payer of either value.
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketRequestPayment.html
+HttpResponse PutPayer(const Context& ctx) {
+  std::string body;
+  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
+  XmlNode root;
+  const XmlNode* payer = nullptr;
+  if (ParseXml(body, &root) && root.name == "RequestPaymentConfiguration") {
+    payer = root.Child("Payer");
+  }
+  if (payer == nullptr || (payer->text != "BucketOwner" && payer->text != "Requester")) {
+    return ErrorResponse(ctx, ErrorCode::kMalformedXML);
+  }
+  if (payer->text == "Requester") {
+    return ErrorResponse(ctx, ErrorCode::kNotImplemented,
+                         "Requester Pays is not implemented by cubby.");
+  }
+  return HttpResponse{};
+}
+
 // The one child element's value: RequestPayment's payer is the bucket owner; a list is whole.
 std::string_view ChildValue(std::string_view child) {
   return child == "Payer" ? "BucketOwner" : "false";
@@ -173,6 +197,8 @@ HttpResponse UnconfiguredBucketSubresource(const Context& ctx) {
       r.status = 204;
       return r;
     }
+    case Answer::kPayer:
+      return PutPayer(ctx);
     case Answer::kNotImplemented:
       return ErrorResponse(
           ctx, ErrorCode::kNotImplemented,

@@ -76,8 +76,6 @@ def test_deletes_with_nothing_set(s3, bucket, call):
     ("put_bucket_logging", {"BucketLoggingStatus": {}}, "PutBucketLogging"),
     ("put_bucket_notification_configuration", {"NotificationConfiguration": {}},
      "PutBucketNotificationConfiguration"),
-    ("put_bucket_request_payment", {"RequestPaymentConfiguration": {"Payer": "Requester"}},
-     "PutBucketRequestPayment"),
     ("put_bucket_accelerate_configuration",
      {"AccelerateConfiguration": {"Status": "Enabled"}}, "PutBucketAccelerateConfiguration"),
     ("put_bucket_encryption", {"ServerSideEncryptionConfiguration": {"Rules": [
@@ -91,6 +89,20 @@ def test_puts_are_not_implemented(s3, bucket, call, kwargs, operation):
         getattr(s3, call)(Bucket=bucket, **kwargs)
     assert error_of(e) == ("NotImplemented", 501)
     assert e.value.response["Error"]["Message"] == f"{operation} is not implemented by cubby."
+
+
+def test_request_payment(s3, bucket):
+    # The bucket owner pays, as every bucket has it: setting so is a success that changes
+    # nothing (s3cmd payer does it); Requester Pays is not implemented.
+    r = s3.put_bucket_request_payment(Bucket=bucket,
+                                      RequestPaymentConfiguration={"Payer": "BucketOwner"})
+    assert status_of(r) == 200
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.put_bucket_request_payment(Bucket=bucket,
+                                      RequestPaymentConfiguration={"Payer": "Requester"})
+    assert error_of(e) == ("NotImplemented", 501)
+    assert e.value.response["Error"]["Message"] == "Requester Pays is not implemented by cubby."
+    assert s3.get_bucket_request_payment(Bucket=bucket)["Payer"] == "BucketOwner"
 
 
 @pytest.mark.parametrize("call", [

@@ -43,7 +43,7 @@ std::vector<Case> Cases() {
       {"GET", "requestPayment", "GetBucketRequestPayment", 200, "",
        "<RequestPaymentConfiguration" + kNs +
            "><Payer>BucketOwner</Payer></RequestPaymentConfiguration>"},
-      {"PUT", "requestPayment", "PutBucketRequestPayment", 501, "NotImplemented", ""},
+      {"PUT", "requestPayment", "PutBucketRequestPayment", 400, "MalformedXML", ""},
       {"GET", "accelerate", "GetBucketAccelerateConfiguration", 200, "",
        "<AccelerateConfiguration" + kNs + "></AccelerateConfiguration>"},
       {"PUT", "accelerate", "PutBucketAccelerateConfiguration", 501, "NotImplemented", ""},
@@ -112,6 +112,37 @@ TEST_F(BucketSubresourcesTest, AnswersForABucketWithoutConfiguration) {
       EXPECT_NE(r.body.find(c.operation + " is not implemented by cubby."), std::string::npos);
     }
   }
+}
+
+// PutBucketRequestPayment: BucketOwner is what every bucket has (200, nothing changes);
+// Requester is NotImplemented; anything else MalformedXML.
+TEST_F(BucketSubresourcesTest, PutRequestPayment) {
+  MakeBucket("bkt");
+  auto put = [&](std::string body) {
+    Req req;
+    req.method = "PUT";
+    req.path = "/bkt";
+    req.query = "requestPayment";
+    req.body = std::move(body);
+    return Send(std::move(req));
+  };
+  auto config = [](std::string payer) {
+    return "<RequestPaymentConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+           "<Payer>" +
+           payer + "</Payer></RequestPaymentConfiguration>";
+  };
+  Reply owner = put(config("BucketOwner"));
+  EXPECT_EQ(owner.status(), 200) << owner.body;
+  EXPECT_EQ(owner.summary.operation, "PutBucketRequestPayment");
+  Reply requester = put(config("Requester"));
+  EXPECT_EQ(requester.status(), 501);
+  EXPECT_EQ(requester.Code(), "NotImplemented");
+  EXPECT_EQ(put(config("Someone")).Code(), "MalformedXML");
+  EXPECT_EQ(put("<RequestPaymentConfiguration/>").Code(), "MalformedXML");
+  EXPECT_EQ(put("<Other><Payer>BucketOwner</Payer></Other>").Code(), "MalformedXML");
+  EXPECT_EQ(put("not xml").Code(), "MalformedXML");
+  EXPECT_NE(Do("GET", "/bkt", "requestPayment").body.find("<Payer>BucketOwner</Payer>"),
+            std::string::npos);
 }
 
 TEST_F(BucketSubresourcesTest, MissingBucketIsNoSuchBucket) {
