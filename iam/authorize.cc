@@ -43,6 +43,18 @@ Need NeedOf(Action action) {
     case Action::kPutObjectLegalHold:
     case Action::kPutBucketTagging:
     case Action::kPutBucketCors:
+    case Action::kPutBucketWebsite:
+    case Action::kDeleteBucketWebsite:
+    case Action::kPutBucketLogging:
+    case Action::kPutBucketNotification:
+    case Action::kPutBucketRequestPayment:
+    case Action::kPutAccelerateConfiguration:
+    case Action::kPutReplicationConfiguration:
+    case Action::kPutEncryptionConfiguration:
+    case Action::kPutAnalyticsConfiguration:
+    case Action::kPutMetricsConfiguration:
+    case Action::kPutInventoryConfiguration:
+    case Action::kPutIntelligentTieringConfiguration:
       return Need::kAdmin;
     case Action::kListBucket:
     case Action::kGetBucketLocation:
@@ -67,6 +79,17 @@ Need NeedOf(Action action) {
     case Action::kGetObjectVersionTagging:
     case Action::kGetBucketTagging:
     case Action::kGetBucketCors:
+    case Action::kGetBucketWebsite:
+    case Action::kGetBucketLogging:
+    case Action::kGetBucketNotification:
+    case Action::kGetBucketRequestPayment:
+    case Action::kGetAccelerateConfiguration:
+    case Action::kGetReplicationConfiguration:
+    case Action::kGetEncryptionConfiguration:
+    case Action::kGetAnalyticsConfiguration:
+    case Action::kGetMetricsConfiguration:
+    case Action::kGetInventoryConfiguration:
+    case Action::kGetIntelligentTieringConfiguration:
       return Need::kRead;
     case Action::kPutObject:
     case Action::kDeleteObject:
@@ -167,6 +190,31 @@ std::string_view ActionName(Action action) {
     case Action::kPutBucketTagging: return "s3:PutBucketTagging";
     case Action::kGetBucketCors: return "s3:GetBucketCORS";
     case Action::kPutBucketCors: return "s3:PutBucketCORS";
+    case Action::kGetBucketWebsite: return "s3:GetBucketWebsite";
+    case Action::kPutBucketWebsite: return "s3:PutBucketWebsite";
+    case Action::kDeleteBucketWebsite: return "s3:DeleteBucketWebsite";
+    case Action::kGetBucketLogging: return "s3:GetBucketLogging";
+    case Action::kPutBucketLogging: return "s3:PutBucketLogging";
+    case Action::kGetBucketNotification: return "s3:GetBucketNotification";
+    case Action::kPutBucketNotification: return "s3:PutBucketNotification";
+    case Action::kGetBucketRequestPayment: return "s3:GetBucketRequestPayment";
+    case Action::kPutBucketRequestPayment: return "s3:PutBucketRequestPayment";
+    case Action::kGetAccelerateConfiguration: return "s3:GetAccelerateConfiguration";
+    case Action::kPutAccelerateConfiguration: return "s3:PutAccelerateConfiguration";
+    case Action::kGetReplicationConfiguration: return "s3:GetReplicationConfiguration";
+    case Action::kPutReplicationConfiguration: return "s3:PutReplicationConfiguration";
+    case Action::kGetEncryptionConfiguration: return "s3:GetEncryptionConfiguration";
+    case Action::kPutEncryptionConfiguration: return "s3:PutEncryptionConfiguration";
+    case Action::kGetAnalyticsConfiguration: return "s3:GetAnalyticsConfiguration";
+    case Action::kPutAnalyticsConfiguration: return "s3:PutAnalyticsConfiguration";
+    case Action::kGetMetricsConfiguration: return "s3:GetMetricsConfiguration";
+    case Action::kPutMetricsConfiguration: return "s3:PutMetricsConfiguration";
+    case Action::kGetInventoryConfiguration: return "s3:GetInventoryConfiguration";
+    case Action::kPutInventoryConfiguration: return "s3:PutInventoryConfiguration";
+    case Action::kGetIntelligentTieringConfiguration:
+      return "s3:GetIntelligentTieringConfiguration";
+    case Action::kPutIntelligentTieringConfiguration:
+      return "s3:PutIntelligentTieringConfiguration";
     case Action::kAnyBucketAccess: return "cubby:AnyBucketAccess";
     case Action::kUnimplemented: return "cubby:Unimplemented";
   }
@@ -406,6 +454,18 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutBucketObjectLockConfiguration:
     case Action::kPutBucketTagging:
     case Action::kPutBucketCors:
+    case Action::kPutBucketWebsite:
+    case Action::kDeleteBucketWebsite:
+    case Action::kPutBucketLogging:
+    case Action::kPutBucketNotification:
+    case Action::kPutBucketRequestPayment:
+    case Action::kPutAccelerateConfiguration:
+    case Action::kPutReplicationConfiguration:
+    case Action::kPutEncryptionConfiguration:
+    case Action::kPutAnalyticsConfiguration:
+    case Action::kPutMetricsConfiguration:
+    case Action::kPutInventoryConfiguration:
+    case Action::kPutIntelligentTieringConfiguration:
     case Action::kUnimplemented:
       return true;
     case Action::kListBucket:
@@ -443,6 +503,17 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kDeleteObjectVersionTagging:
     case Action::kGetBucketTagging:
     case Action::kGetBucketCors:
+    case Action::kGetBucketWebsite:
+    case Action::kGetBucketLogging:
+    case Action::kGetBucketNotification:
+    case Action::kGetBucketRequestPayment:
+    case Action::kGetAccelerateConfiguration:
+    case Action::kGetReplicationConfiguration:
+    case Action::kGetEncryptionConfiguration:
+    case Action::kGetAnalyticsConfiguration:
+    case Action::kGetMetricsConfiguration:
+    case Action::kGetInventoryConfiguration:
+    case Action::kGetIntelligentTieringConfiguration:
     case Action::kAnyBucketAccess:
       return false;
   }

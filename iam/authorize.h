@@ -68,6 +68,32 @@ enum class Action {
   kPutBucketTagging,  // Put and DeleteBucketTagging, as AWS has it
   kGetBucketCors,  // GetBucketCors (IAM spells it s3:GetBucketCORS)
   kPutBucketCors,  // Put and DeleteBucketCors, as AWS has it (s3:PutBucketCORS)
+  // The bucket sub-resources cubby keeps no configuration for (s3api/bucket_subresources.cc):
+  // the Get (and List) calls need the Get action, Put and Delete the Put one (DeleteBucketWebsite
+  // has its own).
+  kGetBucketWebsite,
+  kPutBucketWebsite,
+  kDeleteBucketWebsite,
+  kGetBucketLogging,
+  kPutBucketLogging,
+  kGetBucketNotification,
+  kPutBucketNotification,
+  kGetBucketRequestPayment,
+  kPutBucketRequestPayment,
+  kGetAccelerateConfiguration,
+  kPutAccelerateConfiguration,
+  kGetReplicationConfiguration,
+  kPutReplicationConfiguration,
+  kGetEncryptionConfiguration,
+  kPutEncryptionConfiguration,
+  kGetAnalyticsConfiguration,
+  kPutAnalyticsConfiguration,
+  kGetMetricsConfiguration,
+  kPutMetricsConfiguration,
+  kGetInventoryConfiguration,
+  kPutInventoryConfiguration,
+  kGetIntelligentTieringConfiguration,
+  kPutIntelligentTieringConfiguration,
   // Not IAM actions; policies never name them.
   kAnyBucketAccess,  // the gate of DeleteObjects: some right on the bucket (its keys are then
                      // asked one by one as kDeleteObject)

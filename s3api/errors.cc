@@ -116,6 +116,9 @@ constexpr ErrorInfo kErrors[] = {
      "Your request is missing a required header.", 400},
     {ErrorCode::kNoSuchBucket, "NoSuchBucket", "The specified bucket does not exist", 404},
     {ErrorCode::kNoSuchBucketPolicy, "NoSuchBucketPolicy", "The bucket policy does not exist", 404},
+    // An analytics, metrics, inventory or intelligent-tiering configuration id that is not set.
+    {ErrorCode::kNoSuchConfiguration, "NoSuchConfiguration",
+     "The specified configuration does not exist.", 404},
     {ErrorCode::kNoSuchCORSConfiguration, "NoSuchCORSConfiguration",
      "The CORS configuration does not exist", 404},
     {ErrorCode::kNoSuchKey, "NoSuchKey", "The specified key does not exist.", 404},
@@ -148,6 +151,8 @@ constexpr ErrorInfo kErrors[] = {
      "The bucket ownership controls were not found", 404},
     {ErrorCode::kPreconditionFailed, "PreconditionFailed",
      "At least one of the preconditions you specified did not hold.", 412},
+    {ErrorCode::kReplicationConfigurationNotFoundError, "ReplicationConfigurationNotFoundError",
+     "The replication configuration was not found", 404},
     {ErrorCode::kRequestTimeTooSkewed, "RequestTimeTooSkewed",
      "The difference between the request time and the current time is too large.", 403},
     {ErrorCode::kRequestTimeout, "RequestTimeout",

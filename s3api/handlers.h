@@ -354,6 +354,11 @@ void SetTaggingCountHeader(const storage::ObjectMeta& meta, HttpResponse* r);
 // the form's key, and stores the file as PutObject does.
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/RESTObjectPOST.html
 HttpResponse PostObject(const Context& ctx);
+// bucket_subresources.cc: every operation on a bucket sub-resource cubby keeps no configuration
+// for (website, logging, notification, requestPayment, accelerate, replication, encryption,
+// analytics, metrics, inventory, intelligent-tiering): NoSuchBucket for a missing bucket, else
+// S3's answer for a bucket without that configuration (Get, List, Delete) or NotImplemented (Put).
+HttpResponse UnconfiguredBucketSubresource(const Context& ctx);
 // cors.cc
 HttpResponse GetBucketCors(const Context& ctx);
 HttpResponse PutBucketCors(const Context& ctx);

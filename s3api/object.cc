@@ -13,6 +13,7 @@
 #include "s3api/preconditions.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
+#include "text/rfc2047.h"
 
 namespace cubby::s3api {
 
@@ -135,7 +136,10 @@ void SetContentHeaders(const ResponseOverrides& overrides, const storage::Object
   header("Content-Language", overrides.content_language, meta.content_language);
   header("Cache-Control", overrides.cache_control, meta.cache_control);
   header("Expires", overrides.expires, meta.expires);
-  for (const auto& [name, value] : meta.user_meta) r->Set(std::string(kMetaPrefix) + name, value);
+  // Non-ASCII values go back RFC 2047-encoded, as S3 returns them (UsingMetadata.html).
+  for (const auto& [name, value] : meta.user_meta) {
+    r->Set(std::string(kMetaPrefix) + name, text::EncodeHeaderText(value));
+  }
 }
 
 // ---- GetObject's steps.
@@ -291,8 +295,10 @@ ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta)
   for (const Header& h : request.headers) {
     if (!h.name.starts_with(kMetaPrefix)) continue;
     std::string name = h.name.substr(kMetaPrefix.size());
-    user_bytes += name.size() + h.value.size();
-    meta->user_meta.emplace_back(std::move(name), h.value);
+    // Stored as the UTF-8 text the value carries: RFC 2047 words decoded, as S3 stores them.
+    std::string value = text::DecodeHeaderText(h.value);
+    user_bytes += name.size() + value.size();
+    meta->user_meta.emplace_back(std::move(name), std::move(value));
   }
   if (user_bytes > kMaxUserMetaBytes) return ErrorCode::kMetadataTooLarge;
   return ErrorCode::kNone;

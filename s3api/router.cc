@@ -69,6 +69,47 @@ std::string_view OperationName(Operation op) {
     case Operation::kPutBucketCors: return "PutBucketCors";
     case Operation::kDeleteBucketCors: return "DeleteBucketCors";
     case Operation::kPostObject: return "PostObject";
+    case Operation::kGetBucketWebsite: return "GetBucketWebsite";
+    case Operation::kPutBucketWebsite: return "PutBucketWebsite";
+    case Operation::kDeleteBucketWebsite: return "DeleteBucketWebsite";
+    case Operation::kGetBucketLogging: return "GetBucketLogging";
+    case Operation::kPutBucketLogging: return "PutBucketLogging";
+    case Operation::kGetBucketNotificationConfiguration:
+      return "GetBucketNotificationConfiguration";
+    case Operation::kPutBucketNotificationConfiguration:
+      return "PutBucketNotificationConfiguration";
+    case Operation::kGetBucketRequestPayment: return "GetBucketRequestPayment";
+    case Operation::kPutBucketRequestPayment: return "PutBucketRequestPayment";
+    case Operation::kGetBucketAccelerateConfiguration: return "GetBucketAccelerateConfiguration";
+    case Operation::kPutBucketAccelerateConfiguration: return "PutBucketAccelerateConfiguration";
+    case Operation::kGetBucketReplication: return "GetBucketReplication";
+    case Operation::kPutBucketReplication: return "PutBucketReplication";
+    case Operation::kDeleteBucketReplication: return "DeleteBucketReplication";
+    case Operation::kGetBucketEncryption: return "GetBucketEncryption";
+    case Operation::kPutBucketEncryption: return "PutBucketEncryption";
+    case Operation::kDeleteBucketEncryption: return "DeleteBucketEncryption";
+    case Operation::kListBucketAnalyticsConfigurations: return "ListBucketAnalyticsConfigurations";
+    case Operation::kGetBucketAnalyticsConfiguration: return "GetBucketAnalyticsConfiguration";
+    case Operation::kPutBucketAnalyticsConfiguration: return "PutBucketAnalyticsConfiguration";
+    case Operation::kDeleteBucketAnalyticsConfiguration:
+      return "DeleteBucketAnalyticsConfiguration";
+    case Operation::kListBucketMetricsConfigurations: return "ListBucketMetricsConfigurations";
+    case Operation::kGetBucketMetricsConfiguration: return "GetBucketMetricsConfiguration";
+    case Operation::kPutBucketMetricsConfiguration: return "PutBucketMetricsConfiguration";
+    case Operation::kDeleteBucketMetricsConfiguration: return "DeleteBucketMetricsConfiguration";
+    case Operation::kListBucketInventoryConfigurations: return "ListBucketInventoryConfigurations";
+    case Operation::kGetBucketInventoryConfiguration: return "GetBucketInventoryConfiguration";
+    case Operation::kPutBucketInventoryConfiguration: return "PutBucketInventoryConfiguration";
+    case Operation::kDeleteBucketInventoryConfiguration:
+      return "DeleteBucketInventoryConfiguration";
+    case Operation::kListBucketIntelligentTieringConfigurations:
+      return "ListBucketIntelligentTieringConfigurations";
+    case Operation::kGetBucketIntelligentTieringConfiguration:
+      return "GetBucketIntelligentTieringConfiguration";
+    case Operation::kPutBucketIntelligentTieringConfiguration:
+      return "PutBucketIntelligentTieringConfiguration";
+    case Operation::kDeleteBucketIntelligentTieringConfiguration:
+      return "DeleteBucketIntelligentTieringConfiguration";
     case Operation::kOptionsObject: return "OptionsObject";
     case Operation::kNotImplemented: return "NotImplemented";
   }
@@ -119,10 +160,62 @@ Operation ServiceOp(std::string_view method, const Query& r) {
   return Operation::kNotImplemented;
 }
 
+// The bucket sub-resources cubby keeps no configuration for: `method` on `?name` alone (an
+// analytics, metrics, inventory or intelligent-tiering GET names one configuration with `id`,
+// else lists them). nullopt: not one of them.
+std::optional<Operation> UnconfiguredSubresourceOp(std::string_view method, const Query& r) {
+  struct Row {
+    std::string_view method;  // "GET+id": a GET with an id parameter
+    std::string_view name;
+    Operation op;
+  };
+  static constexpr Row kRows[] = {
+      {"GET", "website", Operation::kGetBucketWebsite},
+      {"PUT", "website", Operation::kPutBucketWebsite},
+      {"DELETE", "website", Operation::kDeleteBucketWebsite},
+      {"GET", "logging", Operation::kGetBucketLogging},
+      {"PUT", "logging", Operation::kPutBucketLogging},
+      {"GET", "notification", Operation::kGetBucketNotificationConfiguration},
+      {"PUT", "notification", Operation::kPutBucketNotificationConfiguration},
+      {"GET", "requestPayment", Operation::kGetBucketRequestPayment},
+      {"PUT", "requestPayment", Operation::kPutBucketRequestPayment},
+      {"GET", "accelerate", Operation::kGetBucketAccelerateConfiguration},
+      {"PUT", "accelerate", Operation::kPutBucketAccelerateConfiguration},
+      {"GET", "replication", Operation::kGetBucketReplication},
+      {"PUT", "replication", Operation::kPutBucketReplication},
+      {"DELETE", "replication", Operation::kDeleteBucketReplication},
+      {"GET", "encryption", Operation::kGetBucketEncryption},
+      {"PUT", "encryption", Operation::kPutBucketEncryption},
+      {"DELETE", "encryption", Operation::kDeleteBucketEncryption},
+      {"GET", "analytics", Operation::kListBucketAnalyticsConfigurations},
+      {"GET+id", "analytics", Operation::kGetBucketAnalyticsConfiguration},
+      {"PUT", "analytics", Operation::kPutBucketAnalyticsConfiguration},
+      {"DELETE", "analytics", Operation::kDeleteBucketAnalyticsConfiguration},
+      {"GET", "metrics", Operation::kListBucketMetricsConfigurations},
+      {"GET+id", "metrics", Operation::kGetBucketMetricsConfiguration},
+      {"PUT", "metrics", Operation::kPutBucketMetricsConfiguration},
+      {"DELETE", "metrics", Operation::kDeleteBucketMetricsConfiguration},
+      {"GET", "inventory", Operation::kListBucketInventoryConfigurations},
+      {"GET+id", "inventory", Operation::kGetBucketInventoryConfiguration},
+      {"PUT", "inventory", Operation::kPutBucketInventoryConfiguration},
+      {"DELETE", "inventory", Operation::kDeleteBucketInventoryConfiguration},
+      {"GET", "intelligent-tiering", Operation::kListBucketIntelligentTieringConfigurations},
+      {"GET+id", "intelligent-tiering", Operation::kGetBucketIntelligentTieringConfiguration},
+      {"PUT", "intelligent-tiering", Operation::kPutBucketIntelligentTieringConfiguration},
+      {"DELETE", "intelligent-tiering", Operation::kDeleteBucketIntelligentTieringConfiguration},
+  };
+  const std::string_view asked = method == "GET" && Has(r, "id") ? "GET+id" : method;
+  for (const Row& row : kRows) {
+    if (row.method == asked && Has(r, row.name) && OnlySubResources(r, {row.name})) return row.op;
+  }
+  return std::nullopt;
+}
+
 Operation BucketOp(std::string_view method, const Query& r) {
   auto only = [&](std::initializer_list<std::string_view> allowed) {
     return OnlySubResources(r, allowed);
   };
+  if (std::optional<Operation> op = UnconfiguredSubresourceOp(method, r)) return *op;
   if (method == "GET") {
     if (Has(r, "location") && only({"location"})) return Operation::kGetBucketLocation;
     if (Has(r, "versioning") && only({"versioning"})) return Operation::kGetBucketVersioning;
@@ -478,6 +571,39 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kPutBucketCors:
     case Operation::kDeleteBucketCors:
     case Operation::kPostObject:
+    case Operation::kGetBucketWebsite:
+    case Operation::kPutBucketWebsite:
+    case Operation::kDeleteBucketWebsite:
+    case Operation::kGetBucketLogging:
+    case Operation::kPutBucketLogging:
+    case Operation::kGetBucketNotificationConfiguration:
+    case Operation::kPutBucketNotificationConfiguration:
+    case Operation::kGetBucketRequestPayment:
+    case Operation::kPutBucketRequestPayment:
+    case Operation::kGetBucketAccelerateConfiguration:
+    case Operation::kPutBucketAccelerateConfiguration:
+    case Operation::kGetBucketReplication:
+    case Operation::kPutBucketReplication:
+    case Operation::kDeleteBucketReplication:
+    case Operation::kGetBucketEncryption:
+    case Operation::kPutBucketEncryption:
+    case Operation::kDeleteBucketEncryption:
+    case Operation::kListBucketAnalyticsConfigurations:
+    case Operation::kGetBucketAnalyticsConfiguration:
+    case Operation::kPutBucketAnalyticsConfiguration:
+    case Operation::kDeleteBucketAnalyticsConfiguration:
+    case Operation::kListBucketMetricsConfigurations:
+    case Operation::kGetBucketMetricsConfiguration:
+    case Operation::kPutBucketMetricsConfiguration:
+    case Operation::kDeleteBucketMetricsConfiguration:
+    case Operation::kListBucketInventoryConfigurations:
+    case Operation::kGetBucketInventoryConfiguration:
+    case Operation::kPutBucketInventoryConfiguration:
+    case Operation::kDeleteBucketInventoryConfiguration:
+    case Operation::kListBucketIntelligentTieringConfigurations:
+    case Operation::kGetBucketIntelligentTieringConfiguration:
+    case Operation::kPutBucketIntelligentTieringConfiguration:
+    case Operation::kDeleteBucketIntelligentTieringConfiguration:
     case Operation::kOptionsObject:
     case Operation::kNotImplemented:
       break;  // no parameters of their own

@@ -73,8 +73,42 @@ enum class Operation {
   // POST on a bucket (a browser form upload, multipart/form-data): authenticated from the form
   // by its handler, not by the service (post_object.cc).
   kPostObject,
+  // Bucket sub-resources cubby keeps no configuration for (bucket_subresources.cc).
+  kGetBucketWebsite,
+  kPutBucketWebsite,
+  kDeleteBucketWebsite,
+  kGetBucketLogging,
+  kPutBucketLogging,
+  kGetBucketNotificationConfiguration,
+  kPutBucketNotificationConfiguration,
+  kGetBucketRequestPayment,
+  kPutBucketRequestPayment,
+  kGetBucketAccelerateConfiguration,
+  kPutBucketAccelerateConfiguration,
+  kGetBucketReplication,
+  kPutBucketReplication,
+  kDeleteBucketReplication,
+  kGetBucketEncryption,
+  kPutBucketEncryption,
+  kDeleteBucketEncryption,
+  kListBucketAnalyticsConfigurations,
+  kGetBucketAnalyticsConfiguration,
+  kPutBucketAnalyticsConfiguration,
+  kDeleteBucketAnalyticsConfiguration,
+  kListBucketMetricsConfigurations,
+  kGetBucketMetricsConfiguration,
+  kPutBucketMetricsConfiguration,
+  kDeleteBucketMetricsConfiguration,
+  kListBucketInventoryConfigurations,
+  kGetBucketInventoryConfiguration,
+  kPutBucketInventoryConfiguration,
+  kDeleteBucketInventoryConfiguration,
+  kListBucketIntelligentTieringConfigurations,
+  kGetBucketIntelligentTieringConfiguration,
+  kPutBucketIntelligentTieringConfiguration,
+  kDeleteBucketIntelligentTieringConfiguration,
   kOptionsObject,  // a CORS preflight (OPTIONS on a bucket or object): never authenticated
-  kNotImplemented,  // a sub-resource or action cubby does not implement (?website, ...)
+  kNotImplemented,  // a sub-resource or action cubby does not implement (?torrent, ...)
 };
 
 // The AWS action name ("ListObjectsV2"); "NotImplemented" for kNotImplemented.

@@ -106,6 +106,53 @@ iam::Action ActionOf(Operation op) {
     case Operation::kPutBucketCors: return iam::Action::kPutBucketCors;
     case Operation::kDeleteBucketCors: return iam::Action::kPutBucketCors;
     case Operation::kPostObject: return iam::Action::kPutObject;
+    case Operation::kGetBucketWebsite: return iam::Action::kGetBucketWebsite;
+    case Operation::kPutBucketWebsite: return iam::Action::kPutBucketWebsite;
+    case Operation::kDeleteBucketWebsite: return iam::Action::kDeleteBucketWebsite;
+    case Operation::kGetBucketLogging: return iam::Action::kGetBucketLogging;
+    case Operation::kPutBucketLogging: return iam::Action::kPutBucketLogging;
+    case Operation::kGetBucketNotificationConfiguration: return iam::Action::kGetBucketNotification;
+    case Operation::kPutBucketNotificationConfiguration: return iam::Action::kPutBucketNotification;
+    case Operation::kGetBucketRequestPayment: return iam::Action::kGetBucketRequestPayment;
+    case Operation::kPutBucketRequestPayment: return iam::Action::kPutBucketRequestPayment;
+    case Operation::kGetBucketAccelerateConfiguration:
+      return iam::Action::kGetAccelerateConfiguration;
+    case Operation::kPutBucketAccelerateConfiguration:
+      return iam::Action::kPutAccelerateConfiguration;
+    case Operation::kGetBucketReplication: return iam::Action::kGetReplicationConfiguration;
+    case Operation::kPutBucketReplication: return iam::Action::kPutReplicationConfiguration;
+    case Operation::kDeleteBucketReplication: return iam::Action::kPutReplicationConfiguration;
+    case Operation::kGetBucketEncryption: return iam::Action::kGetEncryptionConfiguration;
+    case Operation::kPutBucketEncryption: return iam::Action::kPutEncryptionConfiguration;
+    case Operation::kDeleteBucketEncryption: return iam::Action::kPutEncryptionConfiguration;
+    case Operation::kListBucketAnalyticsConfigurations:
+      return iam::Action::kGetAnalyticsConfiguration;
+    case Operation::kGetBucketAnalyticsConfiguration:
+      return iam::Action::kGetAnalyticsConfiguration;
+    case Operation::kPutBucketAnalyticsConfiguration:
+      return iam::Action::kPutAnalyticsConfiguration;
+    case Operation::kDeleteBucketAnalyticsConfiguration:
+      return iam::Action::kPutAnalyticsConfiguration;
+    case Operation::kListBucketMetricsConfigurations: return iam::Action::kGetMetricsConfiguration;
+    case Operation::kGetBucketMetricsConfiguration: return iam::Action::kGetMetricsConfiguration;
+    case Operation::kPutBucketMetricsConfiguration: return iam::Action::kPutMetricsConfiguration;
+    case Operation::kDeleteBucketMetricsConfiguration: return iam::Action::kPutMetricsConfiguration;
+    case Operation::kListBucketInventoryConfigurations:
+      return iam::Action::kGetInventoryConfiguration;
+    case Operation::kGetBucketInventoryConfiguration:
+      return iam::Action::kGetInventoryConfiguration;
+    case Operation::kPutBucketInventoryConfiguration:
+      return iam::Action::kPutInventoryConfiguration;
+    case Operation::kDeleteBucketInventoryConfiguration:
+      return iam::Action::kPutInventoryConfiguration;
+    case Operation::kListBucketIntelligentTieringConfigurations:
+      return iam::Action::kGetIntelligentTieringConfiguration;
+    case Operation::kGetBucketIntelligentTieringConfiguration:
+      return iam::Action::kGetIntelligentTieringConfiguration;
+    case Operation::kPutBucketIntelligentTieringConfiguration:
+      return iam::Action::kPutIntelligentTieringConfiguration;
+    case Operation::kDeleteBucketIntelligentTieringConfiguration:
+      return iam::Action::kPutIntelligentTieringConfiguration;
     // Never asked: a preflight is answered before authentication (Pipeline).
     case Operation::kOptionsObject: return iam::Action::kUnimplemented;
     case Operation::kNotImplemented: return iam::Action::kUnimplemented;
@@ -259,6 +306,39 @@ bool NeedsSpace(Operation op) {
     case Operation::kDeleteBucketTagging:
     case Operation::kGetBucketCors:
     case Operation::kDeleteBucketCors:
+    case Operation::kGetBucketWebsite:
+    case Operation::kPutBucketWebsite:
+    case Operation::kDeleteBucketWebsite:
+    case Operation::kGetBucketLogging:
+    case Operation::kPutBucketLogging:
+    case Operation::kGetBucketNotificationConfiguration:
+    case Operation::kPutBucketNotificationConfiguration:
+    case Operation::kGetBucketRequestPayment:
+    case Operation::kPutBucketRequestPayment:
+    case Operation::kGetBucketAccelerateConfiguration:
+    case Operation::kPutBucketAccelerateConfiguration:
+    case Operation::kGetBucketReplication:
+    case Operation::kPutBucketReplication:
+    case Operation::kDeleteBucketReplication:
+    case Operation::kGetBucketEncryption:
+    case Operation::kPutBucketEncryption:
+    case Operation::kDeleteBucketEncryption:
+    case Operation::kListBucketAnalyticsConfigurations:
+    case Operation::kGetBucketAnalyticsConfiguration:
+    case Operation::kPutBucketAnalyticsConfiguration:
+    case Operation::kDeleteBucketAnalyticsConfiguration:
+    case Operation::kListBucketMetricsConfigurations:
+    case Operation::kGetBucketMetricsConfiguration:
+    case Operation::kPutBucketMetricsConfiguration:
+    case Operation::kDeleteBucketMetricsConfiguration:
+    case Operation::kListBucketInventoryConfigurations:
+    case Operation::kGetBucketInventoryConfiguration:
+    case Operation::kPutBucketInventoryConfiguration:
+    case Operation::kDeleteBucketInventoryConfiguration:
+    case Operation::kListBucketIntelligentTieringConfigurations:
+    case Operation::kGetBucketIntelligentTieringConfiguration:
+    case Operation::kPutBucketIntelligentTieringConfiguration:
+    case Operation::kDeleteBucketIntelligentTieringConfiguration:
     case Operation::kOptionsObject:
     case Operation::kNotImplemented:
       return false;
@@ -411,6 +491,40 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kPutBucketCors: return PutBucketCors(ctx);
     case Operation::kDeleteBucketCors: return DeleteBucketCors(ctx);
     case Operation::kPostObject: return PostObject(ctx);
+    case Operation::kGetBucketWebsite:
+    case Operation::kPutBucketWebsite:
+    case Operation::kDeleteBucketWebsite:
+    case Operation::kGetBucketLogging:
+    case Operation::kPutBucketLogging:
+    case Operation::kGetBucketNotificationConfiguration:
+    case Operation::kPutBucketNotificationConfiguration:
+    case Operation::kGetBucketRequestPayment:
+    case Operation::kPutBucketRequestPayment:
+    case Operation::kGetBucketAccelerateConfiguration:
+    case Operation::kPutBucketAccelerateConfiguration:
+    case Operation::kGetBucketReplication:
+    case Operation::kPutBucketReplication:
+    case Operation::kDeleteBucketReplication:
+    case Operation::kGetBucketEncryption:
+    case Operation::kPutBucketEncryption:
+    case Operation::kDeleteBucketEncryption:
+    case Operation::kListBucketAnalyticsConfigurations:
+    case Operation::kGetBucketAnalyticsConfiguration:
+    case Operation::kPutBucketAnalyticsConfiguration:
+    case Operation::kDeleteBucketAnalyticsConfiguration:
+    case Operation::kListBucketMetricsConfigurations:
+    case Operation::kGetBucketMetricsConfiguration:
+    case Operation::kPutBucketMetricsConfiguration:
+    case Operation::kDeleteBucketMetricsConfiguration:
+    case Operation::kListBucketInventoryConfigurations:
+    case Operation::kGetBucketInventoryConfiguration:
+    case Operation::kPutBucketInventoryConfiguration:
+    case Operation::kDeleteBucketInventoryConfiguration:
+    case Operation::kListBucketIntelligentTieringConfigurations:
+    case Operation::kGetBucketIntelligentTieringConfiguration:
+    case Operation::kPutBucketIntelligentTieringConfiguration:
+    case Operation::kDeleteBucketIntelligentTieringConfiguration:
+      return UnconfiguredBucketSubresource(ctx);
     case Operation::kOptionsObject: return OptionsObject(ctx);
     case Operation::kNotImplemented:
       return ErrorResponse(ctx, ErrorCode::kNotImplemented);

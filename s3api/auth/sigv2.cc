@@ -57,9 +57,10 @@ std::optional<std::string> FindRaw(const std::vector<RawParam>& params, std::str
   return std::nullopt;
 }
 
-// The Date header as SigV2 clients send it: RFC 1123 with "GMT" or "+0000".
+// The Date header as SigV2 clients send it: RFC 1123 with "GMT", "+0000" or "-0000" (Python's
+// email.utils.formatdate). Dates before 1970 do not parse (AccessDenied, as S3 answers them).
 std::optional<TimePoint> ParseV2Date(std::string_view value) {
-  if (value.ends_with(" +0000")) {
+  if (value.ends_with(" +0000") || value.ends_with(" -0000")) {
     std::string gmt(value.substr(0, value.size() - 6));
     gmt += " GMT";
     return text::ParseImfFixdate(gmt);

@@ -18,13 +18,20 @@ constexpr std::string_view kBadContentSha256 =
     "STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER, or a "
     "valid sha256 value.";
 
-// The request time: x-amz-date, else Date (the string to sign always uses the ISO 8601 form).
+// The request time: x-amz-date, else Date (the string to sign always uses the ISO 8601 form);
+// a Date beside x-amz-date is not read. Date is IMF-fixdate, or RFC 2822's numeric zone "+0000"
+// or "-0000" in place of "GMT" (botocore signs a request that has a Date header with
+// email.utils.formatdate(), which writes "-0000"). Dates before 1970 do not parse: AccessDenied.
 std::optional<TimePoint> RequestTime(const std::vector<Header>& headers) {
   if (const std::string* amz_date = FindHeader(headers, kAmzDate)) {
     return text::ParseIso8601Basic(*amz_date);
   }
-  if (const std::string* date = FindHeader(headers, kDate)) return text::ParseImfFixdate(*date);
-  return std::nullopt;
+  const std::string* date = FindHeader(headers, kDate);
+  if (date == nullptr) return std::nullopt;
+  if (date->ends_with(" +0000") || date->ends_with(" -0000")) {
+    return text::ParseImfFixdate(date->substr(0, date->size() - 6) + " GMT");
+  }
+  return text::ParseImfFixdate(*date);
 }
 
 // x-amz-content-sha256 and, for the streaming modes, the headers that go with it.
@@ -54,6 +61,11 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization) {
     return Refuse(ErrorCode::kAccessDenied,
                   "AWS authentication requires a valid Date or x-amz-date header");
   }
+  // The time is checked before the scope: a request from another day is RequestTimeTooSkewed
+  // (as S3 answers it), not a scope whose date differs from x-amz-date.
+  if (in.now - *when > kMaxSkew || *when - in.now > kMaxSkew) {
+    return Refuse(ErrorCode::kRequestTimeTooSkewed);
+  }
   SignedRequest s;
   s.amz_date = text::FormatIso8601Basic(*when);
   why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), in.region);
@@ -67,9 +79,6 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization) {
   if (result.error != ErrorCode::kNone) return result;
   result = RequireSigned(headers, parsed->signed_headers, std::move(result));
   if (result.error != ErrorCode::kNone) return result;
-  if (in.now - *when > kMaxSkew || *when - in.now > kMaxSkew) {
-    return Refuse(ErrorCode::kRequestTimeTooSkewed);
-  }
   s.credential = std::move(parsed->credential);
   s.signed_headers = std::move(parsed->signed_headers);
   s.signature = std::move(parsed->signature);

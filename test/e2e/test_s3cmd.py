@@ -140,3 +140,17 @@ def test_wrong_region_names_the_expected_one(server):
     err = e.value.response["Error"]
     assert err["Code"] == "AuthorizationHeaderMalformed"
     assert err["Region"] == server.region
+
+
+def test_s3cmd_bucket_inspection(s3cmd):
+    # What s3cmd reads and sets when a user inspects a bucket (issue 15): info (location,
+    # payer, policy, CORS, lifecycle), ws-info, accesslog, and payer (sets BucketOwner).
+    bucket = new_bucket_name("s3cmd")
+    s3cmd("mb", f"s3://{bucket}")
+    info = s3cmd("info", f"s3://{bucket}").stdout
+    assert "Payer:     BucketOwner" in info, info
+    # 404 NoSuchWebsiteConfiguration: s3cmd says so and succeeds.
+    assert "Unable to receive website configuration" in s3cmd("ws-info", f"s3://{bucket}").stdout
+    assert "Access logging for" in s3cmd("accesslog", f"s3://{bucket}").stdout
+    s3cmd("payer", f"s3://{bucket}")
+    s3cmd("rb", f"s3://{bucket}")

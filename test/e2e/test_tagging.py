@@ -113,6 +113,30 @@ def test_versioned_object_tagging(s3, bucket):
     assert error_of(e)[:2] == ("NoSuchVersion", 404)
 
 
+
+def test_object_tagging_on_delete_marker(s3, bucket):
+    # Only a DELETE works on a delete marker (DeleteMarker.html): a tagging call that names one
+    # by versionId is 405 MethodNotAllowed, one on a key whose latest version is a marker 404
+    # NoSuchKey; both say x-amz-delete-marker: true, as GetObject does.
+    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    s3.put_object(Bucket=bucket, Key="k", Body=b"data")
+    marker = s3.delete_object(Bucket=bucket, Key="k")
+    assert marker["DeleteMarker"] is True
+    marker_id = marker["VersionId"]
+
+    def refused(call, **kw):
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            call(Bucket=bucket, Key="k", **kw)
+        headers = e.value.response["ResponseMetadata"]["HTTPHeaders"]
+        assert headers.get("x-amz-delete-marker") == "true", headers
+        return error_of(e)[:2]
+
+    tags = {"Tagging": tagset([("a", "1")])}
+    assert refused(s3.get_object_tagging, VersionId=marker_id) == ("MethodNotAllowed", 405)
+    assert refused(s3.put_object_tagging, VersionId=marker_id, **tags) == ("MethodNotAllowed", 405)
+    assert refused(s3.get_object_tagging) == ("NoSuchKey", 404)
+    assert refused(s3.put_object_tagging, **tags) == ("NoSuchKey", 404)
+
 def test_bucket_tagging(s3, bucket):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         s3.get_bucket_tagging(Bucket=bucket)

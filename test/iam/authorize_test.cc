@@ -60,6 +60,29 @@ constexpr Action kEveryAction[] = {
     Action::kPutBucketTagging,
     Action::kGetBucketCors,
     Action::kPutBucketCors,
+    Action::kGetBucketWebsite,
+    Action::kPutBucketWebsite,
+    Action::kDeleteBucketWebsite,
+    Action::kGetBucketLogging,
+    Action::kPutBucketLogging,
+    Action::kGetBucketNotification,
+    Action::kPutBucketNotification,
+    Action::kGetBucketRequestPayment,
+    Action::kPutBucketRequestPayment,
+    Action::kGetAccelerateConfiguration,
+    Action::kPutAccelerateConfiguration,
+    Action::kGetReplicationConfiguration,
+    Action::kPutReplicationConfiguration,
+    Action::kGetEncryptionConfiguration,
+    Action::kPutEncryptionConfiguration,
+    Action::kGetAnalyticsConfiguration,
+    Action::kPutAnalyticsConfiguration,
+    Action::kGetMetricsConfiguration,
+    Action::kPutMetricsConfiguration,
+    Action::kGetInventoryConfiguration,
+    Action::kPutInventoryConfiguration,
+    Action::kGetIntelligentTieringConfiguration,
+    Action::kPutIntelligentTieringConfiguration,
     Action::kAnyBucketAccess,
     Action::kUnimplemented,
 };
@@ -190,6 +213,18 @@ TEST_F(AuthorizeTest, Table) {
       {"root", Action::kPutBucketCors, "private", "", kPlain, allow},
       {"anonymous", Action::kPutBucketCors, "public-rw", "", kPlain, deny},
       {"anonymous", Action::kGetBucketCors, "public-rw", "", kPlain, deny},  // owner's only
+      // Bucket sub-resources without configuration: a COSI key reads them by its read mode;
+      // their Put (and Delete) actions are the owner's (admin); anonymous callers only by policy.
+      {"reader", Action::kGetBucketWebsite, "shared", "", kPlain, allow},
+      {"reader", Action::kGetBucketLogging, "shared", "", kPlain, allow},
+      {"reader", Action::kGetAnalyticsConfiguration, "shared", "", kPlain, allow},
+      {"writer", Action::kGetBucketNotification, "shared", "", kPlain, deny},
+      {"rw", Action::kPutBucketWebsite, "shared", "", kPlain, deny},
+      {"rw", Action::kDeleteBucketWebsite, "shared", "", kPlain, deny},
+      {"rw", Action::kPutReplicationConfiguration, "shared", "", kPlain, deny},
+      {"root", Action::kPutBucketWebsite, "private", "", kPlain, allow},
+      {"anonymous", Action::kGetBucketWebsite, "public-rw", "", kPlain, deny},
+      {"anonymous", Action::kPutBucketLogging, "public-rw", "", kPlain, deny},
       {"rw", Action::kCreateBucket, "new", "", kPlain, deny},
       {"writer", Action::kPutObject, "shared", "k", kCopy, allow},
       {"writer", Action::kPutObject, "shared", "k", kMultipart, allow},
@@ -271,7 +306,18 @@ TEST_F(AuthorizeTest, EveryAction) {
         action == Action::kPutBucketPublicAccessBlock ||
         action == Action::kPutLifecycleConfiguration ||
         action == Action::kPutBucketObjectLockConfiguration ||
-        action == Action::kPutBucketTagging || action == Action::kPutBucketCors;
+        action == Action::kPutBucketTagging || action == Action::kPutBucketCors ||
+        // The bucket sub-resources' writes.
+        action == Action::kPutBucketWebsite || action == Action::kDeleteBucketWebsite ||
+        action == Action::kPutBucketLogging || action == Action::kPutBucketNotification ||
+        action == Action::kPutBucketRequestPayment ||
+        action == Action::kPutAccelerateConfiguration ||
+        action == Action::kPutReplicationConfiguration ||
+        action == Action::kPutEncryptionConfiguration ||
+        action == Action::kPutAnalyticsConfiguration ||
+        action == Action::kPutMetricsConfiguration ||
+        action == Action::kPutInventoryConfiguration ||
+        action == Action::kPutIntelligentTieringConfiguration;
     EXPECT_EQ(anonymous, denied_first ? Verdict::kDeny : Verdict::kNoSuchBucket);
   }
 }

@@ -146,21 +146,75 @@ TEST(RouterTest, OperationTable) {
   }
 }
 
-// Every sub-resource cubby does not implement routes to kNotImplemented, on buckets and objects.
-TEST(RouterTest, UnimplementedSubResources) {
-  const std::vector<std::string> subresources = {
-      "website",
-      "encryption",   "replication",       "logging",
-      "notification", "accelerate",    "requestPayment",    "analytics",
-      "inventory",    "metrics",       "intelligent-tiering"};
-  for (std::string method : {"GET", "PUT", "DELETE"}) {
-    for (const std::string& sub : subresources) {
-      SCOPED_TRACE(method + " ?" + sub);
-      Route r = RouteRequest(method, "/bkt?" + sub, "h", "", false);
-      EXPECT_EQ(r.error, ErrorCode::kNone);
-      EXPECT_EQ(r.op, Operation::kNotImplemented);
+// The bucket sub-resources cubby keeps no configuration for: one operation per call, each
+// only on the bucket, alone (with another sub-resource, or on an object, NotImplemented); an id
+// turns a GET of analytics, metrics, inventory or intelligent-tiering from List to Get.
+TEST(RouterTest, UnconfiguredBucketSubResources) {
+  struct Case {
+    std::string method;
+    std::string query;
+    Operation op;
+  };
+  const std::vector<Case> cases = {
+      {"GET", "website", Operation::kGetBucketWebsite},
+      {"PUT", "website", Operation::kPutBucketWebsite},
+      {"DELETE", "website", Operation::kDeleteBucketWebsite},
+      {"GET", "logging", Operation::kGetBucketLogging},
+      {"PUT", "logging", Operation::kPutBucketLogging},
+      {"GET", "notification", Operation::kGetBucketNotificationConfiguration},
+      {"PUT", "notification", Operation::kPutBucketNotificationConfiguration},
+      {"GET", "requestPayment", Operation::kGetBucketRequestPayment},
+      {"PUT", "requestPayment", Operation::kPutBucketRequestPayment},
+      {"GET", "accelerate", Operation::kGetBucketAccelerateConfiguration},
+      {"PUT", "accelerate", Operation::kPutBucketAccelerateConfiguration},
+      {"GET", "replication", Operation::kGetBucketReplication},
+      {"PUT", "replication", Operation::kPutBucketReplication},
+      {"DELETE", "replication", Operation::kDeleteBucketReplication},
+      {"GET", "encryption", Operation::kGetBucketEncryption},
+      {"PUT", "encryption", Operation::kPutBucketEncryption},
+      {"DELETE", "encryption", Operation::kDeleteBucketEncryption},
+      {"GET", "analytics", Operation::kListBucketAnalyticsConfigurations},
+      {"GET", "analytics&id=report", Operation::kGetBucketAnalyticsConfiguration},
+      {"PUT", "analytics", Operation::kPutBucketAnalyticsConfiguration},
+      {"DELETE", "analytics", Operation::kDeleteBucketAnalyticsConfiguration},
+      {"GET", "metrics", Operation::kListBucketMetricsConfigurations},
+      {"GET", "metrics&id=report", Operation::kGetBucketMetricsConfiguration},
+      {"PUT", "metrics", Operation::kPutBucketMetricsConfiguration},
+      {"DELETE", "metrics", Operation::kDeleteBucketMetricsConfiguration},
+      {"GET", "inventory", Operation::kListBucketInventoryConfigurations},
+      {"GET", "inventory&id=report", Operation::kGetBucketInventoryConfiguration},
+      {"PUT", "inventory", Operation::kPutBucketInventoryConfiguration},
+      {"DELETE", "inventory", Operation::kDeleteBucketInventoryConfiguration},
+      {"GET", "intelligent-tiering", Operation::kListBucketIntelligentTieringConfigurations},
+      {"GET", "intelligent-tiering&id=report", Operation::kGetBucketIntelligentTieringConfiguration},
+      {"PUT", "intelligent-tiering", Operation::kPutBucketIntelligentTieringConfiguration},
+      {"DELETE", "intelligent-tiering", Operation::kDeleteBucketIntelligentTieringConfiguration},
+      {"DELETE", "analytics&id=report", Operation::kDeleteBucketAnalyticsConfiguration},
+      {"PUT", "inventory&id=x", Operation::kPutBucketInventoryConfiguration},
+      {"POST", "website", Operation::kNotImplemented},
+      {"DELETE", "logging", Operation::kNotImplemented},
+      {"DELETE", "requestPayment", Operation::kNotImplemented},
+      {"GET", "website&acl", Operation::kNotImplemented},
+      {"GET", "logging&versioning", Operation::kNotImplemented},
+      {"GET", "id=x", Operation::kListObjects},  // id alone names nothing
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.method + " ?" + c.query);
+    Route r = RouteRequest(c.method, "/bkt?" + c.query, "h", "", false);
+    EXPECT_EQ(r.error, ErrorCode::kNone);
+    EXPECT_EQ(r.op, c.op);
+    EXPECT_EQ(r.bucket, "bkt");
+    Route object = RouteRequest(c.method, "/bkt/k?" + c.query, "h", "", false);
+    if (c.query != "id=x") {
+      EXPECT_EQ(object.op, Operation::kNotImplemented);
     }
   }
+  EXPECT_EQ(RouteRequest("GET", "/?website", "bkt.s3.local", "s3.local", false).op,
+            Operation::kGetBucketWebsite);
+}
+
+// Sub-resources cubby does not implement route to kNotImplemented.
+TEST(RouterTest, UnimplementedSubResources) {
   for (std::string sub : {"torrent", "attributes", "restore", "select"}) {
     SCOPED_TRACE(sub);
     const char* method = std::string(sub) == "restore" || std::string(sub) == "select" ? "POST"

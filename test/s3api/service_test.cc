@@ -901,9 +901,9 @@ TEST_F(ServiceTest, NotImplementedOperations) {
   struct Case {
     std::string method, path, query;
   };
-  for (const Case& c : std::vector<Case>{{"GET", "/bkt", "replication"},
+  for (const Case& c : std::vector<Case>{{"GET", "/bkt", "torrent"},
                                          {"POST", "/bkt", "tagging"},
-                                         {"DELETE", "/bkt", "website"},
+                                         {"DELETE", "/bkt", "logging"},
                                          {"POST", "/bkt/k", "tagging"},
                                          {"POST", "/bkt/k", ""},
                                          {"GET", "/bkt/k", "partNumber=1&tagging"},

@@ -254,6 +254,25 @@ TEST(AuthenticateTest, NoCredentialsIsAnonymous) {
   }
 }
 
+// An empty Authorization header carries no credential: the request is anonymous, whatever
+// signing headers it has (s3-tests test_object_create_bad_authorization_empty, _none).
+TEST(AuthenticateTest, EmptyAuthorizationIsAnonymous) {
+  for (std::string value : {"", " ", "\t"}) {
+    HttpRequest r = Request("PUT", "/bucket/key",
+                            {{"host", "h"},
+                             {"x-amz-date", "20130524T000000Z"},
+                             {"x-amz-content-sha256", kEmptySha},
+                             {"authorization", value}});
+    const AuthResult result = Authenticate(r, kRegion, Keys(), AwsTime());
+    EXPECT_EQ(result.error, ErrorCode::kNone) << "[" << value << "]";
+    EXPECT_TRUE(result.anonymous);
+    EXPECT_FALSE(result.key);
+    // With a presigned query it is not a second credential.
+    r.target += "?X-Amz-Algorithm=AWS4-HMAC-SHA256";
+    EXPECT_NE(Authenticate(r, kRegion, Keys(), AwsTime()).error, ErrorCode::kInvalidArgument);
+  }
+}
+
 // ---- Error paths, header auth. Each case starts from a correctly signed PUT and breaks one thing.
 
 struct HeaderCase {
@@ -329,6 +348,29 @@ std::vector<HeaderCase> HeaderCases() {
       {"MissingDates", [](HttpRequest& r) { RemoveHeader(r, "x-amz-date"); }, E::kAccessDenied},
       {"MalformedAmzDate", [](HttpRequest& r) { *MutableHeader(r, "x-amz-date") = "2013-05-24"; },
        E::kAccessDenied},
+      // s3-tests' bad_amz_date_*_aws4 and *_date_* (x-amz-date changed after signing; Date
+      // beside x-amz-date is not read): AWS's answers.
+      {"EmptyAmzDate", [](HttpRequest& r) { *MutableHeader(r, "x-amz-date") = ""; },
+       E::kAccessDenied},
+      {"AmzDateBeforeEpoch",
+       [](HttpRequest& r) { *MutableHeader(r, "x-amz-date") = "19500707T215304Z"; },
+       E::kAccessDenied},
+      {"AmzDateAnotherDay",
+       [](HttpRequest& r) { *MutableHeader(r, "x-amz-date") = "20100707T215304Z"; },
+       E::kRequestTimeTooSkewed},
+      {"AmzDateIn2030",
+       [](HttpRequest& r) { *MutableHeader(r, "x-amz-date") = "20300707T215304Z"; },
+       E::kRequestTimeTooSkewed},
+      {"DateBesideAmzDate",
+       [](HttpRequest& r) { r.headers.push_back({"date", "Fri, 24 May 2013 00:00:00 GMT"}); },
+       E::kNone},
+      {"BadDateBesideAmzDate", [](HttpRequest& r) { r.headers.push_back({"date", "Bad Date"}); },
+       E::kNone},
+      {"EmptyDateBesideAmzDate", [](HttpRequest& r) { r.headers.push_back({"date", ""}); },
+       E::kNone},
+      {"OldDateBesideAmzDate",
+       [](HttpRequest& r) { r.headers.push_back({"date", "Tue, 07 Jul 1950 21:53:04 GMT"}); },
+       E::kNone},
       {"MissingContentSha256", [](HttpRequest& r) { RemoveHeader(r, "x-amz-content-sha256"); },
        E::kInvalidRequest},
       {"BadContentSha256",
@@ -449,6 +491,14 @@ TEST(AuthenticateHeaderTest, DateHeaderAloneIsAccepted) {
   EXPECT_EQ(Authenticate(r, kRegion, Keys(), AwsTime()).error, ErrorCode::kNone);
   EXPECT_EQ(Authenticate(r, kRegion, Keys(), AwsTime() + minutes(16)).error,
             ErrorCode::kRequestTimeTooSkewed);
+  // botocore signs a request that has a Date header with formatdate()'s "-0000" zone; the
+  // canonical Date header is what was sent, the time the same.
+  for (std::string zone : {"-0000", "+0000"}) {
+    HttpRequest numeric = r;
+    *MutableHeader(numeric, "date") = "Fri, 24 May 2013 00:00:00 " + zone;
+    EXPECT_EQ(Authenticate(numeric, kRegion, Keys(), AwsTime()).error,
+              ErrorCode::kSignatureDoesNotMatch);  // the signature covered the GMT form
+  }
   *MutableHeader(r, "date") = "Fri, 24 May 2013 00:00:01 GMT";
   EXPECT_EQ(Authenticate(r, kRegion, Keys(), AwsTime()).error, ErrorCode::kSignatureDoesNotMatch);
   *MutableHeader(r, "date") = "yesterday";

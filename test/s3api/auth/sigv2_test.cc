@@ -284,11 +284,54 @@ TEST(SigV2Test, HeaderErrors) {
        ErrorCode::kRequestTimeTooSkewed},
       {"14 minutes late", Signed("date", date, V2Auth(sts)), now + std::chrono::minutes(14),
        ErrorCode::kNone},
+      // s3-tests' bad_date_*_aws2 (x-amz-date is what is signed): AWS's answers.
+      {"x-amz-date empty", Signed("x-amz-date", "", V2Auth("GET\n\n\n\nx-amz-date:\n/b/k")), now,
+       ErrorCode::kAccessDenied},
+      {"x-amz-date invalid",
+       Signed("x-amz-date", "Bad Date", V2Auth("GET\n\n\n\nx-amz-date:Bad Date\n/b/k")), now,
+       ErrorCode::kAccessDenied},
+      {"x-amz-date before epoch",
+       Signed("x-amz-date", "Tue, 07 Jul 1950 21:53:04 GMT",
+              V2Auth("GET\n\n\n\nx-amz-date:Tue, 07 Jul 1950 21:53:04 GMT\n/b/k")),
+       now, ErrorCode::kAccessDenied},
+      {"x-amz-date in 2010",
+       Signed("x-amz-date", "Tue, 07 Jul 2010 21:53:04 GMT",
+              V2Auth("GET\n\n\n\nx-amz-date:Tue, 07 Jul 2010 21:53:04 GMT\n/b/k")),
+       now, ErrorCode::kRequestTimeTooSkewed},
+      {"x-amz-date in 2030",
+       Signed("x-amz-date", "Tue, 07 Jul 2030 21:53:04 GMT",
+              V2Auth("GET\n\n\n\nx-amz-date:Tue, 07 Jul 2030 21:53:04 GMT\n/b/k")),
+       now, ErrorCode::kRequestTimeTooSkewed},
+      {"Date with -0000", Signed("date", "Fri, 24 May 2013 00:00:00 -0000",
+                                 V2Auth("GET\n\n\nFri, 24 May 2013 00:00:00 -0000\n/b/k")),
+       now, ErrorCode::kNone},
+      {"Date before epoch", Signed("date", "Tue, 07 Jul 1950 21:53:04 GMT",
+                                   V2Auth("GET\n\n\nTue, 07 Jul 1950 21:53:04 GMT\n/b/k")),
+       now, ErrorCode::kAccessDenied},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const AuthResult r = Authenticate(c.request, "us-east-1", Keys(), c.now);
     EXPECT_EQ(r.error, c.expected) << r.error_message;
+  }
+}
+
+// A request with both Date and x-amz-date signs x-amz-date (and an empty Date line), whatever
+// Date says, even empty (s3-tests test_object_create_date_and_amz_date, _amz_date_and_no_date).
+TEST(SigV2Test, DateBesideAmzDateIsNotSigned) {
+  const std::string date = "Fri, 24 May 2013 00:00:00 GMT";
+  const std::string sts = "GET\n\n\n\nx-amz-date:" + date + "\n/b/k";
+  for (std::string other : {date, std::string(""), std::string("Bad Date"),
+                            std::string("Tue, 07 Jul 2010 21:53:04 GMT")}) {
+    SCOPED_TRACE(other);
+    HttpRequest r = Signed("x-amz-date", date, V2Auth(sts));
+    r.headers.push_back({"date", other});
+    EXPECT_EQ(Authenticate(r, "us-east-1", Keys(), At(date)).error, ErrorCode::kNone);
+    // Signing the Date line instead does not match.
+    HttpRequest wrong = Signed("x-amz-date", date, V2Auth("GET\n\n\n" + other + "\n/b/k"));
+    wrong.headers.push_back({"date", other});
+    EXPECT_EQ(Authenticate(wrong, "us-east-1", Keys(), At(date)).error,
+              ErrorCode::kSignatureDoesNotMatch);
   }
 }
 
