@@ -233,6 +233,7 @@ struct ObjectVersion {
   uint64_t size = 0;     // versions only
   std::string owner_id;  // empty: the bucket's owner
   std::vector<std::pair<std::string, std::string>> tags;  // versions only (lifecycle filters)
+  std::string storage_class;  // versions only; empty: STANDARD
 };
 
 struct VersionsPage {
@@ -259,6 +260,7 @@ struct ListEntry {
   uint64_t size = 0;
   std::string etag;
   int64_t last_modified_ms = 0;
+  std::string storage_class;  // empty: STANDARD
 };
 
 struct ListPage {
