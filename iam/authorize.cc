@@ -65,6 +65,8 @@ Need NeedOf(Action action) {
     case Action::kGetObjectLegalHold:
     case Action::kGetObjectTagging:
     case Action::kGetObjectVersionTagging:
+    case Action::kGetObjectAttributes:
+    case Action::kGetObjectVersionAttributes:
     case Action::kGetBucketTagging:
     case Action::kGetBucketCors:
       return Need::kRead;
@@ -159,6 +161,8 @@ std::string_view ActionName(Action action) {
     case Action::kPutObjectLegalHold: return "s3:PutObjectLegalHold";
     case Action::kGetObjectTagging: return "s3:GetObjectTagging";
     case Action::kGetObjectVersionTagging: return "s3:GetObjectVersionTagging";
+    case Action::kGetObjectAttributes: return "s3:GetObjectAttributes";
+    case Action::kGetObjectVersionAttributes: return "s3:GetObjectVersionAttributes";
     case Action::kPutObjectTagging: return "s3:PutObjectTagging";
     case Action::kPutObjectVersionTagging: return "s3:PutObjectVersionTagging";
     case Action::kDeleteObjectTagging: return "s3:DeleteObjectTagging";
@@ -437,6 +441,8 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutObjectLegalHold:
     case Action::kGetObjectTagging:
     case Action::kGetObjectVersionTagging:
+    case Action::kGetObjectAttributes:
+    case Action::kGetObjectVersionAttributes:
     case Action::kPutObjectTagging:
     case Action::kPutObjectVersionTagging:
     case Action::kDeleteObjectTagging:

@@ -482,8 +482,9 @@ class Store {
   virtual Result<ListUploadsPage> ListUploads(const ListUploadsQuery& query) = 0;
   // In one synced batch: the object at `key` becomes the concatenation of `part_numbers`'
   // data (no bytes are copied) with metadata `meta` (callers start from GetUpload().meta and
-  // set etag and checksums; storage fills size, part_sizes, data location and, when 0,
-  // last_modified_ms); parts not listed and the replaced object are released; the upload is
+  // set etag and checksums; storage fills size, part_sizes, data location, part_checksums
+  // (each chosen part's checksum of the upload's checksum_algorithm, when all have one) and,
+  // when 0, last_modified_ms); parts not listed and the replaced object are released; the upload is
   // removed and a completed-upload record kept (see CompletedUpload). The caller validates
   // order, sizes and etags (from ListParts); storage requires part_numbers non-empty and
   // strictly ascending (kInvalidArgument) and each one present (kInvalidPart).

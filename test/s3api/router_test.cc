@@ -157,7 +157,7 @@ TEST(RouterTest, UnimplementedSubResources) {
       EXPECT_EQ(r.op, Operation::kNotImplemented);
     }
   }
-  for (std::string sub : {"torrent", "attributes", "restore", "select"}) {
+  for (std::string sub : {"torrent", "restore", "select"}) {
     SCOPED_TRACE(sub);
     const char* method = std::string(sub) == "restore" || std::string(sub) == "select" ? "POST"
                                                                                      : "GET";
@@ -246,6 +246,10 @@ TEST(RouterTest, ObjectLock) {
            {"PUT", "/bkt/k?retention&tagging", Operation::kNotImplemented},
            // Tagging: objects (with versionId) and buckets; nothing else beside it.
            {"GET", "/bkt/k?tagging", Operation::kGetObjectTagging},
+           {"GET", "/bkt/k?attributes", Operation::kGetObjectAttributes},
+           {"GET", "/bkt/k?attributes&versionId=abc", Operation::kGetObjectAttributes},
+           {"PUT", "/bkt/k?attributes", Operation::kNotImplemented},
+           {"GET", "/bkt/k?attributes&partNumber=1", Operation::kNotImplemented},
            {"PUT", "/bkt/k?tagging", Operation::kPutObjectTagging},
            {"DELETE", "/bkt/k?tagging", Operation::kDeleteObjectTagging},
            {"GET", "/bkt?tagging", Operation::kGetBucketTagging},
