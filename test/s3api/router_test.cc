@@ -247,7 +247,6 @@ TEST(RouterTest, ObjectLock) {
            // Tagging: objects (with versionId) and buckets; nothing else beside it.
            {"GET", "/bkt/k?tagging", Operation::kGetObjectTagging},
            {"GET", "/bkt/k?attributes", Operation::kGetObjectAttributes},
-           {"GET", "/bkt/k?attributes&versionId=abc", Operation::kGetObjectAttributes},
            {"PUT", "/bkt/k?attributes", Operation::kNotImplemented},
            {"GET", "/bkt/k?attributes&partNumber=1", Operation::kNotImplemented},
            {"PUT", "/bkt/k?tagging", Operation::kPutObjectTagging},
@@ -264,6 +263,13 @@ TEST(RouterTest, ObjectLock) {
     EXPECT_EQ(r.op, c.op);
     EXPECT_FALSE(r.version_id.has_value());
     EXPECT_EQ(r.param_error.code, ErrorCode::kNone);
+  }
+  {
+    // GetObjectAttributes takes a versionId.
+    Route r = RouteRequest("GET", "/bkt/k?attributes&versionId=abc", "h", "", false);
+    EXPECT_EQ(r.op, Operation::kGetObjectAttributes);
+    EXPECT_EQ(r.version_id, "abc");
+    EXPECT_EQ(OperationName(r.op), "GetObjectAttributes");
   }
   EXPECT_EQ(OperationName(Operation::kPutObjectLockConfiguration), "PutObjectLockConfiguration");
   EXPECT_EQ(OperationName(Operation::kGetObjectLegalHold), "GetObjectLegalHold");
