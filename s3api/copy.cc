@@ -240,7 +240,9 @@ HttpResponse CopyObject(const Context& ctx) {
       &md5, checksum ? &*checksum : nullptr);
   if (failure) return failure.TakeResponse();
   meta.etag = text::HexEncode(md5);
-  if (checksum) meta.checksums = {{std::string(auth::ChecksumName(*algorithm)), checksum->Finish()}};
+  if (checksum) {
+    meta.checksums = {{std::string(auth::ChecksumName(*algorithm)), checksum->Finish()}};
+  }
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(ctx, committed.status(), cond);

@@ -153,12 +153,12 @@ Failure CheckObjectChecksum(const Context& ctx, const storage::UploadRecord& upl
                             const std::map<std::string, std::string>& computed) {
   if (const std::string* type = ctx.request.Find("x-amz-checksum-type")) {
     if (*type != upload.checksum_type) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                           "The upload was created using the " +
-                               (upload.checksum_type.empty() ? std::string("null")
-                                                             : upload.checksum_type) +
-                               " checksum mode. The complete request must use the same "
-                               "checksum mode.");
+      return ErrorResponse(
+          ctx, ErrorCode::kInvalidRequest,
+          "The upload was created using the " +
+              (upload.checksum_type.empty() ? std::string("null") : upload.checksum_type) +
+              " checksum mode. The complete request must use the same "
+              "checksum mode.");
     }
   }
   std::optional<auth::ChecksumAlgorithm> sent;
@@ -192,9 +192,9 @@ Failure CheckObjectChecksum(const Context& ctx, const storage::UploadRecord& upl
   std::string_view want = *value;
   const std::string_view base = want.substr(0, want.find('-'));
   if (!auth::IsValidChecksumValue(*sent, base)) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                         "Value for " + std::string(auth::ChecksumHeaderName(*sent)) +
-                             " header is invalid.");
+    return ErrorResponse(
+        ctx, ErrorCode::kInvalidRequest,
+        "Value for " + std::string(auth::ChecksumHeaderName(*sent)) + " header is invalid.");
   }
   const bool matches = want == have || (want == base && have.substr(0, have.find('-')) == base);
   if (!matches) {

@@ -307,8 +307,7 @@ ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta)
   if (const std::string* v = request.Find("content-encoding")) {
     meta->content_encoding = StripAwsChunked(*v);
   }
-  if (ErrorCode e = StorageClassFromHeaders(request, &meta->storage_class);
-      e != ErrorCode::kNone) {
+  if (ErrorCode e = StorageClassFromHeaders(request, &meta->storage_class); e != ErrorCode::kNone) {
     return e;
   }
   copy("content-disposition", &meta->content_disposition);

@@ -233,7 +233,7 @@ struct ObjectVersion {
   uint64_t size = 0;     // versions only
   std::string owner_id;  // empty: the bucket's owner
   std::vector<std::pair<std::string, std::string>> tags;  // versions only (lifecycle filters)
-  std::string storage_class;  // versions only; empty: STANDARD
+  std::string storage_class;                              // versions only; empty: STANDARD
 };
 
 struct VersionsPage {

@@ -346,10 +346,12 @@ TEST_F(MultipartTest, CompleteKeepsPartChecksumsAndStorageClass) {
     SCOPED_TRACE(algorithm);
     ObjectMeta initial;
     initial.storage_class = "STANDARD_IA";
-    Result<UploadRecord> u = store_->CreateUpload("b", "k", initial, algorithm,
-                                                  algorithm.empty() ? "" : "COMPOSITE");
+    Result<UploadRecord> u =
+        store_->CreateUpload("b", "k", initial, algorithm, algorithm.empty() ? "" : "COMPOSITE");
     ASSERT_OK(u.status());
-    for (uint32_t n = 1; n <= 3; ++n) ASSERT_OK(PutPart(*store_, "b", "k", u->upload_id, n, "x").status());
+    for (uint32_t n = 1; n <= 3; ++n) {
+      ASSERT_OK(PutPart(*store_, "b", "k", u->upload_id, n, "x").status());
+    }
     Result<UploadRecord> got = store_->GetUpload("b", "k", u->upload_id);
     ASSERT_OK(got.status());
     EXPECT_EQ(got->meta.storage_class, "STANDARD_IA");
