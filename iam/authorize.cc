@@ -77,6 +77,8 @@ Need NeedOf(Action action) {
     case Action::kGetObjectLegalHold:
     case Action::kGetObjectTagging:
     case Action::kGetObjectVersionTagging:
+    case Action::kGetObjectAttributes:
+    case Action::kGetObjectVersionAttributes:
     case Action::kGetBucketTagging:
     case Action::kGetBucketCors:
     case Action::kGetBucketWebsite:
@@ -182,6 +184,8 @@ std::string_view ActionName(Action action) {
     case Action::kPutObjectLegalHold: return "s3:PutObjectLegalHold";
     case Action::kGetObjectTagging: return "s3:GetObjectTagging";
     case Action::kGetObjectVersionTagging: return "s3:GetObjectVersionTagging";
+    case Action::kGetObjectAttributes: return "s3:GetObjectAttributes";
+    case Action::kGetObjectVersionAttributes: return "s3:GetObjectVersionAttributes";
     case Action::kPutObjectTagging: return "s3:PutObjectTagging";
     case Action::kPutObjectVersionTagging: return "s3:PutObjectVersionTagging";
     case Action::kDeleteObjectTagging: return "s3:DeleteObjectTagging";
@@ -497,6 +501,8 @@ bool AnonymousNeverAllowed(Action action) {
     case Action::kPutObjectLegalHold:
     case Action::kGetObjectTagging:
     case Action::kGetObjectVersionTagging:
+    case Action::kGetObjectAttributes:
+    case Action::kGetObjectVersionAttributes:
     case Action::kPutObjectTagging:
     case Action::kPutObjectVersionTagging:
     case Action::kDeleteObjectTagging:

@@ -60,6 +60,9 @@ enum class Action {
   kPutObjectLegalHold,
   kGetObjectTagging,
   kGetObjectVersionTagging,     // GetObjectTagging with a versionId
+  // GetObjectAttributes asks for these besides kGetObject (kGetObjectVersion with a versionId).
+  kGetObjectAttributes,
+  kGetObjectVersionAttributes,  // GetObjectAttributes with a versionId
   kPutObjectTagging,            // PutObjectTagging, and a write with x-amz-tagging
   kPutObjectVersionTagging,     // PutObjectTagging with a versionId
   kDeleteObjectTagging,

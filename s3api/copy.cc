@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "s3api/auth/checksum.h"
 #include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
@@ -142,6 +143,10 @@ HttpResponse CopyResult(const Context& ctx, const CopySource& source,
   w.Open("CopyObjectResult", kS3Namespace);
   w.Element("ETag", QuoteEtag(meta.etag));
   w.Element("LastModified", Iso8601(meta.last_modified_ms));
+  // The checksum a copy computed on request (x-amz-checksum-algorithm).
+  if (ctx.request.Find("x-amz-checksum-algorithm") != nullptr) {
+    for (const auto& [name, value] : meta.checksums) w.Element("Checksum" + name, value);
+  }
   w.Close();
   HttpResponse r = XmlResponse(std::move(w).Finish());
   SetCopySourceVersionHeader(ctx, source, from, &r);
@@ -174,8 +179,23 @@ HttpResponse CopyObject(const Context& ctx) {
     }
   } else {
     CopyContentMeta(from, &meta);
+    // The class is never copied: the copy's is its header's, else STANDARD (AWS).
+    if (ErrorCode e = StorageClassFromHeaders(ctx.request, &meta.storage_class);
+        e != ErrorCode::kNone) {
+      return ErrorResponse(ctx, e);
+    }
   }
-  KeepFullObjectChecksums(from, &meta);
+  // x-amz-checksum-algorithm: the copy gets that checksum, computed as the bytes are copied.
+  std::optional<auth::ChecksumAlgorithm> algorithm;
+  if (const std::string* h = ctx.request.Find("x-amz-checksum-algorithm")) {
+    algorithm = auth::ParseChecksumAlgorithm(*h);
+    if (!algorithm) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "Checksum algorithm provided is unsupported. Please try again with any "
+                           "of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]");
+    }
+  }
+  if (!algorithm) KeepFullObjectChecksums(from, &meta);
   // The copy is a new object: the writer's, with the ACL its headers ask for (none copied).
   if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
   // Nor is the source's lock: the copy's is its headers' or the bucket's default.
@@ -188,13 +208,14 @@ HttpResponse CopyObject(const Context& ctx) {
   // Onto itself: only new metadata (REPLACE), or an older version made current again. In a
   // versioned bucket the copy is a new version, written as any other copy.
   const bool onto_itself = source.bucket == ctx.route.bucket && source.key == ctx.route.key;
-  if (onto_itself && !replace && !source.version_id) {
+  if (onto_itself && !replace && !source.version_id &&
+      ctx.request.Find("x-amz-storage-class") == nullptr && !algorithm) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                          "This copy request is illegal because it is trying to copy an object "
                          "to itself without changing the object's metadata, storage class, "
                          "website redirect location or encryption attributes.");
   }
-  if (onto_itself && !source.version_id &&
+  if (onto_itself && !source.version_id && !algorithm &&
       ctx.store->BucketVersioning(ctx.route.bucket) == storage::VersioningState::kUnversioned) {
     // Same bytes, new metadata: no data copy. The etag stays (storage keeps it when empty).
     meta.checksums = from.checksums;
@@ -212,11 +233,16 @@ HttpResponse CopyObject(const Context& ctx) {
       ctx.store->NewObjectWriter(ctx.route.bucket);
   if (!writer.ok()) return StorageError(ctx, writer.status());
   std::string md5;
+  std::optional<auth::Checksummer> checksum;
+  if (algorithm) checksum.emplace(*algorithm);
   Failure failure = CopyBytes(
       ctx, *reader, from.size, [&](std::string_view piece) { return (*writer)->Append(piece); },
-      &md5, nullptr);
+      &md5, checksum ? &*checksum : nullptr);
   if (failure) return failure.TakeResponse();
   meta.etag = text::HexEncode(md5);
+  if (checksum) {
+    meta.checksums = {{std::string(auth::ChecksumName(*algorithm)), checksum->Finish()}};
+  }
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(ctx, committed.status(), cond);

@@ -162,6 +162,9 @@ inline constexpr size_t kCopyBufferBytes = 256 << 10;
 // Content headers (Content-Encoding without "aws-chunked") and x-amz-meta-* of the request.
 // kMetadataTooLarge when the user metadata exceeds 2 KiB.
 ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta);
+// x-amz-storage-class into *storage_class: empty when absent or STANDARD, else as given;
+// kInvalidStorageClass for a name AWS does not have. MetaFromHeaders calls it.
+ErrorCode StorageClassFromHeaders(const HttpRequest& request, std::string* storage_class);
 // If-None-Match: * / If-Match on a write → *cond, or the failure (If-Match on a missing key is
 // NoSuchKey, as AWS answers).
 Failure PutCondition(const Context& ctx, storage::WriteCondition* cond);
@@ -302,6 +305,8 @@ void SetAbortHeaders(const Context& ctx, const storage::UploadRecord& upload, Ht
 HttpResponse PutObject(const Context& ctx);
 HttpResponse GetObject(const Context& ctx);  // GET and HEAD
 HttpResponse DeleteObject(const Context& ctx);
+// attributes.cc
+HttpResponse GetObjectAttributes(const Context& ctx);
 // copy.cc
 HttpResponse CopyObject(const Context& ctx);
 // delete_objects.cc

@@ -29,7 +29,7 @@ void WriteContents(XmlWriter& w, const ListParams& p, const storage::ListEntry& 
   w.Element("ETag", QuoteEtag(e.etag));
   w.Element("Size", std::to_string(e.size));
   if (owner != nullptr) WriteOwner(w, "Owner", *owner);
-  w.Element("StorageClass", "STANDARD");
+  w.Element("StorageClass", e.storage_class.empty() ? "STANDARD" : e.storage_class);
   w.Close();
 }
 
@@ -162,7 +162,7 @@ HttpResponse ListObjectVersions(const Context& ctx) {
     if (!v.delete_marker) {
       w.Element("ETag", QuoteEtag(v.etag));
       w.Element("Size", std::to_string(v.size));
-      w.Element("StorageClass", "STANDARD");
+      w.Element("StorageClass", v.storage_class.empty() ? "STANDARD" : v.storage_class);
     }
     WriteOwner(w, "Owner", owners.Of(v.owner_id));
     w.Close();

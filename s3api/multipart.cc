@@ -142,6 +142,68 @@ ErrorCode ObjectChecksum(const storage::UploadRecord& upload,
   return ErrorCode::kNone;
 }
 
+// CompleteMultipartUpload's whole-object checksum (x-amz-checksum-<alg>, and
+// x-amz-checksum-type), checked against what the parts give (`computed`, the upload's
+// algorithm -> value; a COMPOSITE value ends in "-<parts>", which the header may leave off).
+// Failure::None when the request sends none or it matches; InvalidRequest when it names
+// another algorithm or type than the upload's, more than one, or a malformed value; BadDigest
+// when the value differs.
+//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/checking-object-integrity.html
+Failure CheckObjectChecksum(const Context& ctx, const storage::UploadRecord& upload,
+                            const std::map<std::string, std::string>& computed) {
+  if (const std::string* type = ctx.request.Find("x-amz-checksum-type")) {
+    if (*type != upload.checksum_type) {
+      return ErrorResponse(
+          ctx, ErrorCode::kInvalidRequest,
+          "The upload was created using the " +
+              (upload.checksum_type.empty() ? std::string("null") : upload.checksum_type) +
+              " checksum mode. The complete request must use the same "
+              "checksum mode.");
+    }
+  }
+  std::optional<auth::ChecksumAlgorithm> sent;
+  const std::string* value = nullptr;
+  for (auth::ChecksumAlgorithm a : auth::kAllChecksumAlgorithms) {
+    const std::string* v = ctx.request.Find(auth::ChecksumHeaderName(a));
+    if (v == nullptr) continue;
+    if (sent) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "Expecting a single x-amz-checksum- header. Multiple checksum Types "
+                           "are not allowed.");
+    }
+    sent = a;
+    value = v;
+  }
+  if (!sent) return Failure::None();
+  const std::string name(auth::ChecksumName(*sent));
+  auto it = computed.find(name);
+  if (it == computed.end()) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "The upload was created using " +
+                             (upload.checksum_algorithm.empty()
+                                  ? std::string("no")
+                                  : "the " + text::AsciiLowercase(upload.checksum_algorithm)) +
+                             " checksum algorithm, but the request names " +
+                             text::AsciiLowercase(name) + ".");
+  }
+  // A COMPOSITE value "<base64>-<parts>" may be sent without its "-<parts>"; the base64 must
+  // be valid for the algorithm, and the whole sent value must match.
+  const std::string_view have = it->second;
+  std::string_view want = *value;
+  const std::string_view base = want.substr(0, want.find('-'));
+  if (!auth::IsValidChecksumValue(*sent, base)) {
+    return ErrorResponse(
+        ctx, ErrorCode::kInvalidRequest,
+        "Value for " + std::string(auth::ChecksumHeaderName(*sent)) + " header is invalid.");
+  }
+  const bool matches = want == have || (want == base && have.substr(0, have.find('-')) == base);
+  if (!matches) {
+    return ErrorResponse(ctx, ErrorCode::kBadDigest,
+                         "The " + name + " you specified did not match the calculated checksum.");
+  }
+  return Failure::None();
+}
+
 // Checks the requested list against the stored parts (InvalidPartOrder, InvalidPart,
 // EntityTooSmall) and fills `chosen` in order. A part number may be listed more than once in a
 // row (a client re-sent the part while its first upload still ran, and lists both ETags): the
@@ -376,6 +438,9 @@ HttpResponse CompleteMultipartUpload(const Context& ctx) {
   if (ErrorCode e = ObjectChecksum(*upload, parts, &meta.checksums); e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
   }
+  if (Failure failure = CheckObjectChecksum(ctx, *upload, meta.checksums)) {
+    return failure.TakeResponse();
+  }
   meta.etag = MultipartEtag(parts);
   meta.last_modified_ms = ctx.now_ms();
   std::vector<uint32_t> numbers;
@@ -418,7 +483,8 @@ HttpResponse ListParts(const Context& ctx) {
   w.Element("UploadId", ctx.route.upload_id);
   WriteOwner(w, "Initiator", UserOwnerName(ctx, upload->initiator_id));
   WriteOwner(w, "Owner", UserOwnerName(ctx, upload->meta.owner_id));
-  w.Element("StorageClass", "STANDARD");
+  w.Element("StorageClass",
+            upload->meta.storage_class.empty() ? "STANDARD" : upload->meta.storage_class);
   w.Element("PartNumberMarker", std::to_string(marker));
   w.Element("NextPartNumberMarker",
             std::to_string(parts->empty() ? marker : parts->back().part_number));
@@ -483,7 +549,7 @@ HttpResponse ListMultipartUploads(const Context& ctx) {
     w.Element("UploadId", u.upload_id);
     WriteOwner(w, "Initiator", name_of(u.initiator_id));
     WriteOwner(w, "Owner", name_of(u.meta.owner_id));
-    w.Element("StorageClass", "STANDARD");
+    w.Element("StorageClass", u.meta.storage_class.empty() ? "STANDARD" : u.meta.storage_class);
     w.Element("Initiated", Iso8601(u.initiated_ms));
     if (!u.checksum_algorithm.empty()) {
       w.Element("ChecksumAlgorithm", u.checksum_algorithm);

@@ -253,10 +253,27 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
   if (ctx.route.part_number && !meta.part_sizes.empty()) {
     r.Set("x-amz-mp-parts-count", std::to_string(meta.part_sizes.size()));
   }
-  // Checksums describe the whole object: only on request, and not for a byte range (AWS).
+  // AWS names the class of every object but STANDARD ones.
+  if (!meta.storage_class.empty()) r.Set("x-amz-storage-class", meta.storage_class);
+  // Checksums only on request, and not for a byte range (AWS). A part of a multipart object
+  // (partNumber) has its own checksum, when the object keeps its parts' checksums.
   const std::string* checksum_mode = ctx.request.Find("x-amz-checksum-mode");
-  if (checksum_mode != nullptr && *checksum_mode == "ENABLED" && !sel.partial) {
-    SetChecksumHeaders(meta.checksums, &r);
+  if (checksum_mode != nullptr && *checksum_mode == "ENABLED") {
+    if (ctx.route.part_number && !meta.part_sizes.empty()) {
+      const size_t index = *ctx.route.part_number - 1;  // SelectBytes checked the range
+      if (!meta.part_checksums.empty() && !meta.checksums.empty() &&
+          index < meta.part_checksums.size()) {
+        const auto& [name, value] = *meta.checksums.begin();
+        std::optional<auth::ChecksumAlgorithm> algorithm = auth::ParseChecksumAlgorithm(name);
+        if (algorithm) {
+          r.Set(std::string(auth::ChecksumHeaderName(*algorithm)), meta.part_checksums[index]);
+          r.Set("x-amz-checksum-type",
+                value.find('-') != std::string::npos ? "COMPOSITE" : "FULL_OBJECT");
+        }
+      }
+    } else if (!sel.partial) {
+      SetChecksumHeaders(meta.checksums, &r);
+    }
   }
   // For HEAD the server sends this as the Content-Length of the would-be GET, with no body.
   r.content_length = sel.range.length;
@@ -264,6 +281,25 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
 }
 
 }  // namespace
+
+// x-amz-storage-class: AWS's classes are accepted (cubby stores every object alike); any
+// other value is InvalidStorageClass, as AWS answers.
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html#AmazonS3-PutObject-request-header-StorageClass
+ErrorCode StorageClassFromHeaders(const HttpRequest& request, std::string* storage_class) {
+  storage_class->clear();
+  const std::string* v = request.Find("x-amz-storage-class");
+  if (v == nullptr) return ErrorCode::kNone;
+  static constexpr std::string_view kClasses[] = {
+      "STANDARD",       "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING",
+      "GLACIER",        "DEEP_ARCHIVE",       "OUTPOSTS",    "GLACIER_IR", "SNOW",
+      "EXPRESS_ONEZONE"};
+  if (std::find(std::begin(kClasses), std::end(kClasses), *v) == std::end(kClasses)) {
+    return ErrorCode::kInvalidStorageClass;
+  }
+  // Kept as given and reported back; STANDARD is what an object without one reports.
+  if (*v != "STANDARD") *storage_class = *v;
+  return ErrorCode::kNone;
+}
 
 // Fills the stored content headers and user metadata from the request.
 ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta) {
@@ -275,17 +311,8 @@ ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta)
   if (const std::string* v = request.Find("content-encoding")) {
     meta->content_encoding = StripAwsChunked(*v);
   }
-  // x-amz-storage-class: AWS's classes are accepted (cubby stores every object alike); any
-  // other value is InvalidStorageClass, as AWS answers.
-  // https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html#AmazonS3-PutObject-request-header-StorageClass
-  if (const std::string* v = request.Find("x-amz-storage-class")) {
-    static constexpr std::string_view kClasses[] = {
-        "STANDARD",       "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING",
-        "GLACIER",        "DEEP_ARCHIVE",       "OUTPOSTS",    "GLACIER_IR", "SNOW",
-        "EXPRESS_ONEZONE"};
-    if (std::find(std::begin(kClasses), std::end(kClasses), *v) == std::end(kClasses)) {
-      return ErrorCode::kInvalidStorageClass;
-    }
+  if (ErrorCode e = StorageClassFromHeaders(request, &meta->storage_class); e != ErrorCode::kNone) {
+    return e;
   }
   copy("content-disposition", &meta->content_disposition);
   copy("content-language", &meta->content_language);

@@ -60,6 +60,7 @@ std::string_view OperationName(Operation op) {
     case Operation::kGetObjectLegalHold: return "GetObjectLegalHold";
     case Operation::kPutObjectLegalHold: return "PutObjectLegalHold";
     case Operation::kGetObjectTagging: return "GetObjectTagging";
+    case Operation::kGetObjectAttributes: return "GetObjectAttributes";
     case Operation::kPutObjectTagging: return "PutObjectTagging";
     case Operation::kDeleteObjectTagging: return "DeleteObjectTagging";
     case Operation::kGetBucketTagging: return "GetBucketTagging";
@@ -298,6 +299,9 @@ Operation ObjectOp(std::string_view method, const Query& r, bool copy_source) {
       return Operation::kGetObjectLegalHold;
     }
     if (Has(r, "tagging") && only({"tagging", "versionId"})) return Operation::kGetObjectTagging;
+    if (Has(r, "attributes") && only({"attributes", "versionId"})) {
+      return Operation::kGetObjectAttributes;
+    }
     if (only({"partNumber", "versionId"})) return Operation::kGetObject;
   } else if (method == "HEAD") {
     if (only({"partNumber", "versionId"})) return Operation::kHeadObject;
@@ -531,6 +535,7 @@ void ParseParams(const Query& query, Route* r) {
     case Operation::kGetObjectTagging:
     case Operation::kPutObjectTagging:
     case Operation::kDeleteObjectTagging:
+    case Operation::kGetObjectAttributes:
       ParseVersionId(query, r);
       break;
     case Operation::kListObjectVersions:

@@ -62,6 +62,7 @@ enum class Operation {
   kGetObjectLegalHold,
   kPutObjectLegalHold,
   kGetObjectTagging,
+  kGetObjectAttributes,  // GET ?attributes (versionId)
   kPutObjectTagging,
   kDeleteObjectTagging,
   kGetBucketTagging,

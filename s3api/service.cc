@@ -97,6 +97,8 @@ iam::Action ActionOf(Operation op) {
     case Operation::kGetObjectLegalHold: return iam::Action::kGetObjectLegalHold;
     case Operation::kPutObjectLegalHold: return iam::Action::kPutObjectLegalHold;
     case Operation::kGetObjectTagging: return iam::Action::kGetObjectTagging;
+    // Then s3:GetObjectAttributes too, asked by the handler.
+    case Operation::kGetObjectAttributes: return iam::Action::kGetObject;
     case Operation::kPutObjectTagging: return iam::Action::kPutObjectTagging;
     case Operation::kDeleteObjectTagging: return iam::Action::kDeleteObjectTagging;
     case Operation::kGetBucketTagging: return iam::Action::kGetBucketTagging;
@@ -301,6 +303,7 @@ bool NeedsSpace(Operation op) {
     case Operation::kGetObjectRetention:
     case Operation::kGetObjectLegalHold:
     case Operation::kGetObjectTagging:
+    case Operation::kGetObjectAttributes:
     case Operation::kDeleteObjectTagging:
     case Operation::kGetBucketTagging:
     case Operation::kDeleteBucketTagging:
@@ -482,6 +485,7 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kGetObjectLegalHold: return GetObjectLegalHold(ctx);
     case Operation::kPutObjectLegalHold: return PutObjectLegalHold(ctx);
     case Operation::kGetObjectTagging: return GetObjectTagging(ctx);
+    case Operation::kGetObjectAttributes: return GetObjectAttributes(ctx);
     case Operation::kPutObjectTagging: return PutObjectTagging(ctx);
     case Operation::kDeleteObjectTagging: return DeleteObjectTagging(ctx);
     case Operation::kGetBucketTagging: return GetBucketTagging(ctx);

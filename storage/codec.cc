@@ -31,6 +31,9 @@ constexpr uint8_t kVersion6 = 6;
 // ObjectMeta only: version 4 followed by the object's tags; written only when it has tags, so
 // untagged objects keep version <= 4.
 constexpr uint8_t kVersionTagged = 5;
+// ObjectMeta only: version 5 (its tags possibly empty) followed by the storage class and the
+// parts' checksums; written only when one of them is set, so other objects keep version <= 5.
+constexpr uint8_t kVersionClassed = 6;
 
 // ---- Writer helpers.
 void PutVarint(std::string* out, uint64_t v) {
@@ -147,7 +150,7 @@ class Reader {
     return true;
   }
   bool MetaVersion(uint8_t* version) {
-    return GetByte(version) && *version >= kVersion1 && *version <= kVersionTagged;
+    return GetByte(version) && *version >= kVersion1 && *version <= kVersionClassed;
   }
   bool GetAcl(AclRecord* acl) {
     uint64_t n;
@@ -334,11 +337,13 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
 std::string EncodeObjectMeta(const ObjectMeta& m) {
   std::string out;
   out.reserve(64 + m.etag.size() + m.content_type.size() + m.inline_data.size());
-  const bool tagged = !m.tags.empty();
+  const bool classed = !m.storage_class.empty() || !m.part_checksums.empty();
+  const bool tagged = classed || !m.tags.empty();
   const bool versioned =
       tagged || !m.version_id.empty() || m.version_seq != 0 || m.lock != ObjectLockState{};
   const bool owner = versioned || !m.owner_id.empty() || m.acl != AclRecord{};
-  PutByte(&out, tagged               ? kVersionTagged
+  PutByte(&out, classed              ? kVersionClassed
+                : tagged             ? kVersionTagged
                 : versioned          ? kVersionVersioned
                 : owner              ? kVersionOwner
                 : m.segments.empty() ? kVersion1
@@ -377,6 +382,11 @@ std::string EncodeObjectMeta(const ObjectMeta& m) {
     PutBytes(&out, EncodeObjectLockState(m.lock));
   }
   if (tagged) PutPairs(&out, m.tags);
+  if (classed) {
+    PutBytes(&out, m.storage_class);
+    PutVarint(&out, m.part_checksums.size());
+    for (const std::string& c : m.part_checksums) PutBytes(&out, c);
+  }
   return out;
 }
 
@@ -387,6 +397,12 @@ Result<ObjectSummary> DecodeObjectSummary(std::string_view in) {
   if (!rd.MetaVersion(&version) || !rd.GetVarint(&s.size) || !rd.GetString(&s.etag) ||
       !rd.GetSigned(&s.last_modified_ms)) {
     return Corrupt("object");
+  }
+  // The storage class sits at the end of a version-6 record: only those decode in full.
+  if (version >= kVersionClassed) {
+    Result<ObjectMeta> m = DecodeObjectMeta(in);
+    if (!m.ok()) return m.status();
+    s.storage_class = std::move(m->storage_class);
   }
   return s;
 }
@@ -441,9 +457,23 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
     if (!state.ok()) return Corrupt("object");
     m.lock = std::move(state).value();
   }
-  // A version-5 record is written only with tags: none is corruption.
-  if (version >= kVersionTagged && (!rd.GetPairs(&m.tags) || m.tags.empty())) {
+  // A version-5 record is written only with tags: none is corruption. Version 6 carries
+  // them possibly empty.
+  if (version >= kVersionTagged &&
+      (!rd.GetPairs(&m.tags) || (version == kVersionTagged && m.tags.empty()))) {
     return Corrupt("object");
+  }
+  if (version >= kVersionClassed) {
+    // Written only with a storage class or parts' checksums; these, when kept, are one per part.
+    if (!rd.GetString(&m.storage_class) || !rd.GetCount(&n, 1)) return Corrupt("object");
+    m.part_checksums.resize(n);
+    for (std::string& c : m.part_checksums) {
+      if (!rd.GetString(&c)) return Corrupt("object");
+    }
+    if ((m.storage_class.empty() && m.part_checksums.empty()) ||
+        (!m.part_checksums.empty() && m.part_checksums.size() != m.part_sizes.size())) {
+      return Corrupt("object");
+    }
   }
   if (!rd.done()) return Corrupt("object");
   const bool segments = !m.segments.empty();

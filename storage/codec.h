@@ -57,7 +57,9 @@ Result<BucketRecord> DecodeBucket(std::string_view in);
 // format 2; version 3 (segments, possibly none, then owner_id and acl) when the versioning
 // fields are empty (version_id, version_seq 0, no lock state); version 4 (version 3, then
 // version_id, version_seq and lock) otherwise; version 5 (version 4, then the tags) when it has
-// tags. Versions 1-3 decode as the null version, seq 0; versions 1-4 without tags.
+// tags; version 6 (version 5, tags possibly empty, then the storage class and the parts'
+// checksums) when one of these is set. Versions 1-3 decode as the null version, seq 0;
+// versions 1-4 without tags; versions 1-5 with neither storage class nor parts' checksums.
 std::string EncodeObjectMeta(const ObjectMeta& meta);
 Result<ObjectMeta> DecodeObjectMeta(std::string_view in);
 
@@ -66,6 +68,7 @@ struct ObjectSummary {
   uint64_t size = 0;
   std::string etag;
   int64_t last_modified_ms = 0;
+  std::string storage_class;  // as in ObjectMeta: empty is STANDARD
 };
 Result<ObjectSummary> DecodeObjectSummary(std::string_view in);
 

@@ -68,6 +68,15 @@ struct ObjectMeta {
   std::vector<std::pair<std::string, std::string>> user_meta;  // "x-amz-meta-" stripped, name lowercase
   std::map<std::string, std::string> checksums;  // e.g. "CRC32" -> base64 value (issue 3)
   std::vector<uint64_t> part_sizes;              // multipart objects: size of each part, in order
+  // Multipart objects with a checksum: each part's checksum (base64, in the algorithm of the
+  // object's one `checksums` entry), parallel to part_sizes; empty: none kept (objects
+  // completed before they were kept, or without a checksum). GetObjectAttributes' ObjectParts
+  // and GET/HEAD ?partNumber with x-amz-checksum-mode report them. The object checksum's type
+  // needs no field: a COMPOSITE value ends in "-<parts>", a FULL_OBJECT one never does.
+  std::vector<std::string> part_checksums;
+  // x-amz-storage-class as given (one of AWS's names; every class is stored alike); empty:
+  // STANDARD (what AWS reports for an object written without one).
+  std::string storage_class;
 
   // Where the bytes are. Set by storage on commit; callers leave them alone.
   uint64_t data_id = 0;           // 0: the bytes are inline_data

@@ -233,6 +233,7 @@ struct ObjectVersion {
   uint64_t size = 0;     // versions only
   std::string owner_id;  // empty: the bucket's owner
   std::vector<std::pair<std::string, std::string>> tags;  // versions only (lifecycle filters)
+  std::string storage_class;                              // versions only; empty: STANDARD
 };
 
 struct VersionsPage {
@@ -259,6 +260,7 @@ struct ListEntry {
   uint64_t size = 0;
   std::string etag;
   int64_t last_modified_ms = 0;
+  std::string storage_class;  // empty: STANDARD
 };
 
 struct ListPage {
@@ -480,8 +482,9 @@ class Store {
   virtual Result<ListUploadsPage> ListUploads(const ListUploadsQuery& query) = 0;
   // In one synced batch: the object at `key` becomes the concatenation of `part_numbers`'
   // data (no bytes are copied) with metadata `meta` (callers start from GetUpload().meta and
-  // set etag and checksums; storage fills size, part_sizes, data location and, when 0,
-  // last_modified_ms); parts not listed and the replaced object are released; the upload is
+  // set etag and checksums; storage fills size, part_sizes, data location, part_checksums
+  // (each chosen part's checksum of the upload's checksum_algorithm, when all have one) and,
+  // when 0, last_modified_ms); parts not listed and the replaced object are released; the upload is
   // removed and a completed-upload record kept (see CompletedUpload). The caller validates
   // order, sizes and etags (from ListParts); storage requires part_numbers non-empty and
   // strictly ascending (kInvalidArgument) and each one present (kInvalidPart).

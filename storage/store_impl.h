@@ -93,8 +93,9 @@ inline std::string_view ToView(const rocksdb::Slice& s) {
 // one per part for a completed multipart upload.
 std::vector<DataSegment> SegmentsOf(const ObjectMeta& meta);
 
-// Gives `meta` the fields that say where an object's bytes are (size, part sizes, data id,
-// chunk size, inline data, segments) of `source`; the caller-visible metadata stays.
+// Gives `meta` the fields that say where an object's bytes are (size, part sizes and
+// checksums, data id, chunk size, inline data, segments) of `source`; the caller-visible metadata
+// stays.
 void SetDataOf(const ObjectMeta& source, ObjectMeta* meta);
 
 // Tracks RocksDB's background error: once set (a flush, compaction or WAL write failed, e.g.

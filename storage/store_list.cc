@@ -111,7 +111,8 @@ Result<ListPage> StoreImpl::ListObjects(const ListQuery& q) {
         Result<codec::ObjectSummary> summary = codec::DecodeObjectSummary(value);
         if (!summary.ok()) return summary.status();
         page.objects.push_back(ListEntry{std::string(name), summary->size, std::move(summary->etag),
-                                         summary->last_modified_ms});
+                                         summary->last_modified_ms,
+                                         std::move(summary->storage_class)});
         page.last = page.objects.back().key;
         return Status::Ok();
       },

@@ -179,12 +179,15 @@ Result<ObjectMeta> StoreImpl::CompleteUpload(std::string_view bucket, std::strin
   std::unique_lock upload_lock(UploadMutex(upload_id));
   std::lock_guard key_lock(KeyMutex(bucket, key));
   if (Status s = RequireBucket(bucket); !s.ok()) return s;
-  if (Status s = FindUpload(bucket, key, upload_id).status(); !s.ok()) return s;
+  Result<UploadRecord> upload = FindUpload(bucket, key, upload_id);
+  if (!upload.ok()) return upload.status();
   Result<std::vector<PartRecord>> all = AllParts(upload_id);
   if (!all.ok()) return all.status();
 
   Batch batch;
   SetDataOf(ObjectMeta(), &meta);
+  // The parts' checksums of the upload's algorithm, when every chosen part has one.
+  bool part_checksums = !upload->checksum_algorithm.empty();
   auto part = all->begin();
   for (uint32_t wanted : part_numbers) {
     for (; part != all->end() && part->part_number < wanted; ++part) {
@@ -196,8 +199,17 @@ Result<ObjectMeta> StoreImpl::CompleteUpload(std::string_view bucket, std::strin
     meta.segments.push_back(part->data);
     meta.part_sizes.push_back(part->size);
     meta.size += part->size;
+    if (part_checksums) {
+      auto it = part->checksums.find(upload->checksum_algorithm);
+      if (it == part->checksums.end()) {
+        part_checksums = false;
+      } else {
+        meta.part_checksums.push_back(it->second);
+      }
+    }
     ++part;
   }
+  if (!part_checksums) meta.part_checksums.clear();
   for (; part != all->end(); ++part) AddReleaseSegment(part->data, &batch);
   if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
 

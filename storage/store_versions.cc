@@ -594,6 +594,7 @@ Result<VersionsPage> StoreImpl::ListObjectVersions(const VersionsQuery& q) {
       e.etag = meta.etag;
       e.size = meta.size;
       e.tags = meta.tags;
+      e.storage_class = meta.storage_class;
     }
     e.owner_id = meta.owner_id;
     page.versions.push_back(std::move(e));

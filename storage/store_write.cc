@@ -93,6 +93,7 @@ std::vector<DataSegment> SegmentsOf(const ObjectMeta& meta) {
 void SetDataOf(const ObjectMeta& source, ObjectMeta* meta) {
   meta->size = source.size;
   meta->part_sizes = source.part_sizes;
+  meta->part_checksums = source.part_checksums;  // one per part, so with them
   meta->data_id = source.data_id;
   meta->chunk_size = source.chunk_size;
   meta->inline_data = source.inline_data;

@@ -215,7 +215,7 @@ TEST(RouterTest, UnconfiguredBucketSubResources) {
 
 // Sub-resources cubby does not implement route to kNotImplemented.
 TEST(RouterTest, UnimplementedSubResources) {
-  for (std::string sub : {"torrent", "attributes", "restore", "select"}) {
+  for (std::string sub : {"torrent", "restore", "select"}) {
     SCOPED_TRACE(sub);
     const char* method = std::string(sub) == "restore" || std::string(sub) == "select" ? "POST"
                                                                                      : "GET";
@@ -304,6 +304,9 @@ TEST(RouterTest, ObjectLock) {
            {"PUT", "/bkt/k?retention&tagging", Operation::kNotImplemented},
            // Tagging: objects (with versionId) and buckets; nothing else beside it.
            {"GET", "/bkt/k?tagging", Operation::kGetObjectTagging},
+           {"GET", "/bkt/k?attributes", Operation::kGetObjectAttributes},
+           {"PUT", "/bkt/k?attributes", Operation::kNotImplemented},
+           {"GET", "/bkt/k?attributes&partNumber=1", Operation::kNotImplemented},
            {"PUT", "/bkt/k?tagging", Operation::kPutObjectTagging},
            {"DELETE", "/bkt/k?tagging", Operation::kDeleteObjectTagging},
            {"GET", "/bkt?tagging", Operation::kGetBucketTagging},
@@ -318,6 +321,13 @@ TEST(RouterTest, ObjectLock) {
     EXPECT_EQ(r.op, c.op);
     EXPECT_FALSE(r.version_id.has_value());
     EXPECT_EQ(r.param_error.code, ErrorCode::kNone);
+  }
+  {
+    // GetObjectAttributes takes a versionId.
+    Route r = RouteRequest("GET", "/bkt/k?attributes&versionId=abc", "h", "", false);
+    EXPECT_EQ(r.op, Operation::kGetObjectAttributes);
+    EXPECT_EQ(r.version_id, "abc");
+    EXPECT_EQ(OperationName(r.op), "GetObjectAttributes");
   }
   EXPECT_EQ(OperationName(Operation::kPutObjectLockConfiguration), "PutObjectLockConfiguration");
   EXPECT_EQ(OperationName(Operation::kGetObjectLegalHold), "GetObjectLegalHold");

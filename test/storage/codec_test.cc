@@ -52,6 +52,8 @@ void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
   EXPECT_EQ(a.owner_id, b.owner_id);
   EXPECT_EQ(a.acl, b.acl);
   EXPECT_EQ(a.tags, b.tags);
+  EXPECT_EQ(a.part_checksums, b.part_checksums);
+  EXPECT_EQ(a.storage_class, b.storage_class);
 }
 
 void ExpectSame(const AccessKeyRecord& a, const AccessKeyRecord& b) {
@@ -860,6 +862,104 @@ TEST(Codec, TagFieldVersions) {
   std::string tail = v5_meta;
   tail[0] = 4;
   EXPECT_EQ(DecodeObjectMeta(tail).status().code(), Code::kCorruption);
+}
+
+// The storage class and the parts' checksums move an object record to version 6 only when set,
+// so other objects keep their bytes (and records written before them decode, and re-encode
+// byte for byte); a version-6 record without either, with truncated ones, or with a parts'
+// checksum list that does not match the parts, is corrupt.
+TEST(Codec, StorageClassAndPartChecksumVersions) {
+  ObjectMeta m;
+  m.size = 2;
+  m.inline_data = "hi";
+  m.owner_id = "o";
+  const std::string v3_meta = EncodeObjectMeta(m);
+  ASSERT_EQ(v3_meta[0], 3);
+  m.tags = {{"k", "v"}};
+  const std::string v5_meta = EncodeObjectMeta(m);
+  ASSERT_EQ(v5_meta[0], 5);
+
+  struct Case {
+    const char* name;
+    std::string storage_class;
+    std::vector<uint64_t> part_sizes;
+    std::vector<std::string> part_checksums;
+    bool tagged;
+  };
+  const Case cases[] = {
+      {"class alone", "STANDARD_IA", {}, {}, false},
+      {"class and tags", "GLACIER_IR", {}, {}, true},
+      {"parts' checksums alone", "", {1, 1}, {"AAAAAA==", "AAAAAQ=="}, false},
+      {"both, tagged", "REDUCED_REDUNDANCY", {2}, {"AAAAAA=="}, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ObjectMeta x = m;
+    if (!c.tagged) x.tags.clear();
+    x.storage_class = c.storage_class;
+    x.part_sizes = c.part_sizes;
+    x.part_checksums = c.part_checksums;
+    const std::string v6 = EncodeObjectMeta(x);
+    EXPECT_EQ(v6[0], 6);
+    Result<ObjectMeta> back = DecodeObjectMeta(v6);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ExpectSame(x, *back);
+    Result<ObjectSummary> summary = DecodeObjectSummary(v6);
+    ASSERT_TRUE(summary.ok());
+    EXPECT_EQ(summary->storage_class, c.storage_class);
+    EXPECT_EQ(summary->size, 2u);
+    // Truncated.
+    EXPECT_EQ(DecodeObjectMeta(v6.substr(0, v6.size() - 1)).status().code(), Code::kCorruption);
+    // The same bytes read as version 5 have a tail.
+    std::string as_v5 = v6;
+    as_v5[0] = 5;
+    EXPECT_EQ(DecodeObjectMeta(as_v5).status().code(), Code::kCorruption);
+    // In a version entry and an upload record (CreateMultipartUpload's storage class).
+    Result<StoredVersion> v = DecodeVersion(EncodeVersion(x, false));
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    EXPECT_EQ(v->meta.storage_class, c.storage_class);
+    EXPECT_EQ(v->meta.part_checksums, c.part_checksums);
+  }
+  UploadRecord u;
+  u.bucket = "b";
+  u.key = "k";
+  u.upload_id = std::string(kUploadIdLength, 'a');
+  u.meta.storage_class = "ONEZONE_IA";
+  Result<UploadRecord> ub = DecodeUpload(EncodeUpload(u));
+  ASSERT_TRUE(ub.ok()) << ub.status().ToString();
+  EXPECT_EQ(ub->meta.storage_class, "ONEZONE_IA");
+
+  // Unset again: the old bytes exactly.
+  ObjectMeta x = m;
+  x.storage_class = "STANDARD_IA";
+  x.storage_class.clear();
+  EXPECT_EQ(EncodeObjectMeta(x), v5_meta);
+  x.tags.clear();
+  EXPECT_EQ(EncodeObjectMeta(x), v3_meta);
+
+  // Version 6 with neither field: v5 bytes + empty class + no checksums.
+  std::string neither = v5_meta + "\x00\x00"s;
+  neither[0] = 6;
+  EXPECT_EQ(DecodeObjectMeta(neither).status().code(), Code::kCorruption);
+  // Version 6 with an empty tag list decodes (tags are optional there).
+  std::string no_tags = v3_meta;
+  {
+    ObjectMeta y = m;
+    y.tags.clear();
+    y.version_seq = 1;
+    no_tags = EncodeObjectMeta(y);  // version 4
+  }
+  ASSERT_EQ(no_tags[0], 4);
+  std::string v6_no_tags = no_tags + "\x00\x03STD\x00"s;
+  v6_no_tags[0] = 6;
+  Result<ObjectMeta> nt = DecodeObjectMeta(v6_no_tags);
+  ASSERT_TRUE(nt.ok()) << nt.status().ToString();
+  EXPECT_EQ(nt->storage_class, "STD");
+  EXPECT_TRUE(nt->tags.empty());
+  // Parts' checksums that do not match the parts (2 checksums, no parts).
+  std::string mismatched = no_tags + "\x00\x00\x02\x01a\x01b"s;
+  mismatched[0] = 6;
+  EXPECT_EQ(DecodeObjectMeta(mismatched).status().code(), Code::kCorruption);
 }
 
 TEST(Codec, VersionIds) {

@@ -338,6 +338,53 @@ TEST_F(MultipartTest, CompleteSubsetJoinsPartsWithoutCopyAndReleasesTheRest) {
   EXPECT_TRUE(BlobIds(options_.path).empty());
 }
 
+// An upload with a checksum algorithm: the object keeps each chosen part's checksum (what
+// GetObjectAttributes and GET ?partNumber report), and the upload's storage class; both survive
+// a metadata update, reopening, and show in the listings. Without an algorithm, none are kept.
+TEST_F(MultipartTest, CompleteKeepsPartChecksumsAndStorageClass) {
+  for (const std::string algorithm : {"CRC32", "", "SHA256"}) {
+    SCOPED_TRACE(algorithm);
+    ObjectMeta initial;
+    initial.storage_class = "STANDARD_IA";
+    Result<UploadRecord> u =
+        store_->CreateUpload("b", "k", initial, algorithm, algorithm.empty() ? "" : "COMPOSITE");
+    ASSERT_OK(u.status());
+    for (uint32_t n = 1; n <= 3; ++n) {
+      ASSERT_OK(PutPart(*store_, "b", "k", u->upload_id, n, "x").status());
+    }
+    Result<UploadRecord> got = store_->GetUpload("b", "k", u->upload_id);
+    ASSERT_OK(got.status());
+    EXPECT_EQ(got->meta.storage_class, "STANDARD_IA");
+    ObjectMeta meta = got->meta;
+    meta.etag = "e-2";
+    Result<ObjectMeta> done = store_->CompleteUpload("b", "k", u->upload_id, {1, 3}, meta);
+    ASSERT_OK(done.status());
+    // PutPart gives every part a CRC32 "c<n>" only.
+    const std::vector<std::string> want =
+        algorithm == "CRC32" ? std::vector<std::string>{"c1", "c3"} : std::vector<std::string>{};
+    EXPECT_EQ(done->part_checksums, want);
+    EXPECT_EQ(done->storage_class, "STANDARD_IA");
+    // A metadata-only update keeps them with the data.
+    ObjectMeta edited;
+    edited.content_type = "a/b";
+    edited.storage_class = "GLACIER_IR";
+    Result<ObjectMeta> updated = store_->UpdateObjectMeta("b", "k", edited);
+    ASSERT_OK(updated.status());
+    EXPECT_EQ(updated->part_checksums, want);
+    Reopen();
+    Result<ObjectMeta> head = store_->HeadObject("b", "k");
+    ASSERT_OK(head.status());
+    EXPECT_EQ(head->part_checksums, want);
+    EXPECT_EQ(head->storage_class, "GLACIER_IR");
+    ListQuery q;
+    q.bucket = "b";
+    Result<ListPage> page = store_->ListObjects(q);
+    ASSERT_OK(page.status());
+    ASSERT_EQ(page->objects.size(), 1u);
+    EXPECT_EQ(page->objects[0].storage_class, "GLACIER_IR");
+  }
+}
+
 TEST_F(MultipartTest, CompleteErrorsChangeNothing) {
   ASSERT_OK(PutObject(*store_, "b", "k", Pattern(3 * ChunkSize(), 9), {}, 37, "old").status());
   const std::string id = NewUpload("k");
