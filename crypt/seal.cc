@@ -74,20 +74,21 @@ SealWriter::SealWriter(const DataKey& key, std::string context, Sink sink)
 
 SealWriter::~SealWriter() = default;
 
-Status SealWriter::SealBuffered(bool last) {
+Status SealWriter::SealSegment(std::string_view plain, bool last) {
   std::string aad;
   MakeAad(next_index_, last, context_, &aad);
   unsigned char nonce[12];
   MakeNonce(next_index_, nonce);
-  const size_t n = plain_.size();
+  const size_t n = plain.size();
   sealed_.resize(n + kSegmentTagBytes);
-  Status s = gcm_->Seal(nonce, U(aad), aad.size(), U(plain_), n, U(sealed_), U(sealed_) + n);
+  Status s =
+      gcm_->Seal(nonce, U(aad), aad.size(), reinterpret_cast<const unsigned char*>(plain.data()), n,
+                 U(sealed_), U(sealed_) + n);
   if (!s.ok()) return s;
   if (!sink_(sealed_)) return Status(Code::kSinkFailed, "the sink refused a sealed segment");
   ++next_index_;
   plaintext_bytes_ += n;
   sealed_bytes_ += sealed_.size();
-  plain_.clear();
   return Status::Ok();
 }
 
@@ -97,8 +98,17 @@ Status SealWriter::Update(std::string_view plaintext) {
   while (!plaintext.empty()) {
     // A full segment is sealed only now that more bytes follow: it is not the last.
     if (plain_.size() == kSegmentBytes) {
-      failure_ = SealBuffered(false);
+      failure_ = SealSegment(plain_, false);
       if (!failure_.ok()) return failure_;
+      plain_.clear();
+    }
+    // Whole segments with more bytes after them are sealed straight from the caller's piece,
+    // without a copy into plain_.
+    if (plain_.empty() && plaintext.size() > kSegmentBytes) {
+      failure_ = SealSegment(plaintext.substr(0, kSegmentBytes), false);
+      if (!failure_.ok()) return failure_;
+      plaintext.remove_prefix(kSegmentBytes);
+      continue;
     }
     size_t n = std::min(plaintext.size(), kSegmentBytes - plain_.size());
     plain_.append(plaintext.substr(0, n));
@@ -111,7 +121,8 @@ Status SealWriter::Finish() {
   if (!failure_.ok()) return failure_;
   if (finished_) return Status(Code::kInvalidArgument, "SealWriter::Finish called twice");
   finished_ = true;
-  failure_ = SealBuffered(true);
+  failure_ = SealSegment(plain_, true);
+  plain_.clear();
   return failure_;
 }
 
@@ -158,15 +169,16 @@ OpenReader::OpenReader(const DataKey& key, std::string context, const SealedRang
 
 OpenReader::~OpenReader() = default;
 
-Status OpenReader::OpenBuffered() {
+Status OpenReader::OpenSegment(std::string_view sealed) {
   const bool last = index_ + 1 == total_segments_;
   std::string aad;
   MakeAad(index_, last, context_, &aad);
   unsigned char nonce[12];
   MakeNonce(index_, nonce);
-  const size_t n = sealed_.size() - kSegmentTagBytes;
+  const size_t n = sealed.size() - kSegmentTagBytes;
+  const auto* in = reinterpret_cast<const unsigned char*>(sealed.data());
   plain_.resize(n);
-  Status s = gcm_->Open(nonce, U(aad), aad.size(), U(sealed_), n, U(sealed_) + n, U(plain_));
+  Status s = gcm_->Open(nonce, U(aad), aad.size(), in, n, in + n, U(plain_));
   if (!s.ok()) {
     if (s.code() == Code::kAuthFailed) {
       return Status(Code::kAuthFailed,
@@ -187,7 +199,6 @@ Status OpenReader::OpenBuffered() {
     released_ += end - begin;
   }
   ++index_;
-  sealed_.clear();
   return Status::Ok();
 }
 
@@ -200,11 +211,19 @@ Status OpenReader::Update(std::string_view sealed) {
   fed_ += sealed.size();
   while (!sealed.empty()) {
     const uint64_t want = SegmentPlaintextBytes(range_.plaintext_size, index_) + kSegmentTagBytes;
+    // A whole segment in the caller's piece is opened from there, without a copy.
+    if (sealed_.empty() && sealed.size() >= want) {
+      failure_ = OpenSegment(sealed.substr(0, want));
+      if (!failure_.ok()) return failure_;
+      sealed.remove_prefix(want);
+      continue;
+    }
     size_t n = static_cast<size_t>(std::min<uint64_t>(sealed.size(), want - sealed_.size()));
     sealed_.append(sealed.substr(0, n));
     sealed.remove_prefix(n);
     if (sealed_.size() == want) {
-      failure_ = OpenBuffered();
+      failure_ = OpenSegment(sealed_);
+      sealed_.clear();
       if (!failure_.ok()) return failure_;
     }
   }

@@ -77,7 +77,7 @@ class SealWriter {
   uint64_t sealed_bytes() const { return sealed_bytes_; }
 
  private:
-  Status SealBuffered(bool last);
+  Status SealSegment(std::string_view plain, bool last);
 
   std::unique_ptr<internal::GcmContext> gcm_;
   std::string context_;
@@ -129,7 +129,7 @@ class OpenReader {
   Status Finish();
 
  private:
-  Status OpenBuffered();
+  Status OpenSegment(std::string_view sealed);
 
   std::unique_ptr<internal::GcmContext> gcm_;
   std::string context_;
