@@ -52,7 +52,8 @@ std::string DirName(const std::string& path) {
 }  // namespace
 
 Result<Key256> LoadMasterKeyFile(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO or device named by mistake must not hang start-up (fstat refuses it).
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     int err = errno;
     return Errno(err == ENOENT ? Code::kNotFound : Code::kIOError, "open master key file", path,

@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
+#include <type_traits>
 
 #include "crypt/customer_key.h"
 #include "crypt/master_key.h"
@@ -28,6 +30,18 @@ Key256 Filled(unsigned char fill) {
 std::string Raw(const Key256& k) {
   return std::string(reinterpret_cast<const char*>(k.reveal()), Key256::kBytes);
 }
+
+// Key material cannot be streamed into a log line, copied implicitly, or turned into a string.
+template <typename T, typename = void>
+struct Streamable : std::false_type {};
+template <typename T>
+struct Streamable<T, std::void_t<decltype(std::declval<std::ostream&>() << std::declval<T>())>>
+    : std::true_type {};
+static_assert(Streamable<int>::value);  // the detector works
+static_assert(!Streamable<const Key256&>::value);
+static_assert(!std::is_copy_constructible_v<Key256>);
+static_assert(!std::is_convertible_v<Key256, std::string>);
+static_assert(!std::is_convertible_v<Key256, std::string_view>);
 
 TEST(Key, MoveLeavesZeroesAndCloneIsExplicit) {
   Key256 a = Filled(0xab);
@@ -229,7 +243,7 @@ TEST_F(MasterKeyFile, BadFilesTable) {
   }
 }
 
-TEST_F(MasterKeyFile, MissingFileAndFolder) {
+TEST_F(MasterKeyFile, MissingFileFolderAndFifo) {
   auto missing = LoadMasterKeyFile(dir_ + "/nope");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Code::kNotFound);
@@ -237,6 +251,12 @@ TEST_F(MasterKeyFile, MissingFileAndFolder) {
   auto folder = LoadMasterKeyFile(dir_);
   ASSERT_FALSE(folder.ok());
   EXPECT_EQ(folder.status().code(), Code::kBadFormat);
+  // A FIFO is refused at once instead of blocking start-up.
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto pipe = LoadMasterKeyFile(fifo);
+  ASSERT_FALSE(pipe.ok());
+  EXPECT_EQ(pipe.status().code(), Code::kBadFormat);
 }
 
 TEST(CheckValue, DetectsAWrongMasterKey) {
