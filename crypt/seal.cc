@@ -68,7 +68,6 @@ SealWriter::SealWriter(const DataKey& key, std::string context, Sink sink)
     : gcm_(std::make_unique<internal::GcmContext>(true, key)),
       context_(std::move(context)),
       sink_(std::move(sink)) {
-  plain_.reserve(kSegmentBytes);
   if (!gcm_->ok()) failure_ = Status(Code::kInternal, "AES-256-GCM context setup failed");
 }
 
@@ -163,7 +162,9 @@ OpenReader::OpenReader(const DataKey& key, std::string context, const SealedRang
       sink_(std::move(sink)),
       total_segments_(SegmentCount(range.plaintext_size)),
       index_(range.first_segment) {
-  sealed_.reserve(kSealedSegmentBytes);
+  // A small object or range needs less than a segment's buffer.
+  sealed_.reserve(
+      static_cast<size_t>(std::min<uint64_t>(kSealedSegmentBytes, range.sealed_length)));
   if (!gcm_->ok()) failure_ = Status(Code::kInternal, "AES-256-GCM context setup failed");
 }
 
