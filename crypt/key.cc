@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "crypt/gcm.h"
+#include "crypt/key_internal.h"
 
 namespace cubby::crypt {
 
@@ -61,8 +62,6 @@ const char* KekLabel(KekPurpose purpose) {
 }
 
 namespace internal {
-// HKDF-SHA256 of `ikm` with the given salt and info into a 32-byte key (also used for the
-// master key's check value in master_key.cc).
 Result<Key256> Hkdf(const Key256& ikm, std::string_view salt, std::string_view info) {
   std::unique_ptr<EVP_KDF, decltype(&EVP_KDF_free)> kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr),
                                                         EVP_KDF_free);

@@ -11,13 +11,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "crypt/key_internal.h"
 #include "text/encoding.h"
 
 namespace cubby::crypt {
-namespace internal {
-Result<Key256> Hkdf(const Key256& ikm, std::string_view salt, std::string_view info);
-}  // namespace internal
-
 namespace {
 
 constexpr size_t kBase64KeyChars = 44;

@@ -50,8 +50,9 @@ uint64_t SealedSize(uint64_t plaintext_size);
 // or an empty last segment after a full one).
 Result<uint64_t> PlaintextSize(uint64_t sealed_size);
 
-// Receives output bytes; returns false to stop (the call then fails with kSinkFailed and the
-// caller keeps its own reason, e.g. storage's kNoSpace, in the lambda's capture).
+// Receives output bytes (the view is valid only during the call); returns false to stop (the call
+// then fails with kSinkFailed and the caller keeps its own reason, e.g. storage's kNoSpace, in the
+// lambda's capture).
 using Sink = std::function<bool(std::string_view)>;
 
 // Seals a stream of plaintext pieces of any sizes into sealed bytes for a sink (e.g. storage's
