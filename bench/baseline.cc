@@ -1,6 +1,11 @@
 // cubby-baseline: the ceilings cubby's benchmark figures are divided by, measured on the same
 // machine in the same run. One mode per invocation, each bounded in time:
 //   hash                 single-core MD5 and SHA-256 (OpenSSL EVP) over a 64 MiB buffer
+//   aes-gcm              single-core AES-256-GCM seal of a 64 MiB buffer in crypt/'s segment
+//                        size (raw EVP, one nonce and tag per segment), then the same through
+//                        crypt::SealWriter (fed 256 KiB pieces, as s3api's body) and
+//                        crypt::OpenReader; best of three each. Then ops/s of unwrapping a
+//                        data key and opening a 4 KiB object (an SSE-S3 small GET's extra work)
 //   rocksdb              raw synced RocksDB Puts of 4 KiB, cubby's own options, N threads,
 //                        plus one thread alone (its p50 is the c=1 reference)
 //   loopback             one TCP stream on 127.0.0.1, 1 MiB writes
@@ -44,6 +49,8 @@
 #include <boost/beast/http.hpp>
 
 #include "bench/measure.h"
+#include "crypt/key.h"
+#include "crypt/seal.h"
 #include "storage/db_options.h"
 
 namespace cubby::bench {
@@ -81,6 +88,117 @@ int RunHash(uint64_t bytes) {
     std::printf("baseline hash_%s %.1f MiB/s buffer=%s\n", name, bytes / 1048576.0 / s,
                 FormatSize(bytes).c_str());
   }
+  return 0;
+}
+
+// ---- aes-gcm: the ceiling for sealing at rest (issue 16). One core, one 64 MiB buffer cut in
+// crypt::kSegmentBytes segments; `raw` is the cipher alone (the key schedule set once, then
+// per segment: nonce, 24-byte AAD, encrypt, tag), `sealwriter` and `openreader` are the engine
+// the server calls (buffering, AAD, sink), so their gap to `raw` is the engine's overhead.
+int RunAesGcm(uint64_t bytes) {
+  const std::string buf = RandomBytes(bytes);
+  auto key = crypt::NewRandomKey();
+  if (!key.ok()) {
+    std::fprintf(stderr, "cubby-baseline: %s\n", key.status().ToString().c_str());
+    return 1;
+  }
+  const size_t seg = crypt::kSegmentBytes;
+  auto report = [&](const char* name, double best_s) {
+    std::printf("baseline %s %.1f MiB/s buffer=%s segment=%s best_of=3\n", name,
+                bytes / 1048576.0 / best_s, FormatSize(bytes).c_str(), FormatSize(seg).c_str());
+  };
+  auto best_of_3 = [](auto&& run) {
+    double best = 1e30;
+    for (int i = 0; i < 3; ++i) {
+      auto start = Clock::now();
+      if (!run()) return -1.0;
+      best = std::min(best, Seconds(Clock::now() - start));
+    }
+    return best;
+  };
+
+  std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(),
+                                                                      EVP_CIPHER_CTX_free);
+  std::string out(seg + 16, '\0');
+  auto* o = reinterpret_cast<unsigned char*>(out.data());
+  const auto* in = reinterpret_cast<const unsigned char*>(buf.data());
+  double raw = best_of_3([&] {
+    if (!ctx ||
+        EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key->reveal(), nullptr) != 1) {
+      return false;
+    }
+    unsigned char iv[12] = {}, aad[24] = {}, tag[16];
+    for (uint64_t at = 0, i = 0; at < bytes; at += seg, ++i) {
+      const int n = static_cast<int>(std::min<uint64_t>(seg, bytes - at));
+      std::memcpy(iv + 4, &i, 8);
+      std::memcpy(aad, &i, 8);
+      int len = 0;
+      if (EVP_EncryptInit_ex(ctx.get(), nullptr, nullptr, nullptr, iv) != 1 ||
+          EVP_EncryptUpdate(ctx.get(), nullptr, &len, aad, sizeof aad) != 1 ||
+          EVP_EncryptUpdate(ctx.get(), o, &len, in + at, n) != 1 ||
+          EVP_EncryptFinal_ex(ctx.get(), o + len, &len) != 1 ||
+          EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, 16, tag) != 1) {
+        return false;
+      }
+    }
+    return true;
+  });
+  std::string sealed;
+  sealed.reserve(crypt::SealedSize(bytes));
+  double writer = best_of_3([&] {
+    sealed.clear();
+    crypt::SealWriter w(*key, "bench/key", [&](std::string_view p) {
+      sealed.append(p);
+      return true;
+    });
+    constexpr size_t kPiece = 256 << 10;  // s3api's kReceivePieceBytes
+    for (uint64_t at = 0; at < bytes; at += kPiece) {
+      if (!w.Update(std::string_view(buf).substr(at, kPiece)).ok()) return false;
+    }
+    return w.Finish().ok();
+  });
+  double reader = best_of_3([&] {
+    uint64_t got = 0;
+    crypt::OpenReader r(*key, "bench/key", crypt::PlanWhole(bytes), [&](std::string_view p) {
+      got += p.size();
+      return true;
+    });
+    constexpr size_t kPiece = 1 << 20;  // as a GET reads the stored file
+    for (uint64_t at = 0; at < sealed.size(); at += kPiece) {
+      if (!r.Update(std::string_view(sealed).substr(at, kPiece)).ok()) return false;
+    }
+    return r.Finish().ok() && got == bytes;
+  });
+  if (raw < 0 || writer < 0 || reader < 0) {
+    std::fprintf(stderr, "cubby-baseline: AES-256-GCM failed\n");
+    return 1;
+  }
+  report("aes_gcm_seal", raw);
+  report("aes_gcm_sealwriter", writer);
+  report("aes_gcm_openreader", reader);
+
+  // What an SSE-S3 GET of a 4 KiB object adds per request: unwrap its data key, open its one
+  // segment. ops/s on one core for 0.3 s (the 4 KiB GET cells are bound by requests, not bytes).
+  constexpr size_t kSmall = 4096;
+  auto kek = crypt::NewRandomKey();
+  auto blob = kek.ok() ? crypt::WrapKey(*kek, "sse-s3", *key) : kek.status();
+  auto small = crypt::SealAll(*key, "bench/key", std::string_view(buf).substr(0, kSmall));
+  if (!blob.ok() || !small.ok()) {
+    std::fprintf(stderr, "cubby-baseline: AES-256-GCM failed\n");
+    return 1;
+  }
+  uint64_t ops = 0;
+  auto start = Clock::now();
+  while (Seconds(Clock::now() - start) < 0.3) {
+    auto data_key = crypt::UnwrapKey(*kek, "sse-s3", *blob);
+    if (!data_key.ok()) return 1;
+    crypt::OpenReader r(*data_key, "bench/key", crypt::PlanWhole(kSmall),
+                        [](std::string_view) { return true; });
+    if (!r.Update(*small).ok() || !r.Finish().ok()) return 1;
+    ++ops;
+  }
+  std::printf("baseline aes_gcm_open_4k %.0f ops/s unwrap=1 object=4KiB\n",
+              ops / Seconds(Clock::now() - start));
   return 0;
 }
 
@@ -430,6 +548,7 @@ int RunHttpServer(uint64_t body_size) {
 int Usage() {
   std::fprintf(stderr,
                "usage: cubby-baseline hash [--size 64MiB]\n"
+               "       cubby-baseline aes-gcm [--size 64MiB]\n"
                "       cubby-baseline rocksdb [--threads 32] [--duration 2] [--size 4KiB]\n"
                "       cubby-baseline loopback [--size 1GiB]\n"
                "       cubby-baseline disk [--size 64MiB] [--dir D]\n"
@@ -477,6 +596,7 @@ int Main(int argc, char** argv) {
     }
   }
   if (mode == "hash") return RunHash(size ? size : 64ull << 20);
+  if (mode == "aes-gcm") return RunAesGcm(size ? size : 64ull << 20);
   if (mode == "rocksdb") return RunRocksDb(threads, duration > 0 ? duration : 2, size ? size : 4096);
   if (mode == "loopback") return RunLoopback(size ? size : 1ull << 30);
   if (mode == "disk") return RunDiskBurst(dir, size ? size : 64ull << 20);

@@ -27,7 +27,7 @@
 #   --no-drain            no syncfs before the 64 MiB PUT cells and disk baselines (A/B runs)
 #   --cubby/--loadgen     use these binaries instead of building (both or neither);
 #                         baselines then run only if --baseline gives cubby-baseline
-#   --no-baselines        skip the baselines section (hashing, raw RocksDB, disk, loopback, HTTP)
+#   --no-baselines        skip the baselines section (hashing, AES-GCM, raw RocksDB, disk, loopback, HTTP)
 # Environment: BUILD_DIR (default <repo>/build-bench), CUBBY_LOG_LEVEL (passed to the server),
 #   KEEP_DATA=1 keeps the temp dir (server log and data) for a look afterwards.
 # Exit status: 0 if every cell ran without errors and the server stopped cleanly (a MISS is
@@ -321,6 +321,9 @@ put_bench_policy "$policy_bucket"
 cell get-user get "$small" "$high" --bucket "$policy_bucket" --prefix bench-policy \
   --skip-prepare --access-key "$bench_user_key" --secret-key "$bench_user_secret"
 baseline_run hash
+# Single-core AES-256-GCM in crypt/'s segments (raw EVP, SealWriter, OpenReader): the ceiling
+# the SSE-S3 cells of issue 16 will be compared with.
+baseline_run aes-gcm
 # The disk baselines write beside the data folder (same filesystem) as the store writes a
 # large object: one file, best of three, a burst (the tries after the first reuse the blocks
 # the one before freed, which this VM's disk takes far faster than new ones); then files back
