@@ -64,11 +64,6 @@ bool ParseCount(const HttpRequest& request, std::string_view name, uint64_t fall
   return text::ParseUint64(*v, out);
 }
 
-std::string_view ChecksumType(std::string_view value) {
-  // A multipart COMPOSITE value carries "-<parts>"; base64 itself never contains '-'.
-  return value.find('-') != std::string_view::npos ? "COMPOSITE" : "FULL_OBJECT";
-}
-
 }  // namespace
 
 HttpResponse GetObjectAttributes(const Context& ctx) {

@@ -187,6 +187,9 @@ HttpResponse VersionReadError(const Context& ctx, const storage::Status& status)
 // on object `key` of the request's bucket
 // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock-managing.html#object-lock-managing-bypass).
 bool BypassGovernance(const Context& ctx, std::string_view key);
+// The checksum type of a stored checksum value: a multipart COMPOSITE value carries
+// "-<parts>" (base64 itself never contains '-'), anything else is FULL_OBJECT.
+std::string_view ChecksumType(std::string_view value);
 // The stored x-amz-checksum-<alg> and x-amz-checksum-type of an object or part.
 void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r);
 
@@ -216,6 +219,20 @@ inline constexpr size_t kReceivePieceBytes = 256 << 10;
 Failure ReceiveBody(const Context& ctx, uint64_t max_size,
                     std::optional<auth::ChecksumAlgorithm> required, const BodySink& sink,
                     ReceivedBody* out);
+// ReceiveBody's two halves, for a body whose integrity headers are not the request's own (a POST
+// form's file, whose fields stand for them).
+// Content-MD5 of `request` (raw 16 bytes into *expected_md5, empty when absent; InvalidDigest
+// when malformed) and its x-amz-checksum-* (*spec; InvalidRequest as ParseChecksumHeaders).
+Failure ReadIntegrityHeaders(const Context& ctx, const HttpRequest& request,
+                             std::string* expected_md5, std::optional<auth::ChecksumSpec>* spec);
+// Streams `reader` (the object's bytes, through `checksum` when not null) into `sink` with MD5
+// as ReceiveBody does (on a second thread once past kReceiveOverlapBytes; `length`, when known,
+// decides at the start) and fills *out: size, md5 and the checksum computed. A read error is
+// answered with `checksum`'s message, else `payload`'s; more than `max_size` bytes is
+// EntityTooLarge. The caller compares out->md5 with what it expects.
+Failure ReceiveStream(const Context& ctx, BodyReader& reader, const auth::PayloadReader& payload,
+                      const auth::ChecksumReader* checksum, std::optional<uint64_t> length,
+                      uint64_t max_size, const BodySink& sink, ReceivedBody* out);
 
 // ---- Copy sources (copy.cc), for CopyObject and UploadPartCopy.
 struct CopySource {

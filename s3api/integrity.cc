@@ -190,53 +190,24 @@ Failure ReceiveOverlapped(const Context& ctx, BodyPieces& body, auth::Hasher& md
 
 }  // namespace
 
-Failure ReceiveBody(const Context& ctx, uint64_t max_size,
-                    std::optional<auth::ChecksumAlgorithm> required, const BodySink& sink,
-                    ReceivedBody* out) {
-  const HttpRequest& request = ctx.request;
-  // For aws-chunked bodies Content-Length counts the framing; the object is the decoded size.
-  std::optional<uint64_t> length = request.content_length;
-  const bool streaming = IsStreaming(ctx.auth.payload);
-  if (streaming) length = ctx.auth.decoded_content_length;
-  if (!length && request.Find("transfer-encoding") == nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kMissingContentLength);
-  }
-  if (length && *length > max_size) return ErrorResponse(ctx, ErrorCode::kEntityTooLarge);
-
-  std::string expected_md5;
+Failure ReadIntegrityHeaders(const Context& ctx, const HttpRequest& request,
+                             std::string* expected_md5, std::optional<auth::ChecksumSpec>* spec) {
+  expected_md5->clear();
   if (const std::string* content_md5 = request.Find("content-md5")) {
-    if (!text::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16) {
+    if (!text::Base64Decode(*content_md5, expected_md5) || expected_md5->size() != 16) {
       return ErrorResponse(ctx, ErrorCode::kInvalidDigest);
     }
   }
   auth::ChecksumSpecResult parsed = auth::ParseChecksumHeaders(request.headers);
   if (parsed.error != ErrorCode::kNone) return ErrorResponse(ctx, parsed.error, parsed.message);
-  std::optional<auth::ChecksumSpec> spec = parsed.spec;
-  if (required) {
-    if (spec && spec->algorithm != *required) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                           "Checksum Type mismatch occurred, expected checksum Type: " +
-                               text::AsciiLowercase(auth::ChecksumName(*required)) + ", actual checksum Type: " +
-                               text::AsciiLowercase(auth::ChecksumName(spec->algorithm)));
-    }
-    if (!spec) spec = auth::ChecksumSpec{*required, std::nullopt, false};
-  }
+  *spec = parsed.spec;
+  return Failure::None();
+}
 
-  std::unique_ptr<auth::PayloadReader> payload = ctx.Body();
-  const auth::PayloadReader* payload_raw = payload.get();
-  std::unique_ptr<BodyReader> reader;
-  const auth::ChecksumReader* checksum = nullptr;
-  if (spec) {
-    auto checksum_reader = std::make_unique<auth::ChecksumReader>(
-        std::move(payload), spec->algorithm, spec->expected_b64,
-        spec->from_trailer ? payload_raw : nullptr);
-    checksum = checksum_reader.get();
-    reader = std::move(checksum_reader);
-  } else {
-    reader = std::move(payload);
-  }
-  BodyPieces body(ctx, *reader, *payload_raw, checksum, max_size);
-
+Failure ReceiveStream(const Context& ctx, BodyReader& reader, const auth::PayloadReader& payload,
+                      const auth::ChecksumReader* checksum, std::optional<uint64_t> length,
+                      uint64_t max_size, const BodySink& sink, ReceivedBody* out) {
+  BodyPieces body(ctx, reader, payload, checksum, max_size);
   // Small bodies (and the start of one of unknown size) are hashed inline: a thread is not
   // worth it for them. Above kReceiveOverlapBytes MD5 moves to a worker thread.
   auth::Hasher md5(auth::HashAlgorithm::kMd5);
@@ -260,18 +231,63 @@ Failure ReceiveBody(const Context& ctx, uint64_t max_size,
   if (!body.ended()) {
     if (Failure failure = ReceiveOverlapped(ctx, body, md5, sink)) return failure;
   }
-  const uint64_t total = body.total();
-  if (!streaming && length && total != *length) {
-    return ErrorResponse(ctx, ErrorCode::kIncompleteBody);
-  }
-  out->size = total;
+  out->size = body.total();
   out->md5 = md5.Finish();
-  if (!expected_md5.empty() && !auth::ConstantTimeEquals(out->md5, expected_md5)) {
-    return ErrorResponse(ctx, ErrorCode::kBadDigest);
-  }
   if (checksum != nullptr) {
     out->checksum_name = std::string(auth::ChecksumName(checksum->algorithm()));
     out->checksum_b64 = checksum->computed();
+  }
+  return Failure::None();
+}
+
+Failure ReceiveBody(const Context& ctx, uint64_t max_size,
+                    std::optional<auth::ChecksumAlgorithm> required, const BodySink& sink,
+                    ReceivedBody* out) {
+  const HttpRequest& request = ctx.request;
+  // For aws-chunked bodies Content-Length counts the framing; the object is the decoded size.
+  std::optional<uint64_t> length = request.content_length;
+  const bool streaming = IsStreaming(ctx.auth.payload);
+  if (streaming) length = ctx.auth.decoded_content_length;
+  if (!length && request.Find("transfer-encoding") == nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kMissingContentLength);
+  }
+  if (length && *length > max_size) return ErrorResponse(ctx, ErrorCode::kEntityTooLarge);
+
+  std::string expected_md5;
+  std::optional<auth::ChecksumSpec> spec;
+  if (Failure failure = ReadIntegrityHeaders(ctx, request, &expected_md5, &spec)) return failure;
+  if (required) {
+    if (spec && spec->algorithm != *required) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "Checksum Type mismatch occurred, expected checksum Type: " +
+                               text::AsciiLowercase(auth::ChecksumName(*required)) + ", actual checksum Type: " +
+                               text::AsciiLowercase(auth::ChecksumName(spec->algorithm)));
+    }
+    if (!spec) spec = auth::ChecksumSpec{*required, std::nullopt, false};
+  }
+
+  std::unique_ptr<auth::PayloadReader> payload = ctx.Body();
+  const auth::PayloadReader* payload_raw = payload.get();
+  std::unique_ptr<BodyReader> reader;
+  const auth::ChecksumReader* checksum = nullptr;
+  if (spec) {
+    auto checksum_reader = std::make_unique<auth::ChecksumReader>(
+        std::move(payload), spec->algorithm, spec->expected_b64,
+        spec->from_trailer ? payload_raw : nullptr);
+    checksum = checksum_reader.get();
+    reader = std::move(checksum_reader);
+  } else {
+    reader = std::move(payload);
+  }
+  if (Failure failure =
+          ReceiveStream(ctx, *reader, *payload_raw, checksum, length, max_size, sink, out)) {
+    return failure;
+  }
+  if (!streaming && length && out->size != *length) {
+    return ErrorResponse(ctx, ErrorCode::kIncompleteBody);
+  }
+  if (!expected_md5.empty() && !auth::ConstantTimeEquals(out->md5, expected_md5)) {
+    return ErrorResponse(ctx, ErrorCode::kBadDigest);
   }
   return Failure::None();
 }

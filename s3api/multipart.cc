@@ -51,7 +51,7 @@ HttpResponse CompleteResult(const Context& ctx, const storage::ObjectMeta& meta)
   w.Element("ETag", QuoteEtag(meta.etag));
   WriteChecksums(w, meta.checksums);
   for (const auto& [name, value] : meta.checksums) {
-    w.Element("ChecksumType", value.find('-') != std::string::npos ? "COMPOSITE" : "FULL_OBJECT");
+    w.Element("ChecksumType", ChecksumType(value));
     break;
   }
   HttpResponse r = XmlResponse(std::move(w).Finish());

@@ -267,8 +267,7 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
         std::optional<auth::ChecksumAlgorithm> algorithm = auth::ParseChecksumAlgorithm(name);
         if (algorithm) {
           r.Set(std::string(auth::ChecksumHeaderName(*algorithm)), meta.part_checksums[index]);
-          r.Set("x-amz-checksum-type",
-                value.find('-') != std::string::npos ? "COMPOSITE" : "FULL_OBJECT");
+          r.Set("x-amz-checksum-type", std::string(ChecksumType(value)));
         }
       }
     } else if (!sel.partial) {
@@ -395,10 +394,12 @@ void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, Htt
     std::optional<auth::ChecksumAlgorithm> algorithm = auth::ParseChecksumAlgorithm(name);
     if (!algorithm) continue;
     r->Set(std::string(auth::ChecksumHeaderName(*algorithm)), value);
-    // A multipart COMPOSITE value carries "-<parts>"; base64 itself never contains '-'.
-    r->Set("x-amz-checksum-type",
-           value.find('-') != std::string::npos ? "COMPOSITE" : "FULL_OBJECT");
+    r->Set("x-amz-checksum-type", std::string(ChecksumType(value)));
   }
+}
+
+std::string_view ChecksumType(std::string_view value) {
+  return value.find('-') != std::string_view::npos ? "COMPOSITE" : "FULL_OBJECT";
 }
 
 HttpResponse WriteError(const Context& ctx, const storage::Status& status,

@@ -30,8 +30,6 @@ namespace cubby::s3api {
 
 namespace {
 
-constexpr size_t kPieceBytes = 64 << 10;
-
 // Fields that authenticate the form: never turned into headers.
 bool IsAuthField(std::string_view name) {
   return name == "x-amz-algorithm" || name == "x-amz-credential" || name == "x-amz-date" ||
@@ -228,60 +226,44 @@ HttpResponse PostObject(const Context& ctx) {
   if (Failure failure = NewObjectLock(put_ctx, &meta)) return failure.TakeResponse();
   if (Failure failure = NewObjectTags(put_ctx, nullptr, &meta)) return failure.TakeResponse();
   std::string expected_md5;
-  if (const std::string* content_md5 = put.Find("content-md5")) {
-    if (!text::Base64Decode(*content_md5, &expected_md5) || expected_md5.size() != 16) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidDigest);
-    }
+  std::optional<auth::ChecksumSpec> spec;
+  if (Failure failure = ReadIntegrityHeaders(put_ctx, put, &expected_md5, &spec)) {
+    return failure.TakeResponse();
   }
-  auth::ChecksumSpecResult parsed = auth::ParseChecksumHeaders(put.headers);
-  if (parsed.error != ErrorCode::kNone) return ErrorResponse(ctx, parsed.error, parsed.message);
-  if (parsed.spec && parsed.spec->from_trailer) {
+  if (spec && spec->from_trailer) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                          "A POST form cannot carry a trailing checksum.");
   }
 
-  // The file, streamed into the writer with MD5 and the checksum the form names; nothing is
-  // committed before the file has ended and every check has passed.
+  // The file, streamed into the writer with MD5 and the checksum the form names, as a PUT body
+  // is; nothing is committed before the file has ended and every check has passed.
   storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
       ctx.store->NewObjectWriter(route.bucket);
   if (!writer.ok()) return StorageError(ctx, writer.status());
   std::unique_ptr<BodyReader> file = std::make_unique<ReaderRef>(form);
-  auth::ChecksumReader* checksum = nullptr;
-  if (parsed.spec) {
-    auto reader = std::make_unique<auth::ChecksumReader>(std::move(file), parsed.spec->algorithm,
-                                                         parsed.spec->expected_b64, nullptr);
+  const auth::ChecksumReader* checksum = nullptr;
+  if (spec) {
+    auto reader = std::make_unique<auth::ChecksumReader>(std::move(file), spec->algorithm,
+                                                         spec->expected_b64, nullptr);
     checksum = reader.get();
     file = std::move(reader);
   }
   const uint64_t max_size = std::min(policy.max_length.value_or(kMaxObjectBytes), kMaxObjectBytes);
-  auth::Hasher md5(auth::HashAlgorithm::kMd5);
-  auto buf = std::make_unique_for_overwrite<char[]>(kPieceBytes);
-  uint64_t size = 0;
-  for (;;) {
-    const ReadResult r = file->Read(buf.get(), kPieceBytes);
-    if (r.error != ErrorCode::kNone) {
-      return ErrorResponse(ctx, r.error,
-                           checksum != nullptr ? checksum->error_message() : std::string_view());
-    }
-    if (r.n == 0) break;
-    size += r.n;
-    if (size > max_size) return ErrorResponse(ctx, ErrorCode::kEntityTooLarge);
-    const std::string_view piece(buf.get(), r.n);
-    md5.Update(piece);
-    if (storage::Status s = (*writer)->Append(piece); !s.ok()) return StorageError(ctx, s);
+  ReceivedBody received;
+  if (Failure failure = ReceiveStream(
+          ctx, *file, *body, checksum, std::nullopt, max_size,
+          [&](std::string_view piece) { return (*writer)->Append(piece); }, &received)) {
+    return failure.TakeResponse();
   }
-  if (policy.min_length && size < *policy.min_length) {
+  if (policy.min_length && received.size < *policy.min_length) {
     return ErrorResponse(ctx, ErrorCode::kEntityTooSmall);
   }
-  const std::string digest = md5.Finish();
-  if (!expected_md5.empty() && !auth::ConstantTimeEquals(digest, expected_md5)) {
+  if (!expected_md5.empty() && !auth::ConstantTimeEquals(received.md5, expected_md5)) {
     return ErrorResponse(ctx, ErrorCode::kBadDigest);
   }
-  meta.etag = text::HexEncode(digest);
+  meta.etag = text::HexEncode(received.md5);
   meta.last_modified_ms = ctx.now_ms();
-  if (checksum != nullptr) {
-    meta.checksums[std::string(auth::ChecksumName(checksum->algorithm()))] = checksum->computed();
-  }
+  if (checksum != nullptr) meta.checksums[received.checksum_name] = received.checksum_b64;
   storage::WriteCondition cond;
   storage::Result<storage::ObjectMeta> committed = (*writer)->Commit(key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(put_ctx, committed.status(), cond);
