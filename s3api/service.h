@@ -17,6 +17,13 @@ namespace cubby::iam {
 class Authorizer;
 }
 
+namespace cubby::crypt {
+struct ServiceKeys;
+}
+namespace cubby::kms {
+class KeyService;
+}
+
 namespace cubby::s3api {
 
 struct ServiceOptions {
@@ -28,6 +35,16 @@ struct ServiceOptions {
   // How long a lifecycle day lasts (--lifecycle-day-seconds): what x-amz-expiration computes
   // with; the server's lifecycle worker uses the same.
   std::chrono::seconds lifecycle_day = lifecycle::kDay;
+  // Encryption at rest (issue 16). keys: the SSE-S3 root KEK (crypt/service_keys.h), null when
+  // the server runs without a keyring (tests): SSE-S3 requests are then refused. kms: the
+  // built-in key store (kms/kms.h), null: SSE-KMS refused. Both must outlive the service.
+  const crypt::ServiceKeys* keys = nullptr;
+  kms::KeyService* kms = nullptr;
+  // --default-encryption AES256: objects written with no encryption header to a bucket with no
+  // encryption configuration are SSE-S3.
+  bool default_sse_s3 = false;
+  // --allow-sse-c-over-http: SSE-C over plain HTTP is accepted (AWS refuses it; tests allow it).
+  bool allow_sse_c_over_http = false;
   std::function<std::chrono::system_clock::time_point()> clock = [] {
     return std::chrono::system_clock::now();
   };
