@@ -296,6 +296,7 @@ class Instance {
     if (storage::Status s = CreateDataDir(); !s.ok()) return s;
     if (storage::Status s = OpenKeys(); !s.ok()) return s;
     if (storage::Status s = OpenStore(); !s.ok()) return s;
+    if (storage::Status s = CreateKeyringIfMissing(); !s.ok()) return s;
     if (storage::Status s = LoadRootCredentials(); !s.ok()) return s;
     if (storage::Status s = ApplyUsers(); !s.ok()) return s;
     if (storage::Status s = StartS3Listener(); !s.ok()) return s;
@@ -462,6 +463,9 @@ class Instance {
   // The master key and the keyring's root keys (server/master_key.h), before the store is
   // opened: a wrong key is refused with nothing in the data folder changed. A throwaway
   // instance keeps random root keys in memory. Key material is never logged.
+  // Without a keyring yet, only a configured key file is checked here; the keyring is created
+  // once the store has opened (CreateKeyringIfMissing), so a folder the store refuses stays
+  // as it was.
   storage::Status OpenKeys() {
     if (config_.ephemeral) {
       auto keys = EphemeralServiceKeys();
@@ -470,20 +474,41 @@ class Instance {
       logger_.Info("master key", {{"source", "ephemeral (in memory)"}});
       return storage::Status::Ok();
     }
-    auto opened = OpenKeyring(data_dir_, config_.master_key_file.value_or(""),
-                              [this](const std::string& warning) {
-                                logger_.Warn("master key", {{"warning", warning}});
-                              });
+    auto opened = OpenExistingKeyring(data_dir_, config_.master_key_file.value_or(""),
+                                      [this](const std::string& w) { WarnMasterKey(w); });
     if (!opened.ok()) {
       config_error_ = opened.status().code() == storage::Code::kInvalidArgument;
       return opened.status();
     }
-    keys_ = std::move(opened->keys);
-    logger_.Always("master key", {{"file", opened->master_key_file},
-                                  {"source", opened->generated_key_file ? "generated" : "configured"},
-                                  {"generated_now", opened->key_generated},
-                                  {"keyring_created", opened->keyring_created}});
+    if (opened->has_value()) UseKeyring(std::move(**opened));
     return storage::Status::Ok();
+  }
+
+  // First start, or a data folder from before encryption at rest: a new keyring (and, without
+  // --master-key-file, DATA/master.key).
+  storage::Status CreateKeyringIfMissing() {
+    if (keys_) return storage::Status::Ok();
+    auto opened = OpenKeyring(data_dir_, config_.master_key_file.value_or(""),
+                              [this](const std::string& w) { WarnMasterKey(w); });
+    if (!opened.ok()) {
+      config_error_ = opened.status().code() == storage::Code::kInvalidArgument;
+      return opened.status();
+    }
+    UseKeyring(std::move(*opened));
+    return storage::Status::Ok();
+  }
+
+  void WarnMasterKey(const std::string& warning) {
+    logger_.Warn("master key", {{"warning", warning}});
+  }
+
+  void UseKeyring(OpenedKeyring opened) {
+    keys_ = std::move(opened.keys);
+    logger_.Always("master key",
+                   {{"file", opened.master_key_file},
+                    {"source", opened.generated_key_file ? "generated" : "configured"},
+                    {"generated_now", opened.key_generated},
+                    {"keyring_created", opened.keyring_created}});
   }
 
   // Opens the store in the data folder.

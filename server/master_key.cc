@@ -29,6 +29,7 @@ constexpr size_t kMaxKeyringBytes = 4096;  // a v1 keyring is about 270 bytes
 // Temporary files of an interrupted atomic write (WriteFileAtomic, crypt's
 // GenerateMasterKeyFile): "<name>.tmp-<16 hex>".
 constexpr std::string_view kTempInfix = ".tmp-";
+constexpr std::string_view kSetting = "--master-key-file (CUBBY_MASTER_KEY_FILE)";
 
 Status Errno(std::string_view what, const std::string& path, int err) {
   return Status(Code::kIOError, std::string(what) + " " + path + ": " + std::strerror(err));
@@ -446,39 +447,53 @@ Result<KeyringFile> ParseKeyring(std::string_view text) {
   return keyring;
 }
 
+Result<std::optional<OpenedKeyring>> OpenExistingKeyring(const std::string& data_dir,
+                                                         const std::string& master_key_file,
+                                                         const WarnFn& warn) {
+  const std::string keyring_path = Join(data_dir, kKeyringFile);
+  bool exists = false;
+  auto keyring = ReadKeyring(keyring_path, &exists);
+  if (!keyring.ok()) return keyring.status();
+  if (!exists) {
+    const std::string generated_path = Join(data_dir, kGeneratedMasterKeyFile);
+    if (!master_key_file.empty() && !SameFile(master_key_file, generated_path)) {
+      auto key = crypt::LoadMasterKeyFile(master_key_file);
+      if (!key.ok()) return KeyFileError(key.status(), master_key_file, kSetting);
+    }
+    return std::optional<OpenedKeyring>();
+  }
+  OpenedKeyring opened;
+  auto master = ResolveMasterKey(data_dir, master_key_file, kSetting, *keyring, warn,
+                                 &opened.generated_key_file);
+  if (!master.ok()) return master.status();
+  auto keys = UnwrapRoots(*master, *keyring, keyring_path);
+  if (!keys.ok()) return keys.status();
+  opened.keys = std::move(keys).value();
+  opened.master_key_file =
+      opened.generated_key_file ? Join(data_dir, kGeneratedMasterKeyFile) : master_key_file;
+  if (opened.generated_key_file && warn) warn(GeneratedKeyWarning(opened.master_key_file));
+  RemoveLeftovers(data_dir);
+  return std::optional<OpenedKeyring>(std::move(opened));
+}
+
 Result<OpenedKeyring> OpenKeyring(const std::string& data_dir, const std::string& master_key_file,
                                   const WarnFn& warn) {
-  constexpr std::string_view kSetting = "--master-key-file (CUBBY_MASTER_KEY_FILE)";
   const std::string keyring_path = Join(data_dir, kKeyringFile);
   // Twice at most: a keyring another process created between our look and our write is read.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    bool exists = false;
-    auto keyring = ReadKeyring(keyring_path, &exists);
-    if (!keyring.ok()) return keyring.status();
-    if (!exists) {
-      auto created = CreateKeyring(data_dir, master_key_file, kSetting);
-      if (!created.ok() && created.status().code() == Code::kInvalidArgument &&
-          created.status().message() == keyring_path + " exists") {
-        continue;
-      }
-      if (created.ok() && created->generated_key_file && warn) {
-        warn(GeneratedKeyWarning(created->master_key_file));
-      }
-      if (created.ok()) RemoveLeftovers(data_dir);
-      return created;
+    auto existing = OpenExistingKeyring(data_dir, master_key_file, warn);
+    if (!existing.ok()) return existing.status();
+    if (existing->has_value()) return std::move(**existing);
+    auto created = CreateKeyring(data_dir, master_key_file, kSetting);
+    if (!created.ok() && created.status().code() == Code::kInvalidArgument &&
+        created.status().message() == keyring_path + " exists") {
+      continue;
     }
-    OpenedKeyring opened;
-    auto master = ResolveMasterKey(data_dir, master_key_file, kSetting, *keyring, warn,
-                                   &opened.generated_key_file);
-    if (!master.ok()) return master.status();
-    auto keys = UnwrapRoots(*master, *keyring, keyring_path);
-    if (!keys.ok()) return keys.status();
-    opened.keys = std::move(keys).value();
-    opened.master_key_file =
-        opened.generated_key_file ? Join(data_dir, kGeneratedMasterKeyFile) : master_key_file;
-    if (opened.generated_key_file && warn) warn(GeneratedKeyWarning(opened.master_key_file));
-    RemoveLeftovers(data_dir);
-    return opened;
+    if (created.ok() && created->generated_key_file && warn) {
+      warn(GeneratedKeyWarning(created->master_key_file));
+    }
+    if (created.ok()) RemoveLeftovers(data_dir);
+    return created;
   }
   return Status(Code::kIOError, keyring_path + " appeared and vanished while starting");
 }

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -109,6 +110,14 @@ storage::Result<OpenedKeyring> OpenKeyring(const std::string& data_dir,
 storage::Status RotateMasterKey(const std::string& data_dir, const std::string& old_key_file,
                                 const std::string& new_key_file,
                                 const std::function<bool(std::string_view step)>& stop_after = {});
+
+// The step before the store is opened: the keyring's root keys as OpenKeyring returns them when
+// DATA/keyring exists (same errors, same warnings); nullopt when it does not, after checking
+// that a configured key file loads (kInvalidArgument as OpenKeyring) and with nothing written:
+// the keyring is then created by OpenKeyring once the store has opened, so a data folder the
+// store refuses (a newer format) is left as it was.
+storage::Result<std::optional<OpenedKeyring>> OpenExistingKeyring(
+    const std::string& data_dir, const std::string& master_key_file, const WarnFn& warn);
 
 // Random root keys that live in memory only (an --ephemeral instance, whose data dies with it).
 storage::Result<crypt::ServiceKeys> EphemeralServiceKeys();

@@ -11,6 +11,7 @@ import os
 import stat
 import subprocess
 import time
+import urllib.parse
 
 import pytest
 
@@ -265,7 +266,8 @@ def test_backup_carries_the_keyring_but_not_the_key(start_server, cubby_bin, hom
     srv = start_server(data_dir=data)
     bucket = put_marker(srv)
     target = tmp_path / "backup"
-    started = raw_request(srv, "POST", "/_cubby/backup", query=f"target={target}")
+    started = raw_request(srv, "POST", "/_cubby/backup",
+                          query="target=" + urllib.parse.quote(str(target), safe=""))
     assert started.status == 202, started
     deadline = time.monotonic() + 60
     while raw_request(srv, "GET", "/_cubby/backup").xml().findtext("State") == "running":

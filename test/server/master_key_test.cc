@@ -363,6 +363,32 @@ TEST_F(MasterKeyTest, CrashDuringRotationOfAnExternalKey) {
   EXPECT_FALSE(Open(old_key).ok());
 }
 
+// The step before the store opens writes nothing when there is no keyring yet.
+TEST_F(MasterKeyTest, OpenExistingKeyringNeverCreates) {
+  auto none = OpenExistingKeyring(data_.string(), "", {});
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_FALSE(none->has_value());
+  const std::string key = KeyFile("k", 1);
+  auto configured = OpenExistingKeyring(data_.string(), key, {});
+  ASSERT_TRUE(configured.ok()) << configured.status().message();
+  EXPECT_FALSE(configured->has_value());
+  EXPECT_TRUE(fs::is_empty(data_));
+  // A configured key file that cannot be used is refused already here.
+  auto missing = OpenExistingKeyring(data_.string(), (root_ / "missing").string(), {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(fs::is_empty(data_));
+
+  auto created = Open(key);
+  ASSERT_TRUE(created.ok());
+  auto existing = OpenExistingKeyring(data_.string(), key, {});
+  ASSERT_TRUE(existing.ok() && existing->has_value());
+  EXPECT_TRUE(SameKeys(created->keys, (*existing)->keys));
+  auto wrong = OpenExistingKeyring(data_.string(), KeyFile("wrong", 2), {});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), Code::kInvalidArgument);
+}
+
 TEST_F(MasterKeyTest, EphemeralKeysAreRandom) {
   auto a = EphemeralServiceKeys();
   auto b = EphemeralServiceKeys();
