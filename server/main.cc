@@ -480,21 +480,31 @@ class Instance {
       config_error_ = opened.status().code() == storage::Code::kInvalidArgument;
       return opened.status();
     }
-    if (opened->has_value()) UseKeyring(std::move(**opened));
+    if (opened->has_value()) {
+      opened_keyring_.emplace(std::move(**opened));
+      UseKeyring(&*opened_keyring_);
+    }
     return storage::Status::Ok();
   }
 
   // First start, or a data folder from before encryption at rest: a new keyring (and, without
   // --master-key-file, DATA/master.key).
   storage::Status CreateKeyringIfMissing() {
-    if (keys_) return storage::Status::Ok();
+    if (opened_keyring_) {
+      // Now that the store's lock is held, no rotation can be running: tidy the folder.
+      const storage::Status s = FinishKeyringOpen(
+          data_dir_, *opened_keyring_, [this](const std::string& w) { WarnMasterKey(w); });
+      opened_keyring_.reset();
+      return s;
+    }
+    if (keys_) return storage::Status::Ok();  // ephemeral
     auto opened = OpenKeyring(data_dir_, config_.master_key_file.value_or(""),
                               [this](const std::string& w) { WarnMasterKey(w); });
     if (!opened.ok()) {
       config_error_ = opened.status().code() == storage::Code::kInvalidArgument;
       return opened.status();
     }
-    UseKeyring(std::move(*opened));
+    UseKeyring(&*opened);
     return storage::Status::Ok();
   }
 
@@ -502,13 +512,14 @@ class Instance {
     logger_.Warn("master key", {{"warning", warning}});
   }
 
-  void UseKeyring(OpenedKeyring opened) {
-    keys_ = std::move(opened.keys);
+  // Takes the root keys out of `opened` and logs where the master key came from.
+  void UseKeyring(OpenedKeyring* opened) {
+    keys_ = std::move(opened->keys);
     logger_.Always("master key",
-                   {{"file", opened.master_key_file},
-                    {"source", opened.generated_key_file ? "generated" : "configured"},
-                    {"generated_now", opened.key_generated},
-                    {"keyring_created", opened.keyring_created}});
+                   {{"file", opened->master_key_file},
+                    {"source", opened->generated_key_file ? "generated" : "configured"},
+                    {"generated_now", opened->key_generated},
+                    {"keyring_created", opened->keyring_created}});
   }
 
   // Opens the store in the data folder.
@@ -715,6 +726,7 @@ class Instance {
   std::optional<TempDir> temp_dir_;
   std::unique_ptr<ServerTls> tls_;
   std::optional<crypt::ServiceKeys> keys_;  // outlives service_ (declared before it)
+  std::optional<OpenedKeyring> opened_keyring_;  // until FinishKeyringOpen, after the store opens
   std::unique_ptr<storage::Store> store_;
   RootCredentials root_;
   std::unique_ptr<s3api::S3Service> service_;

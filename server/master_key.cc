@@ -207,11 +207,14 @@ Status Verify(const crypt::Key256& master, const KeyringFile& keyring,
 }
 
 // The master key of a data folder that has a keyring, verified against it (see OpenKeyring and
-// RotateMasterKey). *generated: it is DATA/master.key. Completes a rotation a crash
-// interrupted after its keyring step (DATA/master.key.next matches, DATA/master.key does not).
+// RotateMasterKey). Writes nothing: what the folder needs tidied is noted in *opened
+// (generated_key_file, complete_rotation, drop_next_key) for FinishKeyringOpen. A rotation a
+// crash interrupted after its keyring step shows as DATA/master.key.next matching the keyring
+// and DATA/master.key not.
 Result<crypt::Key256> ResolveMasterKey(const std::string& data_dir, const std::string& configured,
                                        std::string_view setting, const KeyringFile& keyring,
-                                       const WarnFn& warn, bool* generated) {
+                                       OpenedKeyring* opened) {
+  bool* generated = &opened->generated_key_file;
   const std::string keyring_path = Join(data_dir, kKeyringFile);
   const std::string generated_path = Join(data_dir, kGeneratedMasterKeyFile);
   *generated = configured.empty() || SameFile(configured, generated_path);
@@ -236,22 +239,14 @@ Result<crypt::Key256> ResolveMasterKey(const std::string& data_dir, const std::s
   const std::string next_path = Join(data_dir, kNextMasterKeyFile);
   if (verified.ok()) {
     // A rotation that stopped before its keyring step: its new key was never used.
-    if (::unlink(next_path.c_str()) != 0 && errno != ENOENT) {
-      return Errno("remove", next_path, errno);
-    }
+    struct stat st {};
+    opened->drop_next_key = ::lstat(next_path.c_str(), &st) == 0;
     return std::move(key).value();
   }
   if (verified.code() != Code::kInvalidArgument) return verified;
   auto next = crypt::LoadMasterKeyFile(next_path);
   if (!next.ok() || !Verify(*next, keyring, keyring_path).ok()) return verified;
-  if (::rename(next_path.c_str(), generated_path.c_str()) != 0) {
-    return Errno("rename " + next_path + " to", generated_path, errno);
-  }
-  if (Status s = SyncDir(data_dir); !s.ok()) return s;
-  if (warn) {
-    warn("completed an interrupted master key rotation: " + generated_path + " replaced by " +
-         next_path);
-  }
+  opened->complete_rotation = true;
   return std::move(next).value();
 }
 
@@ -463,8 +458,7 @@ Result<std::optional<OpenedKeyring>> OpenExistingKeyring(const std::string& data
     return std::optional<OpenedKeyring>();
   }
   OpenedKeyring opened;
-  auto master = ResolveMasterKey(data_dir, master_key_file, kSetting, *keyring, warn,
-                                 &opened.generated_key_file);
+  auto master = ResolveMasterKey(data_dir, master_key_file, kSetting, *keyring, &opened);
   if (!master.ok()) return master.status();
   auto keys = UnwrapRoots(*master, *keyring, keyring_path);
   if (!keys.ok()) return keys.status();
@@ -472,7 +466,6 @@ Result<std::optional<OpenedKeyring>> OpenExistingKeyring(const std::string& data
   opened.master_key_file =
       opened.generated_key_file ? Join(data_dir, kGeneratedMasterKeyFile) : master_key_file;
   if (opened.generated_key_file && warn) warn(GeneratedKeyWarning(opened.master_key_file));
-  RemoveLeftovers(data_dir);
   return std::optional<OpenedKeyring>(std::move(opened));
 }
 
@@ -483,7 +476,10 @@ Result<OpenedKeyring> OpenKeyring(const std::string& data_dir, const std::string
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto existing = OpenExistingKeyring(data_dir, master_key_file, warn);
     if (!existing.ok()) return existing.status();
-    if (existing->has_value()) return std::move(**existing);
+    if (existing->has_value()) {
+      if (Status s = FinishKeyringOpen(data_dir, **existing, warn); !s.ok()) return s;
+      return std::move(**existing);
+    }
     auto created = CreateKeyring(data_dir, master_key_file, kSetting);
     if (!created.ok() && created.status().code() == Code::kInvalidArgument &&
         created.status().message() == keyring_path + " exists") {
@@ -512,10 +508,13 @@ Status RotateMasterKey(const std::string& data_dir, const std::string& old_key_f
                   "no keyring in " + data_dir + " (" + keyring_path +
                       "): start cubby on it once, which creates it with the master key");
   }
-  bool generated = false;
-  auto old_key =
-      ResolveMasterKey(data_dir, old_key_file, "--master-key-file", *keyring, {}, &generated);
+  OpenedKeyring current;
+  auto old_key = ResolveMasterKey(data_dir, old_key_file, "--master-key-file", *keyring, &current);
   if (!old_key.ok()) return old_key.status();
+  // First the tidying an interrupted rotation left (master.key must open the keyring before
+  // master.key.next is written again).
+  if (Status s = FinishKeyringOpen(data_dir, current, {}); !s.ok()) return s;
+  const bool generated = current.generated_key_file;
   auto new_key = crypt::LoadMasterKeyFile(new_key_file);
   if (!new_key.ok()) return KeyFileError(new_key.status(), new_key_file, "--new-master-key-file");
   if (new_key->SameAs(*old_key)) {
@@ -557,6 +556,28 @@ Status RotateMasterKey(const std::string& data_dir, const std::string& old_key_f
     const std::string to = Join(data_dir, kGeneratedMasterKeyFile);
     if (::rename(from.c_str(), to.c_str()) != 0) return Errno("rename " + from + " to", to, errno);
     if (Status s = SyncDir(data_dir); !s.ok()) return s;
+  }
+  RemoveLeftovers(data_dir);
+  return Status::Ok();
+}
+
+Status FinishKeyringOpen(const std::string& data_dir, const OpenedKeyring& opened,
+                         const WarnFn& warn) {
+  const std::string next_path = Join(data_dir, kNextMasterKeyFile);
+  const std::string generated_path = Join(data_dir, kGeneratedMasterKeyFile);
+  if (opened.complete_rotation) {
+    if (::rename(next_path.c_str(), generated_path.c_str()) != 0) {
+      return Errno("rename " + next_path + " to", generated_path, errno);
+    }
+    if (Status s = SyncDir(data_dir); !s.ok()) return s;
+    if (warn) {
+      warn("completed an interrupted master key rotation: " + generated_path + " replaced by " +
+           next_path);
+    }
+  } else if (opened.drop_next_key) {
+    if (::unlink(next_path.c_str()) != 0 && errno != ENOENT) {
+      return Errno("remove", next_path, errno);
+    }
   }
   RemoveLeftovers(data_dir);
   return Status::Ok();

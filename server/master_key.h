@@ -65,6 +65,9 @@ struct OpenedKeyring {
   bool generated_key_file = false;  // that file is DATA/master.key, made by cubby
   bool key_generated = false;       // ... on this very start
   bool keyring_created = false;     // DATA/keyring was written on this start
+  // Tidying OpenExistingKeyring leaves to FinishKeyringOpen (it writes nothing itself):
+  bool complete_rotation = false;  // DATA/master.key.next opens the keyring, master.key not
+  bool drop_next_key = false;      // DATA/master.key.next of a rotation that never got further
 };
 
 // Called with a one-line, secret-free warning for the start-up log.
@@ -76,8 +79,8 @@ using WarnFn = std::function<void(const std::string& message)>;
 // without a configured file it then uses DATA/master.key, generating it (0600) when absent. With
 // a keyring it never generates a key. Calls `warn` when the key is DATA/master.key (what it
 // protects and what not) and when it completes a rotation a crash interrupted (DATA/
-// master.key.next, see RotateMasterKey). After a successful open, leftover temporary files of
-// an interrupted write are removed.
+// master.key.next, see RotateMasterKey). After a successful open, the folder is tidied as by
+// FinishKeyringOpen. REQUIRES: the store is open (its lock held), so no rotation runs.
 // Errors (nothing in the folder changed, except that no keyring means one may be created):
 //   kInvalidArgument: the configured key file does not exist, has group/other permissions or
 //     is not a key file; a keyring exists but no master key was configured and DATA/master.key
@@ -111,13 +114,21 @@ storage::Status RotateMasterKey(const std::string& data_dir, const std::string& 
                                 const std::string& new_key_file,
                                 const std::function<bool(std::string_view step)>& stop_after = {});
 
-// The step before the store is opened: the keyring's root keys as OpenKeyring returns them when
-// DATA/keyring exists (same errors, same warnings); nullopt when it does not, after checking
-// that a configured key file loads (kInvalidArgument as OpenKeyring) and with nothing written:
-// the keyring is then created by OpenKeyring once the store has opened, so a data folder the
-// store refuses (a newer format) is left as it was.
+// The step before the store is opened, which writes nothing: the keyring's root keys as
+// OpenKeyring returns them when DATA/keyring exists (same errors, the generated key's warning),
+// leaving the folder's tidying to FinishKeyringOpen; nullopt when there is no keyring, after
+// checking that a configured key file loads (kInvalidArgument as OpenKeyring). The keyring is
+// then created by OpenKeyring once the store has opened, so a data folder the store refuses (a
+// newer format) is left as it was.
 storage::Result<std::optional<OpenedKeyring>> OpenExistingKeyring(
     const std::string& data_dir, const std::string& master_key_file, const WarnFn& warn);
+
+// Tidies the data folder after OpenExistingKeyring: completes an interrupted rotation (renames
+// DATA/master.key.next over DATA/master.key, calling `warn`), removes a master.key.next that was
+// never used, and the temporary files of interrupted writes. REQUIRES: the store is open (its
+// lock held), so no rotation runs meanwhile. kIOError when a rename or removal fails.
+storage::Status FinishKeyringOpen(const std::string& data_dir, const OpenedKeyring& opened,
+                                  const WarnFn& warn);
 
 // Random root keys that live in memory only (an --ephemeral instance, whose data dies with it).
 storage::Result<crypt::ServiceKeys> EphemeralServiceKeys();
