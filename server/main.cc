@@ -725,7 +725,7 @@ class Instance {
   std::string data_dir_;
   std::optional<TempDir> temp_dir_;
   std::unique_ptr<ServerTls> tls_;
-  std::optional<crypt::ServiceKeys> keys_;  // outlives service_ (declared before it)
+  std::optional<crypt::ServiceKeys> keys_;       // outlives service_ (declared before it)
   std::optional<OpenedKeyring> opened_keyring_;  // until FinishKeyringOpen, after the store opens
   std::unique_ptr<storage::Store> store_;
   RootCredentials root_;
