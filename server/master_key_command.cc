@@ -1,6 +1,7 @@
 #include "server/master_key_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -67,7 +68,8 @@ int RunMasterKeyCommand(int argc, const char* const* argv, const EnvLookup& env)
 
   storage::Status s = RotateMasterKey(data_dir, old_key, new_key);
   if (!s.ok()) return Fail(s.code() == storage::Code::kInvalidArgument ? 2 : 1, s.message());
-  if (old_key.empty()) {
+  std::error_code ec;
+  if (old_key.empty() || std::filesystem::equivalent(old_key, data_dir + "/master.key", ec)) {
     std::fprintf(stderr,
                  "cubby master-key: rotated: %s/keyring is wrapped under the new key, which "
                  "%s/master.key now holds\n",
