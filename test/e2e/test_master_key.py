@@ -70,7 +70,7 @@ def rotate(cubby_bin, home, *args, env_extra=None):
 def expect_refused(result, message):
     assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
     lines = result.stderr.strip().splitlines()
-    assert lines and lines[-1].startswith("cubby: ") and message in lines[-1], result.stderr
+    assert len(lines) == 1 and lines[0].startswith("cubby: ") and message in lines[0], result.stderr
     assert "s3_endpoint=" not in result.stdout
 
 
