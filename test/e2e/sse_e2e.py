@@ -1,6 +1,6 @@
 """Helpers for the server-side encryption tests (issue 16): SSE-C keys and their headers, a KMS
-client, error unpacking, segment-boundary sizes, and fixtures for a server that accepts SSE-C
-over plain HTTP.
+client, error unpacking, response-header checks, segment-boundary sizes and ranges, and a GET
+that survives a connection cut mid-body.
 
 Every SSE-C key a test makes goes through new_ssec_key(), which remembers it, and every master
 key a test reads through remember_master_key(): test_zz_secrets.py checks that none of them
@@ -19,7 +19,7 @@ from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from cubby_e2e import make_client, new_bucket_name, sign_request
+from cubby_e2e import sign_request
 
 KIB = 1 << 10
 MIB = 1 << 20
@@ -275,25 +275,3 @@ def streaming_get(server, path, headers=None, timeout=60):
         return status, resp_headers, bytes(body), complete
     finally:
         conn.close()
-
-
-# ---------------------------------------------------------------- fixtures
-
-@pytest.fixture
-def ssec_server(start_server):
-    """A server that accepts SSE-C over plain HTTP (AWS requires HTTPS; tests use HTTP)."""
-    srv = start_server(args=["--allow-sse-c-over-http"])
-    yield srv
-    remember_master_key(srv.data_dir)
-
-
-@pytest.fixture
-def ssec_s3(ssec_server):
-    return make_client(ssec_server)
-
-
-@pytest.fixture
-def ssec_bucket(ssec_s3):
-    name = new_bucket_name("sse")
-    ssec_s3.create_bucket(Bucket=name)
-    return name

@@ -10,14 +10,32 @@ import hashlib
 
 import pytest
 
-from cubby_e2e import make_client, new_bucket_name, quoted_md5, raw_request
+from cubby_e2e import make_client, new_bucket_name, raw_request
 from sse_e2e import (BOUNDARY_SIZES, COPY_SSEC_ALG, COPY_SSEC_KEY, COPY_SSEC_MD5, MIB, SEGMENT,
                      SSE, SSEC_ALG, SSEC_KEY, SSEC_MD5, SsecKey,
                      absent, assert_no_sse_headers, assert_sse_s3, assert_ssec, check_ranges,
-                     err, expect_error, expect_head_status, headers_of, new_ssec_key,
-                     not_md5_etag, payload, ssec_bucket, ssec_s3, ssec_server)
+                     expect_error, expect_head_status, headers_of, new_ssec_key, not_md5_etag,
+                     payload, remember_master_key)
 
-# ssec_server, ssec_s3 and ssec_bucket are fixtures: pytest finds them in this module's namespace.
+
+@pytest.fixture
+def ssec_server(start_server):
+    """A server that accepts SSE-C over plain HTTP (AWS requires HTTPS; tests use HTTP)."""
+    srv = start_server(args=["--allow-sse-c-over-http"])
+    yield srv
+    remember_master_key(srv.data_dir)
+
+
+@pytest.fixture
+def ssec_s3(ssec_server):
+    return make_client(ssec_server)
+
+
+@pytest.fixture
+def ssec_bucket(ssec_s3):
+    name = new_bucket_name("sse")
+    ssec_s3.create_bucket(Bucket=name)
+    return name
 
 
 @pytest.fixture
@@ -316,3 +334,26 @@ def test_key_not_echoed_or_stored_in_metadata(ssec_s3, ssec_bucket, key, stored)
     text = repr(headers_of(h)) + repr(h.get("Metadata"))
     assert key.b64 not in text
     assert SSEC_KEY not in headers_of(h)
+
+
+def test_versions_keep_their_own_encryption(ssec_s3, ssec_bucket, key):
+    s3, b = ssec_s3, ssec_bucket
+    s3.put_bucket_versioning(Bucket=b, VersioningConfiguration={"Status": "Enabled"})
+    v_c = s3.put_object(Bucket=b, Key="v", Body=b"customer", **key.params())["VersionId"]
+    v_s3 = s3.put_object(Bucket=b, Key="v", Body=b"sse-s3", ServerSideEncryption="AES256")["VersionId"]
+    v_plain = s3.put_object(Bucket=b, Key="v", Body=b"plain")["VersionId"]
+    g = s3.get_object(Bucket=b, Key="v", VersionId=v_c, **key.params())
+    assert_ssec(g, key)
+    assert g["Body"].read() == b"customer"
+    expect_error(s3.get_object, "InvalidRequest", 400, Bucket=b, Key="v", VersionId=v_c)
+    g = s3.get_object(Bucket=b, Key="v", VersionId=v_s3)
+    assert_sse_s3(g)
+    assert g["Body"].read() == b"sse-s3"
+    g = s3.get_object(Bucket=b, Key="v", VersionId=v_plain)
+    assert_no_sse_headers(g)
+    assert g["Body"].read() == b"plain"
+    # Copying an old SSE-C version needs its key.
+    r = s3.copy_object(Bucket=b, Key="w", CopySource={"Bucket": b, "Key": "v", "VersionId": v_c},
+                       **key.copy_params())
+    assert s3.get_object(Bucket=b, Key="w")["Body"].read() == b"customer"
+    assert_no_sse_headers(r)

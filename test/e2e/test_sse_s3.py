@@ -5,14 +5,15 @@ operation, ETag == MD5 of the plaintext for a single PUT, round trips at the 64 
 boundaries, ranged GETs on and across them, multipart, listings, the errors, bucket and server
 default encryption, and a restart that reads everything back."""
 
+import base64
 import hashlib
+import os
 
 import pytest
-from botocore.exceptions import ClientError
 
 from cubby_e2e import make_client, new_bucket_name, quoted_md5, raw_request
 from sse_e2e import (BOUNDARY_SIZES, MIB, SEGMENT, SSE, absent, assert_no_sse_headers,
-                     assert_sse_s3, check_ranges, expect_error, get_range, headers_of,
+                     assert_sse_s3, check_ranges, expect_error, get_range,
                      payload, remember_master_key)
 
 AES = {"ServerSideEncryption": "AES256"}
@@ -302,3 +303,49 @@ def test_restart_reads_everything_back(start_server):
     g = s3.get_object(Bucket=b, Key="open")
     assert_sse_s3(g)
     assert g["Body"].read() == first + b"tail"
+
+
+def _tree(data_dir):
+    """{relative path: sha256} of every file, RocksDB's info logs (LOG, LOG.old.*) left out."""
+    out = {}
+    for root, _, names in os.walk(data_dir):
+        for name in names:
+            if name == "LOG" or name.startswith("LOG.old"):
+                continue
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, data_dir)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def _master_key_file(path):
+    path.write_text(base64.b64encode(os.urandom(32)).decode() + "\n")
+    os.chmod(path, 0o600)
+    return str(path)
+
+
+def test_wrong_master_key_refuses_to_start_and_modifies_nothing(start_server, tmp_path):
+    right = _master_key_file(tmp_path / "right.key")
+    wrong = _master_key_file(tmp_path / "wrong.key")
+    srv = start_server(args=["--master-key-file", right])
+    s3 = make_client(srv)
+    b = new_bucket_name()
+    s3.create_bucket(Bucket=b)
+    data = payload(2 * MIB + 1)
+    put_sse_s3(s3, b, "k", data)
+    assert srv.stop() == 0
+    before = _tree(srv.data_dir)
+
+    bad = start_server(args=["--master-key-file", wrong], data_dir=srv.data_dir, ready=False)
+    code = bad.proc.wait(30)
+    bad.stop()
+    assert code != 0
+    assert "master key" in bad.all_output().lower(), bad.output()
+    with open(wrong) as f:
+        assert f.read().strip() not in bad.all_output()
+    assert _tree(srv.data_dir) == before, "a refused start modified the data folder"
+
+    again = start_server(args=["--master-key-file", right], data_dir=srv.data_dir)
+    g = make_client(again).get_object(Bucket=b, Key="k")
+    assert_sse_s3(g)
+    assert g["Body"].read() == data
