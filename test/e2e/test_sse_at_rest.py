@@ -215,3 +215,8 @@ def test_flipped_byte_fails_cleanly(start_server, mode):
     assert w.s3.head_object(Bucket=w.bucket, Key="big", **w.read_params(mode))["ContentLength"] \
         == size
     assert [o["Key"] for o in w.s3.list_objects_v2(Bucket=w.bucket)["Contents"]] == ["big"]
+    # "A 500 with a clear log line": stopped first, so every line it wrote has been read.
+    assert again.stop() == 0
+    errors = [line for line in again.all_output().splitlines()
+              if "level=error" in line or '"level":"error"' in line]
+    assert errors, "the failed authentication of stored data was not logged as an error"

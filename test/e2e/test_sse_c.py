@@ -340,7 +340,8 @@ def test_versions_keep_their_own_encryption(ssec_s3, ssec_bucket, key):
     s3, b = ssec_s3, ssec_bucket
     s3.put_bucket_versioning(Bucket=b, VersioningConfiguration={"Status": "Enabled"})
     v_c = s3.put_object(Bucket=b, Key="v", Body=b"customer", **key.params())["VersionId"]
-    v_s3 = s3.put_object(Bucket=b, Key="v", Body=b"sse-s3", ServerSideEncryption="AES256")["VersionId"]
+    v_s3 = s3.put_object(Bucket=b, Key="v", Body=b"sse-s3",
+                         ServerSideEncryption="AES256")["VersionId"]
     v_plain = s3.put_object(Bucket=b, Key="v", Body=b"plain")["VersionId"]
     g = s3.get_object(Bucket=b, Key="v", VersionId=v_c, **key.params())
     assert_ssec(g, key)

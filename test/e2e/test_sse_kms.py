@@ -10,9 +10,10 @@ import base64
 import re
 import uuid
 
+import boto3
 import pytest
 
-from cubby_e2e import make_client, new_bucket_name, raw_request
+from cubby_e2e import get_url, make_client, new_bucket_name, raw_request
 from sse_e2e import (MIB, SEGMENT, SSE, SSE_BUCKET_KEY, SSE_CONTEXT, SSE_KMS_KEY_ID, absent,
                      assert_kms, check_ranges, expect_error, headers_of, make_kms, not_md5_etag,
                      payload)
@@ -271,3 +272,21 @@ def test_kms_objects_survive_restart(start_server):
     assert g["Body"].read() == data
     assert s3.get_object(Bucket=b, Key="m")["Body"].read() == b"managed"
     assert kms.describe_key(KeyId=meta["KeyId"])["KeyMetadata"]["KeyState"] == "Enabled"
+
+
+def test_sigv2_refused_for_kms_objects(server, s3, bucket, kms_key):
+    """UsingKMSEncryption: GET and PUT requests for an SSE-KMS object fail unless made over
+    TLS or with SigV4 ("Requests specifying Server Side Encryption with AWS KMS managed keys
+    require AWS Signature Version 4"). Debian's boto3 presigns with SigV2 by default."""
+    s3.put_object(Bucket=bucket, Key="k", Body=b"kms", **kms_params(kms_key["KeyId"]))
+    s3.put_object(Bucket=bucket, Key="plain", Body=b"plain")
+    v2 = boto3.client("s3", endpoint_url=server.endpoint, region_name=server.region,
+                      aws_access_key_id=server.access_key,
+                      aws_secret_access_key=server.secret_key)
+    url = v2.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "k"})
+    assert "Signature=" in url and "X-Amz-Signature" not in url
+    r = get_url(server, url)
+    assert (r.status, r.code) == (400, "InvalidArgument"), r
+    # The same URL form still reads a plain object, so it is the encryption that refused it.
+    plain = v2.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "plain"})
+    assert get_url(server, plain).status == 200

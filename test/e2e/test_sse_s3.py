@@ -137,7 +137,8 @@ def test_listing_shows_plaintext_size_and_md5(s3, bucket):
     objs = {f"k{size}": payload(size, seed=size) for size in (0, 1, SEGMENT + 1, MIB + 5)}
     for key, data in objs.items():
         put_sse_s3(s3, bucket, key, data)
-    listed = {o["Key"]: (o["Size"], o["ETag"]) for o in s3.list_objects_v2(Bucket=bucket)["Contents"]}
+    contents = s3.list_objects_v2(Bucket=bucket)["Contents"]
+    listed = {o["Key"]: (o["Size"], o["ETag"]) for o in contents}
     assert listed == {k: (len(d), quoted_md5(d)) for k, d in objs.items()}
     v1 = {o["Key"]: o["Size"] for o in s3.list_objects(Bucket=bucket)["Contents"]}
     assert v1 == {k: len(d) for k, d in objs.items()}
