@@ -358,3 +358,23 @@ def test_versions_keep_their_own_encryption(ssec_s3, ssec_bucket, key):
                        **key.copy_params())
     assert s3.get_object(Bucket=b, Key="w")["Body"].read() == b"customer"
     assert_no_sse_headers(r)
+
+
+def test_ssec_wins_over_default_encryption(ssec_s3, ssec_bucket, key, start_server):
+    """A request's SSE-C key wins over the bucket's default rule and the server's default: the
+    object is SSE-C only (no x-amz-server-side-encryption beside the customer headers)."""
+    ssec_s3.put_bucket_encryption(Bucket=ssec_bucket, ServerSideEncryptionConfiguration={
+        "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]})
+    r = ssec_s3.put_object(Bucket=ssec_bucket, Key="k", Body=b"x", **key.params())
+    assert_ssec(r, key)
+    assert_ssec(ssec_s3.head_object(Bucket=ssec_bucket, Key="k", **key.params()), key)
+    expect_head_status(ssec_s3, 400, Bucket=ssec_bucket, Key="k")
+    c = ssec_s3.create_multipart_upload(Bucket=ssec_bucket, Key="mp", **key.params())
+    assert_ssec(c, key)
+
+    srv = start_server(args=["--allow-sse-c-over-http", "--default-encryption", "AES256"])
+    s3 = make_client(srv)
+    b = new_bucket_name()
+    s3.create_bucket(Bucket=b)
+    assert_ssec(s3.put_object(Bucket=b, Key="k", Body=b"x", **key.params()), key)
+    assert s3.get_object(Bucket=b, Key="k", **key.params())["Body"].read() == b"x"
