@@ -412,22 +412,9 @@ Sealing::Sealing(const WriteKey* key, BodySink store) : store_(std::move(store))
     sink_ = store_;
     return;
   }
-  // Sealed segments (64 KiB + a tag) go to storage in whole pieces of kStorePieceBytes:
-  // page-aligned writes. Writing each segment as it came left every write mid-page, and the
-  // kernel's copy into the page cache then cost several times the sealing itself.
-  pending_.reserve(kStorePieceBytes);
   writer_ = std::make_unique<crypt::SealWriter>(key->key, key->context, [this](std::string_view b) {
-    while (!b.empty()) {
-      const size_t n = std::min(b.size(), kStorePieceBytes - pending_.size());
-      pending_.append(b.substr(0, n));
-      b.remove_prefix(n);
-      if (pending_.size() == kStorePieceBytes) {
-        store_failure_ = store_(pending_);
-        pending_.clear();
-        if (!store_failure_.ok()) return false;
-      }
-    }
-    return true;
+    store_failure_ = store_(b);
+    return store_failure_.ok();
   });
   sink_ = [this](std::string_view plain) -> storage::Status {
     crypt::Status s = writer_->Update(plain);
@@ -442,12 +429,7 @@ Sealing::~Sealing() = default;
 storage::Status Sealing::Finish() {
   if (!writer_) return storage::Status::Ok();
   crypt::Status s = writer_->Finish();
-  if (s.ok()) {
-    if (pending_.empty()) return storage::Status::Ok();
-    storage::Status stored = store_(pending_);
-    pending_.clear();
-    return stored;
-  }
+  if (s.ok()) return storage::Status::Ok();
   if (!store_failure_.ok()) return store_failure_;
   return storage::Status(storage::Code::kIOError, "sealing failed: " + s.ToString());
 }

@@ -91,9 +91,7 @@ class Sealing {
   storage::Status Finish();
 
  private:
-  static constexpr size_t kStorePieceBytes = 1 << 20;
   BodySink store_;
-  std::string pending_;  // sealed bytes not yet stored (less than kStorePieceBytes)
   std::unique_ptr<crypt::SealWriter> writer_;
   storage::Status store_failure_;
   BodySink sink_;
