@@ -33,7 +33,7 @@ class KmsFrontTest : public ServiceTest {
   void UseKms(kms::KeyService* kms) {
     ServiceOptions options;
     options.region = "us-east-1";
-    options.clock = [this] { return now_; };
+    options.clock = [this] { return now_ + skew_; };  // the server's clock
     options.kms = kms;
     service_ = std::make_unique<S3Service>(store_.get(), options);
   }
@@ -57,6 +57,7 @@ class KmsFrontTest : public ServiceTest {
 
   crypt::Key256 kek_;
   std::unique_ptr<kms::KeyService> kms_;
+  std::chrono::seconds skew_{0};  // how far the server's clock is ahead of the signer's
 };
 
 TEST_F(KmsFrontTest, WhichRequestsAreKms) {
@@ -131,6 +132,36 @@ TEST_F(KmsFrontTest, AuthenticationFailuresInKmsWords) {
     EXPECT_EQ(r.summary.error, c.type) << c.what;
     EXPECT_EQ(r.Header("Content-Type"), "application/x-amz-json-1.1") << c.what;
   }
+}
+
+TEST_F(KmsFrontTest, RequestTimeOutOfRange) {
+  skew_ = std::chrono::hours(1);
+  Reply r = Send(Kms("ListKeys", "{}"));
+  EXPECT_EQ(r.status(), 400);
+  EXPECT_EQ(Type(r), "InvalidSignatureException");
+  skew_ = std::chrono::seconds(0);
+  EXPECT_EQ(Send(Kms("ListKeys", "{}")).status(), 200);
+}
+
+TEST_F(KmsFrontTest, BodyThatCannotBeRead) {
+  struct Failing : BodyReader {
+    ReadResult Read(char*, size_t) override { return {0, ErrorCode::kIncompleteBody}; }
+  } body;
+  HttpRequest request;
+  request.method = "POST";
+  request.target = "/";
+  request.headers = {{"x-amz-target", "TrentService.ListKeys"}};
+  request.request_id = "REQ-body";
+  ServiceOptions options;
+  options.kms = kms_.get();
+  RequestSummary summary;
+  const auth::KeyLookup lookup = [](std::string_view) {
+    return std::optional<storage::AccessKeyRecord>();
+  };
+  HttpResponse r = ServeKms(options, request, body, now_, lookup, &summary);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(summary.error, "SerializationException");
+  EXPECT_EQ(summary.operation, "kms:ListKeys");
 }
 
 TEST_F(KmsFrontTest, WithoutAKeyStore) {
