@@ -128,6 +128,23 @@ TEST_F(KeyServiceTest, DefaultKeyIsMadeOnceAndRoundTrips) {
   EXPECT_EQ(wrong.DecryptDataKey(a.key_arn, "bucket/key", a.wrapped, &back).code, Code::kInternal);
 }
 
+TEST_F(KeyServiceTest, MaterialThatDoesNotUnwrapIsInternal) {
+  storage::KmsKeyRecord broken;
+  broken.key_id = "11111111-2222-4333-8444-555555555555";
+  broken.created_ms = kNow;
+  broken.wrapped_material = "not a wrapped key";
+  ASSERT_TRUE(store_->PutKmsKey(broken, nullptr).ok());
+  DataKey dk;
+  Status s = service_->GenerateDataKey(broken.key_id, "ctx", &dk);
+  EXPECT_EQ(s.code, Code::kInternal);
+  EXPECT_EQ(s.message.find("not a wrapped key"), std::string::npos);  // no material in it
+  crypt::DataKey back;
+  EXPECT_EQ(service_->DecryptDataKey(Arn(broken.key_id), "ctx", std::string(61, 'x'), &back).code,
+            Code::kInternal);
+  // The API describes it all the same (no material needed).
+  EXPECT_EQ(Call("DescribeKey", R"({"KeyId":")" + broken.key_id + R"("})").status, 200);
+}
+
 TEST_F(KeyServiceTest, EveryWayToNameAKey) {
   const std::string id = NewKey();
   ASSERT_EQ(
