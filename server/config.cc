@@ -284,6 +284,11 @@ Status ApplyHealthcheck(std::string_view name, std::string_view value, Config* c
   return Status::Ok();
 }
 
+Status ApplyMasterKeyFile(std::string_view name, std::string_view value, Config* config) {
+  config->master_key_file = std::string(value);
+  return Status::Ok();
+}
+
 constexpr Setting kSettings[] = {
     {"data-dir", "CUBBY_DATA_DIR", ApplyDataDir},
     {"s3-address", "CUBBY_S3_ADDRESS", ParseAddress},
@@ -306,6 +311,7 @@ constexpr Setting kSettings[] = {
     {"default-object-ownership", "CUBBY_DEFAULT_OBJECT_OWNERSHIP", ApplyDefaultObjectOwnership},
     {"lifecycle-day-seconds", "CUBBY_LIFECYCLE_DAY_SECONDS", ApplyLifecycleDay},
     {"lifecycle-interval", "CUBBY_LIFECYCLE_INTERVAL", ApplyLifecycleInterval},
+    {"master-key-file", "CUBBY_MASTER_KEY_FILE", ApplyMasterKeyFile},
 };
 constexpr size_t kAddressSetting = 1;
 constexpr size_t kEphemeralSetting = 6;
@@ -549,6 +555,10 @@ Flags (each also settable by its environment variable; a flag wins):
                                            1 to 86400 seconds (86400); shorter for tests
   --lifecycle-interval DUR CUBBY_LIFECYCLE_INTERVAL  time between lifecycle passes (default:
                                            a quarter of a lifecycle day, at most 1h)
+  --master-key-file FILE CUBBY_MASTER_KEY_FILE  the master key of encryption at rest (44 chars
+                                           of base64, mode 0600/0400); unset: <data dir>/
+                                           master.key, generated on first start (protects
+                                           only copies of the data without that file)
   --help                                   print this text
   --version                                print the version
 
@@ -561,6 +571,8 @@ Commands:
   cubby backup --endpoint URL --to DIR   back up a running cubby into DIR (on its machine)
   cubby user create --endpoint URL --name NAME [--access-key ID --secret-key S] [--email A]
                                          create a user (and a key) on a running cubby
+  cubby master-key rotate --data-dir DIR [--master-key-file OLD] --new-master-key-file NEW
+                                         re-wrap DIR's keyring under a new master key (offline)
 
 Environment only:
   CUBBY_ROOT_ACCESS_KEY, CUBBY_ROOT_SECRET_KEY   the root key (both or neither). When unset, a key

@@ -89,6 +89,10 @@ struct Config {
   std::chrono::seconds lifecycle_day{86400};
   std::optional<std::chrono::milliseconds> lifecycle_interval;
 
+  // The master key file (--master-key-file / CUBBY_MASTER_KEY_FILE; server/master_key.h).
+  // Unset: <data dir>/master.key, generated on the first start.
+  std::optional<std::string> master_key_file;
+
   // --healthcheck URL: GET the URL, exit 0 on a 200 answer and 1 otherwise (for container
   // health probes in an image without curl). A value that is only a /path is resolved by
   // ParseConfig to this configuration's S3 listener (http, or https with TLS; 0.0.0.0 and ::
