@@ -64,6 +64,12 @@ HttpResponse KmsError(const Context& ctx, const kms::Status& s) {
   return ErrorResponse(ctx, ErrorCode::kInternalError);
 }
 
+// SSE-KMS objects are written and read with SigV4 only (UsingKMSEncryption.html).
+bool SignedWithV2(const Context& ctx) { return !ctx.auth.anonymous && ctx.auth.signature_version == 2; }
+constexpr std::string_view kKmsNeedsV4 =
+    "Requests specifying Server Side Encryption with AWS KMS managed keys require AWS Signature "
+    "Version 4.";
+
 HttpResponse CryptError(const Context& ctx, const crypt::Status& s) {
   ctx.summary->error_detail = "encryption: " + s.ToString();
   return ErrorResponse(ctx, ErrorCode::kInternalError);
@@ -353,6 +359,7 @@ Failure SseRequestForWrite(const Context& ctx, const HeaderLookup& find, SseRequ
       out->kms_context = *kms_context;
     }
     out->bucket_key_enabled = bucket_key != nullptr && text::EqualsIgnoreCase(*bucket_key, "true");
+    if (SignedWithV2(ctx)) return ErrorResponse(ctx, ErrorCode::kInvalidArgument, kKmsNeedsV4);
     if (ctx.options.kms == nullptr) {
       return ErrorResponse(ctx, ErrorCode::kNotImplemented,
                            "SSE-KMS is not available: this server runs without a key store.");
@@ -463,6 +470,9 @@ Failure CheckReadKey(const Context& ctx, const storage::ObjectMeta& meta, std::s
   } else if (customer) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                          "The encryption parameters are not applicable to this object.");
+  }
+  if (rec.mode == storage::SseMode::kSseKms && SignedWithV2(ctx)) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, kKmsNeedsV4);
   }
   if (!meta.sealed() || !need_keys) return Failure::None();
 
