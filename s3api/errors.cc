@@ -94,6 +94,12 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kInvalidTag, "InvalidTag", "The tag provided was not a valid tag.", 400},
     {ErrorCode::kInvalidURI, "InvalidURI", "Couldn't parse the specified URI.", 400},
     {ErrorCode::kKeyTooLongError, "KeyTooLongError", "Your key is too long", 400},
+    // SSE-KMS: the KMS key named is disabled, pending deletion, or unknown (S3 passes on KMS's
+    // exception with its "KMS." prefix, as a 400).
+    {ErrorCode::kKMSDisabledException, "KMS.DisabledException", "The KMS key is disabled.", 400},
+    {ErrorCode::kKMSInvalidStateException, "KMS.KMSInvalidStateException",
+     "The KMS key is pending deletion.", 400},
+    {ErrorCode::kKMSNotFoundException, "KMS.NotFoundException", "Invalid keyId", 400},
     {ErrorCode::kMalformedACLError, "MalformedACLError",
      "The XML you provided was not well-formed or did not validate against our published schema",
      400},

@@ -555,6 +555,8 @@ class Instance {
     service_options.domain = config_.domain.value_or("");
     service_options.default_object_ownership = config_.default_object_ownership;
     service_options.lifecycle_day = config_.lifecycle_day;
+    service_options.default_sse_s3 = config_.default_sse_s3;
+    service_options.allow_sse_c_over_http = config_.allow_sse_c_over_http;
     service_ = std::make_unique<s3api::S3Service>(store_.get(), service_options);
     // The scrape runs only while the S3 listener does.
     admin_ = std::make_unique<AdminEndpoints>(&metrics_,
