@@ -14,6 +14,8 @@ client error path:
   short     GET answers promise more bytes than they send, then close
   stall     requests are read but never answered
   notoken   listing pages say IsTruncated=true but carry no NextContinuationToken
+  nosse     x-amz-server-side-encryption is accepted but never answered (in every other
+            mode a PUT that asks for it gets it back, and so does every GET of that object)
 Prints "s3_endpoint=http://127.0.0.1:PORT" once listening.
 
 usage: /usr/bin/python3 fake_s3.py MODE ACCESS_KEY SECRET_KEY
@@ -33,11 +35,13 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
 MODE, ACCESS_KEY, SECRET_KEY = sys.argv[1], sys.argv[2], sys.argv[3]
-MODES = {"ok", "chunked", "close", "corrupt", "short", "stall", "notoken"}
+MODES = {"ok", "chunked", "close", "corrupt", "short", "stall", "notoken", "nosse"}
+SSE = "x-amz-server-side-encryption"
 if MODE not in MODES:
     sys.exit("unknown mode " + MODE)
 
 store = {}
+encrypted = {}  # path -> the x-amz-server-side-encryption its PUT asked for
 lock = threading.Lock()
 sign_lock = threading.Lock()  # the clock patch below is process-wide
 
@@ -51,8 +55,10 @@ def expected_authorization(method, host, path, headers):
         def payload(self, request):
             return claimed
 
-    request = AWSRequest(method=method, url="http://" + host + path,
-                         headers={"x-amz-content-sha256": claimed, "x-amz-date": amz_date})
+    signed = {"x-amz-content-sha256": claimed, "x-amz-date": amz_date}
+    if headers.get(SSE) is not None:
+        signed[SSE] = headers[SSE]
+    request = AWSRequest(method=method, url="http://" + host + path, headers=signed)
     fixed = datetime.datetime.strptime(amz_date, "%Y%m%dT%H%M%SZ")
     real = botocore.auth.datetime.datetime
 
@@ -100,22 +106,30 @@ class Handler(BaseHTTPRequestHandler):
             return False
         return True
 
+    reply_sse = None  # set by each do_PUT/do_GET: the x-amz-server-side-encryption answered
+
     def start(self, status, length=None):
         self.send_response(status)
         if length is not None:
             self.send_header("Content-Length", str(length))
+        if self.reply_sse:
+            self.send_header(SSE, self.reply_sse)
         if MODE == "close":
             self.send_header("Connection", "close")
             self.close_connection = True
 
     def do_PUT(self):
+        self.reply_sse = None
         body = self.rfile.read(int(self.headers.get("content-length", "0")))
         if MODE == "stall":
             time.sleep(3600)
         if not self.authorized(body):
             return
+        sse = self.headers.get(SSE)
         with lock:
             store[self.path] = body
+            encrypted[self.path] = sse
+        self.reply_sse = sse if MODE != "nosse" else None
         self.start(200, 0)
         self.end_headers()
 
@@ -145,6 +159,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
+        self.reply_sse = None
         if not self.authorized(b""):
             return
         path, _, query = self.path.partition("?")
@@ -152,6 +167,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.list_objects(path[1:], query)
         with lock:
             data = store.get(self.path)
+            sse = encrypted.get(self.path)
+        self.reply_sse = sse if MODE != "nosse" else None
         if data is None:
             return self.error(404, "NoSuchKey")
         if MODE == "corrupt" and data:

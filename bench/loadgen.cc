@@ -45,6 +45,8 @@ namespace auth = s3api::auth;
 constexpr std::string_view kEmptySha256 =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
+// --sse-s3: asks PUTs for SSE-S3; every PUT and GET answer must name it (issue 16).
+constexpr std::string_view kSseHeader = "x-amz-server-side-encryption";
 // A thread gives up after this many failures in a row (server gone): the run still ends and
 // reports the errors instead of spinning until the deadline.
 constexpr int kMaxConsecutiveErrors = 100;
@@ -72,6 +74,7 @@ struct Options {
   std::string label;      // replaces the op column when set (single-op modes)
   bool signed_payload = false;
   bool post_form = false;  // PUTs go as POST Object browser-form uploads instead
+  bool sse_s3 = false;     // PUTs ask for SSE-S3; PUT and GET answers must confirm it
   bool verify = false;
   bool skip_prepare = false;
   bool header = true;
@@ -110,6 +113,9 @@ constexpr const char* kUsage = R"(usage: cubby-loadgen [options]
   --signed-payload      sign the PUT body's SHA-256 instead of UNSIGNED-PAYLOAD
   --post-form           send each PUT as a POST Object form upload (multipart/form-data,
                         a SigV4-signed policy made once), recorded as a put
+  --sse-s3              every PUT (the prepare phase's too) sends a signed
+                        x-amz-server-side-encryption: AES256; PUT and GET answers without
+                        that header count as errors (the server did not encrypt)
   --verify              compare every GET body with the bytes that were written
   --server-pid PID      also report that process's CPU (cores) and peak RSS in the interval
   --timeout SECONDS     per send/recv timeout (default 60)
@@ -237,6 +243,7 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
     }
     if (flag("--signed-payload")) { o->signed_payload = true; continue; }
     if (flag("--post-form")) { o->post_form = true; continue; }
+    if (flag("--sse-s3")) { o->sse_s3 = true; continue; }
     if (flag("--verify")) { o->verify = true; continue; }
     if (flag("--skip-prepare")) { o->skip_prepare = true; continue; }
     if (flag("--no-header")) { o->header = false; continue; }
@@ -264,6 +271,7 @@ std::string ParseOptions(int argc, char** argv, Options* o, bool* print_header, 
     return "credentials: --access-key/--secret-key or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY";
   }
   if (o->bucket.empty()) return "--bucket must not be empty";
+  if (o->sse_s3 && o->post_form) return "--sse-s3 and --post-form cannot be combined";
   return "";
 }
 
@@ -354,30 +362,40 @@ class Signer {
   Signer& operator=(const Signer&) = delete;
 
   // The request head for `path` and `query` (both already encoded; `query` without '?', may
-  // be empty), its SigV4 headers included.
+  // be empty), its SigV4 headers included; `sse` adds a signed
+  // x-amz-server-side-encryption: AES256 (object PUTs under --sse-s3).
   std::string Head(std::string_view method, const std::string& path, const std::string& query,
-                   std::string_view payload_sha256, std::optional<uint64_t> content_length) {
+                   std::string_view payload_sha256, std::optional<uint64_t> content_length,
+                   bool sse = false) {
     namespace sigv4 = auth::sigv4;
     const Options& o = *shared_.options;
     const std::string amz_date = text::FormatIso8601Basic(shared_.SignTime());
     const std::string_view date = std::string_view(amz_date).substr(0, 8);
     std::string signing_key =
         sigv4::CachedSigningKey(o.secret_key, date, o.region, sigv4::kService);
-    // Sorted by name, as the canonical request wants them.
-    const std::vector<s3api::Header> headers = {
+    // Sorted by name, as the canonical request wants them; --sse-s3 PUTs sign their
+    // x-amz-server-side-encryption too (SigV4 wants every x-amz-* header signed).
+    std::vector<s3api::Header> headers = {
         {std::string(sigv4::kHost), o.endpoint.host_header},
         {std::string(sigv4::kAmzContentSha256), std::string(payload_sha256)},
         {std::string(sigv4::kAmzDate), amz_date}};
+    if (sse) headers.push_back({std::string(kSseHeader), "AES256"});
     static const std::vector<std::string> kNames = {std::string(sigv4::kHost),
                                                     std::string(sigv4::kAmzContentSha256),
                                                     std::string(sigv4::kAmzDate)};
-    static const std::string kSignedHeaders = sigv4::JoinSignedHeaders(kNames);
+    static const std::vector<std::string> kSseNames = {
+        std::string(sigv4::kHost), std::string(sigv4::kAmzContentSha256),
+        std::string(sigv4::kAmzDate), std::string(kSseHeader)};
+    static const std::string kPlainSignedHeaders = sigv4::JoinSignedHeaders(kNames);
+    static const std::string kSseSignedHeaders = sigv4::JoinSignedHeaders(kSseNames);
+    const std::vector<std::string>& names = sse ? kSseNames : kNames;
+    const std::string& signed_headers = sse ? kSseSignedHeaders : kPlainSignedHeaders;
     const std::string scope = std::string(date) + "/" + o.region + "/" + std::string(sigv4::kService) +
                               "/" + std::string(sigv4::kTerminator);
     const std::string canonical_request = sigv4::CanonicalRequest(
         method, sigv4::CanonicalUri(path),
         sigv4::CanonicalQueryString(sigv4::SplitQuery(query)),
-        sigv4::CanonicalHeaders(headers, kNames), kSignedHeaders, payload_sha256);
+        sigv4::CanonicalHeaders(headers, names), signed_headers, payload_sha256);
     const std::string signature = sigv4::Signature(
         signing_key, sigv4::StringToSign(amz_date, scope, canonical_request));
     auth::Cleanse(&signing_key);
@@ -392,7 +410,7 @@ class Signer {
     }
     head.append(sigv4::kAuthorization).append(": ").append(sigv4::kAlgorithm);
     head.append(" Credential=").append(o.access_key).append("/").append(scope);
-    head.append(", SignedHeaders=").append(kSignedHeaders);
+    head.append(", SignedHeaders=").append(signed_headers);
     head.append(", Signature=").append(signature).append("\r\n");
     if (content_length) {
       head.append("content-length: ").append(std::to_string(*content_length)).append("\r\n");
@@ -588,6 +606,8 @@ std::string PostFormHead(const Options& o, size_t length) {
 }
 
 // One PUT or GET on `conn`. Records the outcome in `stats`; returns false on failure.
+// With --sse-s3 a PUT or GET answer must carry x-amz-server-side-encryption: AES256, so a
+// server that ignored the request's header cannot pass for a fast encrypting one.
 bool Execute(const Shared& shared, HttpConnection* conn, Signer* signer, Op op,
              const std::string& key, ThreadStats* stats) {
   if (op == kList) return ExecuteList(shared, conn, signer, stats);
@@ -595,9 +615,10 @@ bool Execute(const Shared& shared, HttpConnection* conn, Signer* signer, Op op,
   std::string path = "/" + o.bucket + "/" + key;
   Clock::time_point start = Clock::now();
   std::string head =
-      op == kPut ? (o.post_form ? std::string()
-                                : signer->Head("PUT", path, "", shared.body_sha256, o.size))
-                 : signer->Head("GET", path, "", kEmptySha256, std::nullopt);
+      op == kPut
+          ? (o.post_form ? std::string()
+                         : signer->Head("PUT", path, "", shared.body_sha256, o.size, o.sse_s3))
+          : signer->Head("GET", path, "", kEmptySha256, std::nullopt);
   std::string error;
   Response response;
   bool mismatch = false;
@@ -630,6 +651,13 @@ bool Execute(const Shared& shared, HttpConnection* conn, Signer* signer, Op op,
   } else if (ok && mismatch) {
     error = "GET body differs from the bytes written";
     ok = false;
+  } else if (ok && o.sse_s3) {
+    const std::string* sse = response.Find(kSseHeader);
+    if (sse == nullptr || *sse != "AES256") {
+      error = std::string(op == kPut ? "PUT" : "GET") + " answer without " +
+              std::string(kSseHeader) + ": AES256";
+      ok = false;
+    }
   }
   return Record(op, ok, key, error, o.size, start, end, response.first_byte, stats);
 }

@@ -7,8 +7,9 @@
 #   through PUT (the "fill" row), ListObjectsV2 1000-key pages through it (c=1), and 4 KiB
 #   PUTs at c=32 into that bucket and into an empty one, in two alternating rounds; the
 #   server's idle RSS before and after; 4 KiB GETs at c=32 by root and by a non-root user whose
-#   only right is the last of a bucket policy's 20 statements (access control, issue 13). A
-#   default run takes about 5 minutes on 2 cores, half
+#   only right is the last of a bucket policy's 20 statements (access control, issue 13); the
+#   64 MiB PUT and GET and the 4 KiB GET c=32 again with SSE-S3 (sse-put, sse-get: issue 16),
+#   each right after its plain cell. A default run takes about 5 minutes on 2 cores, half
 #   of it filling the bucket. Each 64 MiB PUT cell, and each disk baseline, starts after a
 #   syncfs(2) of the data filesystem (outside the timed window), so none inherits the
 #   writeback of what ran before it; each PUT cell follows a cell-long stretch of new files.
@@ -312,6 +313,9 @@ cell post put "$small" "$high" --post-form
 http_ceiling
 cell get get "$small" 1
 cell get get "$small" "$high"
+# Encryption at rest (issue 16): the same GETs of SSE-S3 objects (the prepare phase PUTs them
+# with x-amz-server-side-encryption: AES256; every answer must confirm it), beside the plain cell.
+cell sse-get get "$small" "$high" --sse-s3
 # Access control: root's GETs (whose prepare phase writes the keys), then the same keys read by
 # a non-root user through a 20-statement bucket policy whose last statement is its only right;
 # every other statement is evaluated and does not match.
@@ -336,11 +340,16 @@ drain_data_fs ""
 baseline_run disk-sustained --size "$large" --duration "$duration" --dir "$tmp" --keep
 drain_data_fs "put $large"
 cell put put "$large" 1
+# The same PUT with SSE-S3 (issue 16): sealed with AES-256-GCM on its way to the disk. Also
+# after a cell-long stretch of new files (the plain put) and a syncfs, like put.
+drain_data_fs "sse-put $large"
+cell sse-put put "$large" 1 --sse-s3
 # The server hashes a signed body twice (SHA-256 to check the signature, MD5 for the ETag).
 drain_data_fs "put-sha $large"
 cell put-sha put "$large" 1 --signed-payload
 baseline_run loopback
 cell get get "$large" 1
+cell sse-get get "$large" 1 --sse-s3
 
 # ---- Listing: a bucket of $list_objects objects, filled through the S3 API like any client
 # would (empty bodies, many connections; the row's ops/s is the fill rate), then listed page
@@ -471,6 +480,13 @@ awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label
     target(large " PUT / single-core MD5", quotient(mib["put" big], v["hash_md5"]), ">=", "0.8", 3)
     target(large " PUT, signed payload / single-core MD5",
            quotient(mib["put-sha" big], v["hash_md5"]), ">=", "0.8", 3)
+    # Encryption at rest (issue 16): each SSE-S3 cell at least 0.85x its plain cell.
+    target(large " PUT, SSE-S3 / plain", quotient(mib["sse-put" big], mib["put" big]),
+           ">=", "0.85", 3)
+    target(large " GET, SSE-S3 / plain", quotient(mib["sse-get" big], mib["get" big]),
+           ">=", "0.85", 3)
+    target(small " GET c=" high ", SSE-S3 / plain",
+           quotient(ops["sse-get" small_hi], ops["get" small_hi]), ">=", "0.85", 3)
     # Access control (issue 13): GET by a user through a 20-statement policy, at most 10% slower.
     target(small " GET c=" high ", user via 20-statement policy / root",
            quotient(ops["get-user" small_hi], ops["get-root" small_hi]), ">=", "0.9", 3)
@@ -499,6 +515,10 @@ awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label
     info(small " PUT c=1 / raw synced RocksDB put c=1", quotient(ops["put" small_1], v[rc 1]))
     info(small " GET c=1 / HTTP ceiling c=1", quotient(ops["get" small_1], v["http_get_c1"]))
     info(large " PUT / loopback TCP", quotient(mib["put" big], v["loopback_tcp"]))
+    info(large " PUT, SSE-S3 / single-core SealWriter",
+         quotient(mib["sse-put" big], v["aes_gcm_sealwriter"]))
+    info(large " GET, SSE-S3 / single-core OpenReader",
+         quotient(mib["sse-get" big], v["aes_gcm_openreader"]))
     # A durable PUT cannot be faster than the disk sustains synced files of its size; on this
     # VM that rate is below single-core MD5, so it is what bounds the two PUT targets.
     info(large " PUT / sustained disk write", quotient(mib["put" big], v["disk_write_sustained"]))

@@ -9,12 +9,9 @@
 #include <string>
 #include <utility>
 
+#include "kms/kms.h"
 #include "s3api/bucket_config_xml.h"
 #include "s3api/handlers.h"
-
-#ifdef CUBBY_HAVE_KMS
-#include "kms/kms.h"
-#endif
 
 namespace cubby::s3api {
 
@@ -48,15 +45,11 @@ const storage::BucketEncryption& ServerDefaultRule() {
 // An aws:kms rule's key must name a key of the built-in KMS (kms/kms.h) when the server has one,
 // so a mistyped id is refused now rather than on every later write. Without a KMS (options.kms
 // null) the id is stored as given: SSE-KMS writes are refused then anyway.
-// kms::KeyService lands with the kms part of issue 16; until its library (cubby_kms) is linked
-// CUBBY_HAVE_KMS is undefined and no key is checked.
-// TODO(issue 16): drop the #ifdef once cubby_kms is on main.
 Failure CheckKmsKey(const Context& ctx, const storage::BucketEncryptionRule& rule) {
   if (rule.algorithm != storage::SseAlgorithm::kAwsKms || rule.kms_master_key_id.empty() ||
       ctx.options.kms == nullptr) {
     return Failure::None();
   }
-#ifdef CUBBY_HAVE_KMS
   std::string key_arn;
   const kms::Status status = ctx.options.kms->ResolveKey(rule.kms_master_key_id, &key_arn);
   // S3 passes KMS's refusal on as a 400 named after KMS's exception.
@@ -65,24 +58,19 @@ Failure CheckKmsKey(const Context& ctx, const storage::BucketEncryptionRule& rul
     case kms::Code::kOk:
       return Failure::None();
     case kms::Code::kNotFound:
-      return ErrorResponse(ctx, ErrorCode::kKMSNotFoundException,
+      return ErrorResponse(ctx, ErrorCode::kKmsNotFound,
                            "Key '" + rule.kms_master_key_id + "' does not exist");
     case kms::Code::kInvalidKeyId:
-      return ErrorResponse(ctx, ErrorCode::kKMSNotFoundException,
-                           "Invalid keyId " + rule.kms_master_key_id);
+      return ErrorResponse(ctx, ErrorCode::kKmsNotFound, "Invalid keyId " + rule.kms_master_key_id);
     case kms::Code::kDisabled:
-      return ErrorResponse(ctx, ErrorCode::kKMSDisabledException, named + " is disabled.");
+      return ErrorResponse(ctx, ErrorCode::kKmsDisabled, named + " is disabled.");
     case kms::Code::kInvalidState:
-      return ErrorResponse(ctx, ErrorCode::kKMSInvalidStateException,
-                           named + " is pending deletion.");
+      return ErrorResponse(ctx, ErrorCode::kKmsInvalidState, named + " is pending deletion.");
     case kms::Code::kInternal:
       ctx.summary->error_detail = "kms: " + status.message;
       return ErrorResponse(ctx, ErrorCode::kInternalError);
   }
   return ErrorResponse(ctx, ErrorCode::kInternalError);
-#else
-  return Failure::None();
-#endif
 }
 
 }  // namespace

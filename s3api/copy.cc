@@ -10,6 +10,7 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/preconditions.h"
+#include "s3api/sse.h"
 #include "s3api/xml.h"
 #include "text/encoding.h"
 #include "text/uri.h"
@@ -102,7 +103,15 @@ Failure OpenCopySource(const Context& ctx, CopySource* source,
       PreconditionResult::kHolds) {
     return ErrorResponse(ctx, ErrorCode::kPreconditionFailed);
   }
+  // An encrypted source is read as plaintext (an SSE-C one with the key its
+  // x-amz-copy-source-server-side-encryption-customer-* headers give).
+  OpenedKeys keys;
+  if (Failure failure = CheckReadKey(ctx, (*opened)->meta(), source->bucket, source->key,
+                                     kCopySourceCustomerPrefix, true, &keys)) {
+    return failure;
+  }
   *reader = std::move(opened).value();
+  if ((*reader)->meta().sealed()) *reader = NewPlainReader(std::move(*reader), std::move(keys));
   return Failure::None();
 }
 
@@ -201,28 +210,42 @@ HttpResponse CopyObject(const Context& ctx) {
   // Nor is the source's lock: the copy's is its headers' or the bucket's default.
   if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
   if (Failure failure = NewObjectTags(ctx, &from, &meta)) return failure.TakeResponse();
+  // The copy's encryption is its request's (or the bucket's default), never the source's.
+  SseRequest sse;
+  if (Failure failure = SseRequestForWrite(ctx, RequestHeaders(ctx.request), &sse)) {
+    return failure.TakeResponse();
+  }
+  const bool asks_encryption =
+      ctx.request.Find("x-amz-server-side-encryption") != nullptr || sse.customer.has_value();
   storage::WriteCondition cond;
   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
   meta.last_modified_ms = ctx.now_ms();
 
-  // Onto itself: only new metadata (REPLACE), or an older version made current again. In a
-  // versioned bucket the copy is a new version, written as any other copy.
+  // Onto itself: only new metadata (REPLACE), new encryption, or an older version made current
+  // again. In a versioned bucket the copy is a new version, written as any other copy.
   const bool onto_itself = source.bucket == ctx.route.bucket && source.key == ctx.route.key;
-  if (onto_itself && !replace && !source.version_id &&
+  if (onto_itself && !replace && !source.version_id && !asks_encryption &&
       ctx.request.Find("x-amz-storage-class") == nullptr && !algorithm) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                          "This copy request is illegal because it is trying to copy an object "
                          "to itself without changing the object's metadata, storage class, "
                          "website redirect location or encryption attributes.");
   }
-  if (onto_itself && !source.version_id && !algorithm &&
+  if (onto_itself && !source.version_id && !algorithm && !asks_encryption &&
       ctx.store->BucketVersioning(ctx.route.bucket) == storage::VersioningState::kUnversioned) {
-    // Same bytes, new metadata: no data copy. The etag stays (storage keeps it when empty).
+    // Same bytes, new metadata: no data copy. The etag and the encryption stay (storage keeps
+    // them).
     meta.checksums = from.checksums;
     storage::Result<storage::ObjectMeta> updated =
         ctx.store->UpdateObjectMeta(ctx.route.bucket, ctx.route.key, std::move(meta), cond);
     if (!updated.ok()) return WriteError(ctx, updated.status(), cond);
-    return CopyResult(ctx, source, from, *updated);
+    HttpResponse r = CopyResult(ctx, source, from, *updated);
+    SetSseHeaders(updated->encryption, std::nullopt, &r);
+    return r;
+  }
+  WriteKey key;
+  if (Failure failure = NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, "", &key)) {
+    return failure.TakeResponse();
   }
 
   // The copy's size is known only now (the pipeline checked for 0 bytes).
@@ -235,18 +258,23 @@ HttpResponse CopyObject(const Context& ctx) {
   std::string md5;
   std::optional<auth::Checksummer> checksum;
   if (algorithm) checksum.emplace(*algorithm);
-  Failure failure = CopyBytes(
-      ctx, *reader, from.size, [&](std::string_view piece) { return (*writer)->Append(piece); },
-      &md5, checksum ? &*checksum : nullptr);
+  Sealing sealing(&key, [&](std::string_view piece) { return (*writer)->Append(piece); });
+  Failure failure =
+      CopyBytes(ctx, *reader, from.size, sealing.sink(), &md5, checksum ? &*checksum : nullptr);
   if (failure) return failure.TakeResponse();
-  meta.etag = text::HexEncode(md5);
+  if (storage::Status s = sealing.Finish(); !s.ok()) return StorageError(ctx, s);
+  meta.size = from.size;
+  meta.encryption = std::move(key.record);
+  meta.etag = SealedEtag(meta.encryption, md5);
   if (checksum) {
     meta.checksums = {{std::string(auth::ChecksumName(*algorithm)), checksum->Finish()}};
   }
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(ctx, committed.status(), cond);
-  return CopyResult(ctx, source, from, *committed);
+  HttpResponse r = CopyResult(ctx, source, from, *committed);
+  SetSseHeaders(committed->encryption, sse.customer, &r);
+  return r;
 }
 
 }  // namespace cubby::s3api

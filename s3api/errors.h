@@ -31,6 +31,7 @@ enum class ErrorCode {
   kInvalidBucketName,
   kInvalidBucketState,
   kInvalidDigest,
+  kInvalidEncryptionAlgorithmError,
   kInvalidLocationConstraint,
   kInvalidPart,
   kInvalidPartOrder,
@@ -42,9 +43,9 @@ enum class ErrorCode {
   kInvalidTag,
   kInvalidURI,
   kKeyTooLongError,
-  kKMSDisabledException,
-  kKMSInvalidStateException,
-  kKMSNotFoundException,
+  kKmsDisabled,      // KMS.DisabledException: SSE-KMS with a disabled key
+  kKmsInvalidState,  // KMS.KMSInvalidStateException: a key pending deletion
+  kKmsNotFound,      // KMS.NotFoundException: no such KMS key
   kMalformedACLError,
   kMalformedPolicy,
   kMalformedPOSTRequest,

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "crypt/customer_key.h"
 #include "s3api/auth/checksum.h"
 #include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/sse.h"
 #include "s3api/xml.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
@@ -252,6 +254,72 @@ std::string MultipartEtag(const std::vector<const storage::PartRecord*>& parts) 
 
 }  // namespace
 
+namespace {
+
+// The encryption an upload's parts are sealed with: the upload's mode and KMS key; an SSE-C
+// upload needs the same customer key on every part (UploadPart, UploadPartCopy), as S3 does.
+Failure PartEncryption(const Context& ctx, const storage::UploadRecord& upload, SseRequest* out) {
+  *out = SseRequest();
+  const storage::EncryptionRecord& rec = upload.meta.encryption;
+  if (Failure f = CustomerKeyFrom(ctx, RequestHeaders(ctx.request), kCustomerPrefix, &out->customer)) {
+    return f;
+  }
+  if (rec.mode == storage::SseMode::kSseC) {
+    if (!out->customer) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "The multipart upload initiate requested encryption. Subsequent part "
+                           "requests must include the appropriate encryption parameters.");
+    }
+    if (!crypt::CustomerKeyMatches(out->customer->key, rec.customer_key_check)) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "The provided encryption parameters did not match the ones used "
+                           "originally.");
+    }
+  } else if (out->customer) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "The multipart upload initiate did not request encryption with customer "
+                         "provided keys.");
+  }
+  out->mode = rec.mode;
+  out->kms_key_id = rec.kms_key_arn;
+  out->kms_context = rec.kms_context;
+  out->bucket_key_enabled = rec.bucket_key_enabled;
+  return Failure::None();
+}
+
+// The upload's encryption record from CreateMultipartUpload's request: the mode, the KMS key
+// (resolved now, so a bad key fails the create) and the SSE-C key's check value.
+Failure UploadEncryption(const Context& ctx, const SseRequest& sse, storage::EncryptionRecord* rec) {
+  *rec = storage::EncryptionRecord();
+  rec->mode = sse.mode;
+  switch (sse.mode) {
+    case storage::SseMode::kNone:
+    case storage::SseMode::kSseS3:
+      return Failure::None();
+    case storage::SseMode::kSseC: {
+      crypt::Result<std::string> check = crypt::NewCustomerKeyCheck(sse.customer->key);
+      if (!check.ok()) {
+        ctx.summary->error_detail = "encryption: " + check.status().ToString();
+        return ErrorResponse(ctx, ErrorCode::kInternalError);
+      }
+      rec->customer_key_check = std::move(check).value();
+      return Failure::None();
+    }
+    case storage::SseMode::kSseKms: {
+      // A data key now checks the KMS key as a PutObject would; the parts get their own.
+      WriteKey probe;
+      if (Failure f = NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, "", &probe)) return f;
+      rec->kms_key_arn = probe.record.kms_key_arn;
+      rec->kms_context = sse.kms_context;
+      rec->bucket_key_enabled = sse.bucket_key_enabled;
+      return Failure::None();
+    }
+  }
+  return Failure::None();
+}
+
+}  // namespace
+
 HttpResponse CreateMultipartUpload(const Context& ctx) {
   storage::ObjectMeta meta;
   if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
@@ -264,6 +332,14 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
   if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
   // And its tags (x-amz-tagging).
   if (Failure failure = NewObjectTags(ctx, nullptr, &meta)) return failure.TakeResponse();
+  // And its encryption (each part is sealed with a key of its own as it arrives).
+  SseRequest sse;
+  if (Failure failure = SseRequestForWrite(ctx, RequestHeaders(ctx.request), &sse)) {
+    return failure.TakeResponse();
+  }
+  if (Failure failure = UploadEncryption(ctx, sse, &meta.encryption)) {
+    return failure.TakeResponse();
+  }
   std::string algorithm_name, type;
   const std::string* algorithm_header = ctx.request.Find("x-amz-checksum-algorithm");
   const std::string* type_header = ctx.request.Find("x-amz-checksum-type");
@@ -311,6 +387,7 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
     r.Set("x-amz-checksum-type", type);
   }
   SetAbortHeaders(ctx, *upload, &r);
+  SetSseHeaders(upload->meta.encryption, sse.customer, &r);
   return r;
 }
 
@@ -319,18 +396,28 @@ HttpResponse UploadPart(const Context& ctx) {
   storage::Result<storage::UploadRecord> upload =
       ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!upload.ok()) return StorageError(ctx, upload.status());
+  SseRequest sse;
+  if (Failure failure = PartEncryption(ctx, *upload, &sse)) return failure.TakeResponse();
+  WriteKey key;
+  if (Failure failure =
+          NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, ctx.route.upload_id, &key)) {
+    return failure.TakeResponse();
+  }
   storage::Result<std::unique_ptr<storage::PartWriter>> writer =
       ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!writer.ok()) return StorageError(ctx, writer.status());
 
   // As PutObject: nothing is committed before the body is whole and verified.
+  Sealing sealing(&key, [&](std::string_view chunk) { return (*writer)->Append(chunk); });
   ReceivedBody body;
-  Failure failure = ReceiveBody(
-      ctx, kMaxObjectBytes, UploadAlgorithm(*upload),
-      [&](std::string_view chunk) { return (*writer)->Append(chunk); }, &body);
+  Failure failure =
+      ReceiveBody(ctx, kMaxObjectBytes, UploadAlgorithm(*upload), sealing.sink(), &body);
   if (failure) return failure.TakeResponse();
+  if (storage::Status s = sealing.Finish(); !s.ok()) return StorageError(ctx, s);
   storage::PartRecord part;
-  part.etag = text::HexEncode(body.md5);
+  part.size = body.size;
+  part.wrapped_key = key.record.wrapped_key;
+  part.etag = SealedEtag(key.record, body.md5);
   part.last_modified_ms = ctx.now_ms();
   if (!body.checksum_name.empty()) part.checksums[body.checksum_name] = body.checksum_b64;
   storage::Result<storage::PartRecord> committed = (*writer)->Commit(part_number, std::move(part));
@@ -338,6 +425,7 @@ HttpResponse UploadPart(const Context& ctx) {
   HttpResponse r;
   r.Set("ETag", QuoteEtag(committed->etag));
   SetChecksumHeaders(committed->checksums, &r);
+  SetSseHeaders(upload->meta.encryption, sse.customer, &r);
   return r;
 }
 
@@ -346,6 +434,8 @@ HttpResponse UploadPartCopy(const Context& ctx) {
   storage::Result<storage::UploadRecord> upload =
       ctx.store->GetUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!upload.ok()) return StorageError(ctx, upload.status());
+  SseRequest sse;
+  if (Failure failure = PartEncryption(ctx, *upload, &sse)) return failure.TakeResponse();
   CopySource source;
   std::unique_ptr<storage::ObjectReader> reader;
   if (Failure failure = OpenCopySource(ctx, &source, &reader)) return failure.TakeResponse();
@@ -389,13 +479,21 @@ HttpResponse UploadPartCopy(const Context& ctx) {
   std::optional<auth::ChecksumAlgorithm> algorithm = UploadAlgorithm(*upload);
   std::optional<auth::Checksummer> checksum;
   if (algorithm) checksum.emplace(*algorithm);
+  WriteKey key;
+  if (Failure failure =
+          NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, ctx.route.upload_id, &key)) {
+    return failure.TakeResponse();
+  }
+  Sealing sealing(&key, [&](std::string_view piece) { return (*writer)->Append(piece); });
   std::string md5;
-  Failure failure = CopyBytes(
-      ctx, *reader, length, [&](std::string_view piece) { return (*writer)->Append(piece); },
-      &md5, checksum ? &*checksum : nullptr);
+  Failure failure =
+      CopyBytes(ctx, *reader, length, sealing.sink(), &md5, checksum ? &*checksum : nullptr);
   if (failure) return failure.TakeResponse();
+  if (storage::Status s = sealing.Finish(); !s.ok()) return StorageError(ctx, s);
   storage::PartRecord part;
-  part.etag = text::HexEncode(md5);
+  part.size = length;
+  part.wrapped_key = key.record.wrapped_key;
+  part.etag = SealedEtag(key.record, md5);
   part.last_modified_ms = ctx.now_ms();
   if (checksum) part.checksums[std::string(auth::ChecksumName(*algorithm))] = checksum->Finish();
   storage::Result<storage::PartRecord> committed = (*writer)->Commit(part_number, std::move(part));
@@ -408,6 +506,7 @@ HttpResponse UploadPartCopy(const Context& ctx) {
   WriteChecksums(w, committed->checksums);
   HttpResponse r = XmlResponse(std::move(w).Finish());
   SetCopySourceVersionHeader(ctx, source, reader->meta(), &r);
+  SetSseHeaders(upload->meta.encryption, sse.customer, &r);
   return r;
 }
 
@@ -454,7 +553,9 @@ HttpResponse CompleteMultipartUpload(const Context& ctx) {
     }
     return WriteError(ctx, done.status(), cond);
   }
-  return CompleteResult(ctx, *done);
+  HttpResponse r = CompleteResult(ctx, *done);
+  SetSseHeaders(done->encryption, std::nullopt, &r);
+  return r;
 }
 
 HttpResponse AbortMultipartUpload(const Context& ctx) {

@@ -5,7 +5,7 @@
 //
 // The form becomes a PutObject: its header-like fields (Content-Type, x-amz-meta-*, acl,
 // tagging, x-amz-checksum-*, ...) are turned into the headers of a request that PutObject's own
-// steps (MetaFromHeaders, NewObjectAccess, NewObjectLock, NewObjectTags, RefuseUnimplemented)
+// steps (MetaFromHeaders, NewObjectAccess, NewObjectLock, NewObjectTags, SseRequestForWrite)
 // then read, so that a form and a PUT store an object alike.
 #include <algorithm>
 #include <memory>
@@ -20,7 +20,7 @@
 #include "s3api/handlers.h"
 #include "s3api/post_policy.h"
 #include "s3api/tagging.h"
-#include "s3api/unimplemented.h"
+#include "s3api/sse.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
 #include "text/uri.h"
@@ -211,9 +211,9 @@ HttpResponse PostObject(const Context& ctx) {
       denied != ErrorCode::kNone) {
     return ErrorResponse(ctx, denied);
   }
-  if (Refusal refusal = RefuseUnimplemented(Operation::kPutObject, put);
-      refusal.code != ErrorCode::kNone) {
-    return ErrorResponse(ctx, refusal.code, refusal.message);
+  SseRequest sse;
+  if (Failure failure = SseRequestForWrite(put_ctx, RequestHeaders(put), &sse)) {
+    return failure.TakeResponse();
   }
   if (storage::Status space = ctx.store->CheckSpaceFor(0); !space.ok()) {
     return StorageError(ctx, space);
@@ -235,11 +235,19 @@ HttpResponse PostObject(const Context& ctx) {
                          "A POST form cannot carry a trailing checksum.");
   }
 
+  WriteKey sealing_key;
+  if (Failure failure = NewWriteKey(put_ctx, sse, route.bucket, key, "", &sealing_key)) {
+    return failure.TakeResponse();
+  }
+
   // The file, streamed into the writer with MD5 and the checksum the form names, as a PUT body
-  // is; nothing is committed before the file has ended and every check has passed.
+  // is (sealed on its way when encrypted); nothing is committed before the file has ended and
+  // every check has passed.
   storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
       ctx.store->NewObjectWriter(route.bucket);
   if (!writer.ok()) return StorageError(ctx, writer.status());
+  Sealing sealing(&sealing_key,
+                  [&](std::string_view piece) { return (*writer)->Append(piece); });
   std::unique_ptr<BodyReader> file = std::make_unique<ReaderRef>(form);
   const auth::ChecksumReader* checksum = nullptr;
   if (spec) {
@@ -251,17 +259,19 @@ HttpResponse PostObject(const Context& ctx) {
   const uint64_t max_size = std::min(policy.max_length.value_or(kMaxObjectBytes), kMaxObjectBytes);
   ReceivedBody received;
   if (Failure failure = ReceiveStream(
-          ctx, *file, *body, checksum, std::nullopt, max_size,
-          [&](std::string_view piece) { return (*writer)->Append(piece); }, &received)) {
+          ctx, *file, *body, checksum, std::nullopt, max_size, sealing.sink(), &received)) {
     return failure.TakeResponse();
   }
+  if (storage::Status s = sealing.Finish(); !s.ok()) return StorageError(ctx, s);
   if (policy.min_length && received.size < *policy.min_length) {
     return ErrorResponse(ctx, ErrorCode::kEntityTooSmall);
   }
   if (!expected_md5.empty() && !auth::ConstantTimeEquals(received.md5, expected_md5)) {
     return ErrorResponse(ctx, ErrorCode::kBadDigest);
   }
-  meta.etag = text::HexEncode(received.md5);
+  meta.size = received.size;
+  meta.encryption = std::move(sealing_key.record);
+  meta.etag = SealedEtag(meta.encryption, received.md5);
   meta.last_modified_ms = ctx.now_ms();
   if (checksum != nullptr) meta.checksums[received.checksum_name] = received.checksum_b64;
   storage::WriteCondition cond;
@@ -272,7 +282,9 @@ HttpResponse PostObject(const Context& ctx) {
   if (ErrorCode e = form.DrainRest(); e != ErrorCode::kNone) {
     ctx.summary->error_detail = "body after the POST form's file unreadable";
   }
-  return Success(put_ctx, fields, key, *committed);
+  HttpResponse r = Success(put_ctx, fields, key, *committed);
+  SetSseHeaders(committed->encryption, sse.customer, &r);
+  return r;
 }
 
 }  // namespace cubby::s3api

@@ -10,7 +10,6 @@
 #include "s3api/handlers.h"
 #include "s3api/iam_front.h"
 #include "s3api/router.h"
-#include "s3api/unimplemented.h"
 #include "s3api/xml.h"
 #include "storage/users.h"
 #include "text/ascii.h"
@@ -551,8 +550,7 @@ S3Service::~S3Service() = default;
 namespace {
 
 // The pipeline of one request once routed: authenticate, authorize, answer the parameter errors
-// that come before the handler, refuse a header asking for an unimplemented feature, refuse a
-// write the store has no room for, dispatch. A CORS preflight is answered without
+// that come before the handler, refuse a write the store has no room for, dispatch. A CORS preflight is answered without
 // authentication (browsers send it without credentials), from the bucket's rules alone.
 // Each step answers an error or hands on; *auth is what ctx.auth refers to, filled in by the
 // authentication step.
@@ -588,11 +586,6 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
   }
   if (ParamErrorAnsweredBeforeHandler(route)) {
     return ErrorResponse(ctx, route.param_error.code, route.param_error.message);
-  }
-  // Before the handler reads the body, so a refused request stores nothing.
-  if (Refusal refusal = RefuseUnimplemented(route.op, ctx.request);
-      refusal.code != ErrorCode::kNone) {
-    return ErrorResponse(ctx, refusal.code, refusal.message);
   }
   if (storage::Status space = CheckSpace(ctx); !space.ok()) return StorageError(ctx, space);
   return Dispatch(ctx);

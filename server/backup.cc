@@ -12,6 +12,7 @@
 #include "s3api/auth/auth.h"
 #include "s3api/errors.h"
 #include "s3api/xml.h"
+#include "server/master_key.h"
 #include "storage/files.h"
 #include "text/uri.h"
 
@@ -25,11 +26,14 @@ using storage::Status;
 // How often a running backup writes a progress line to the log.
 constexpr std::chrono::seconds kLogEvery{5};
 
-// Copies the regular files at the top of `from` (not the store folder) into `to`, synced.
+// Copies the regular files at the top of `from` (not the store folder) into `to`, synced,
+// except the master key's (IsMasterKeyFileName).
 Status CopyTopLevelFiles(const std::string& from, const std::string& to) {
   std::error_code ec;
   for (fs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec)) continue;
+    // A backup never carries the key that opens it: the keyring goes, master.key stays.
+    if (IsMasterKeyFileName(it->path().filename().string())) continue;
     const std::string dst = to + "/" + it->path().filename().string();
     // Keeps the mode (root-credentials is 0600); never replaces anything.
     fs::copy_file(it->path(), dst, fs::copy_options::none, ec);

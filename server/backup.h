@@ -36,7 +36,8 @@ storage::Status CheckBackupTarget(const std::string& data_dir, const std::string
 
 // Backs up the data folder `data_dir`, whose store is `store`, into `target`: the store (see
 // Store::Backup) as target/db and every regular file at data_dir's top level (the
-// root-credentials file and the like), copied and synced. Built under a ".<name>.partial-*"
+// root-credentials file, the keyring and the like; never master.key: server/master_key.h),
+// copied and synced. Built under a ".<name>.partial-*"
 // folder beside target and renamed into place at the end, so a folder at target is always a
 // whole data folder that `cubby --data-dir target` opens as it is. Errors: as
 // CheckBackupTarget, then as Store::Backup.

@@ -284,6 +284,11 @@ Status ApplyHealthcheck(std::string_view name, std::string_view value, Config* c
   return Status::Ok();
 }
 
+Status ApplyMasterKeyFile(std::string_view name, std::string_view value, Config* config) {
+  config->master_key_file = std::string(value);
+  return Status::Ok();
+}
+
 Status ApplyDefaultEncryption(std::string_view name, std::string_view value, Config* config) {
   if (value == "AES256") {
     config->default_sse_s3 = true;
@@ -330,6 +335,7 @@ constexpr Setting kSettings[] = {
     {"default-object-ownership", "CUBBY_DEFAULT_OBJECT_OWNERSHIP", ApplyDefaultObjectOwnership},
     {"lifecycle-day-seconds", "CUBBY_LIFECYCLE_DAY_SECONDS", ApplyLifecycleDay},
     {"lifecycle-interval", "CUBBY_LIFECYCLE_INTERVAL", ApplyLifecycleInterval},
+    {"master-key-file", "CUBBY_MASTER_KEY_FILE", ApplyMasterKeyFile},
     {"default-encryption", "CUBBY_DEFAULT_ENCRYPTION", ApplyDefaultEncryption},
     {"allow-sse-c-over-http", "CUBBY_ALLOW_SSE_C_OVER_HTTP", ApplyAllowSseCOverHttp},
 };
@@ -577,6 +583,10 @@ Flags (each also settable by its environment variable; a flag wins):
                                            1 to 86400 seconds (86400); shorter for tests
   --lifecycle-interval DUR CUBBY_LIFECYCLE_INTERVAL  time between lifecycle passes (default:
                                            a quarter of a lifecycle day, at most 1h)
+  --master-key-file FILE CUBBY_MASTER_KEY_FILE  the master key of encryption at rest (44 chars
+                                           of base64, mode 0600/0400); unset: <data dir>/
+                                           master.key, generated on first start (protects
+                                           only copies of the data without that file)
   --default-encryption AES256|none CUBBY_DEFAULT_ENCRYPTION  encryption of objects written
                                            without encryption headers to a bucket without a
                                            default-encryption rule (default none)
@@ -594,6 +604,8 @@ Commands:
   cubby backup --endpoint URL --to DIR   back up a running cubby into DIR (on its machine)
   cubby user create --endpoint URL --name NAME [--access-key ID --secret-key S] [--email A]
                                          create a user (and a key) on a running cubby
+  cubby master-key rotate --data-dir DIR [--master-key-file OLD] --new-master-key-file NEW
+                                         re-wrap DIR's keyring under a new master key (offline)
 
 Environment only:
   CUBBY_ROOT_ACCESS_KEY, CUBBY_ROOT_SECRET_KEY   the root key (both or neither). When unset, a key

@@ -89,6 +89,10 @@ struct Config {
   std::chrono::seconds lifecycle_day{86400};
   std::optional<std::chrono::milliseconds> lifecycle_interval;
 
+  // The master key file (--master-key-file / CUBBY_MASTER_KEY_FILE; server/master_key.h).
+  // Unset: <data dir>/master.key, generated on the first start.
+  std::optional<std::string> master_key_file;
+
   // Encryption at rest (issue 16). --default-encryption AES256: objects written without
   // encryption headers to a bucket without a default-encryption rule are SSE-S3 (none: they are
   // stored in clear). --allow-sse-c-over-http: SSE-C requests are accepted over plain HTTP (S3

@@ -32,6 +32,8 @@
 #include "server/healthcheck.h"
 #include "server/http_server.h"
 #include "server/log.h"
+#include "server/master_key.h"
+#include "server/master_key_command.h"
 #include "server/metrics.h"
 #include "server/ready_line.h"
 #include "server/root_credentials.h"
@@ -291,7 +293,10 @@ class Instance {
     if (storage::Status s = MakeEphemeralDataDir(); !s.ok()) return s;
     LogConfiguration(logger_, config_, data_dir_);
     if (storage::Status s = LoadTls(); !s.ok()) return s;
+    if (storage::Status s = CreateDataDir(); !s.ok()) return s;
+    if (storage::Status s = OpenKeys(); !s.ok()) return s;
     if (storage::Status s = OpenStore(); !s.ok()) return s;
+    if (storage::Status s = CreateKeyringIfMissing(); !s.ok()) return s;
     if (storage::Status s = LoadRootCredentials(); !s.ok()) return s;
     if (storage::Status s = ApplyUsers(); !s.ok()) return s;
     if (storage::Status s = StartS3Listener(); !s.ok()) return s;
@@ -438,8 +443,8 @@ class Instance {
     }
   }
 
-  // Creates the data folder if needed and opens the store in it.
-  storage::Status OpenStore() {
+  // Creates the data folder if needed (owner-only when we create it).
+  storage::Status CreateDataDir() {
     std::error_code fs_error;
     bool created = std::filesystem::create_directories(data_dir_, fs_error);
     if (fs_error) {
@@ -452,6 +457,73 @@ class Instance {
       logger_.Warn("cannot restrict the data dir to its owner",
                    {{"data_dir", data_dir_}, {"error", std::strerror(errno)}});
     }
+    return storage::Status::Ok();
+  }
+
+  // The master key and the keyring's root keys (server/master_key.h), before the store is
+  // opened: a wrong key is refused with nothing in the data folder changed. A throwaway
+  // instance keeps random root keys in memory. Key material is never logged.
+  // Without a keyring yet, only a configured key file is checked here; the keyring is created
+  // once the store has opened (CreateKeyringIfMissing), so a folder the store refuses stays
+  // as it was.
+  storage::Status OpenKeys() {
+    if (config_.ephemeral) {
+      auto keys = EphemeralServiceKeys();
+      if (!keys.ok()) return keys.status();
+      keys_ = std::move(*keys);
+      logger_.Info("master key", {{"source", "ephemeral (in memory)"}});
+      return storage::Status::Ok();
+    }
+    auto opened = OpenExistingKeyring(data_dir_, config_.master_key_file.value_or(""),
+                                      [this](const std::string& w) { WarnMasterKey(w); });
+    if (!opened.ok()) {
+      config_error_ = opened.status().code() == storage::Code::kInvalidArgument;
+      return opened.status();
+    }
+    if (opened->has_value()) {
+      opened_keyring_.emplace(std::move(**opened));
+      UseKeyring(&*opened_keyring_);
+    }
+    return storage::Status::Ok();
+  }
+
+  // First start, or a data folder from before encryption at rest: a new keyring (and, without
+  // --master-key-file, DATA/master.key).
+  storage::Status CreateKeyringIfMissing() {
+    if (opened_keyring_) {
+      // Now that the store's lock is held, no rotation can be running: tidy the folder.
+      const storage::Status s = FinishKeyringOpen(
+          data_dir_, *opened_keyring_, [this](const std::string& w) { WarnMasterKey(w); });
+      opened_keyring_.reset();
+      return s;
+    }
+    if (keys_) return storage::Status::Ok();  // ephemeral
+    auto opened = OpenKeyring(data_dir_, config_.master_key_file.value_or(""),
+                              [this](const std::string& w) { WarnMasterKey(w); });
+    if (!opened.ok()) {
+      config_error_ = opened.status().code() == storage::Code::kInvalidArgument;
+      return opened.status();
+    }
+    UseKeyring(&*opened);
+    return storage::Status::Ok();
+  }
+
+  void WarnMasterKey(const std::string& warning) {
+    logger_.Warn("master key", {{"warning", warning}});
+  }
+
+  // Takes the root keys out of `opened` and logs where the master key came from.
+  void UseKeyring(OpenedKeyring* opened) {
+    keys_ = std::move(opened->keys);
+    logger_.Always("master key",
+                   {{"file", opened->master_key_file},
+                    {"source", opened->generated_key_file ? "generated" : "configured"},
+                    {"generated_now", opened->key_generated},
+                    {"keyring_created", opened->keyring_created}});
+  }
+
+  // Opens the store in the data folder.
+  storage::Status OpenStore() {
     storage::StoreOptions store_options;
     store_options.path = data_dir_ + "/db";
     // A throwaway instance's data dies with it: syncing the WAL would only slow it down.
@@ -555,6 +627,7 @@ class Instance {
     service_options.domain = config_.domain.value_or("");
     service_options.default_object_ownership = config_.default_object_ownership;
     service_options.lifecycle_day = config_.lifecycle_day;
+    service_options.keys = keys_ ? &*keys_ : nullptr;
     service_options.default_sse_s3 = config_.default_sse_s3;
     service_options.allow_sse_c_over_http = config_.allow_sse_c_over_http;
     service_ = std::make_unique<s3api::S3Service>(store_.get(), service_options);
@@ -654,6 +727,8 @@ class Instance {
   std::string data_dir_;
   std::optional<TempDir> temp_dir_;
   std::unique_ptr<ServerTls> tls_;
+  std::optional<crypt::ServiceKeys> keys_;       // outlives service_ (declared before it)
+  std::optional<OpenedKeyring> opened_keyring_;  // until FinishKeyringOpen, after the store opens
   std::unique_ptr<storage::Store> store_;
   RootCredentials root_;
   std::unique_ptr<s3api::S3Service> service_;
@@ -678,6 +753,10 @@ int Run(int argc, char** argv) {
   // `cubby user create ...`: a client of a running cubby's IAM API.
   if (argc > 1 && std::string_view(argv[1]) == "user") {
     return RunUserCommand(argc - 1, argv + 1, ProcessEnv());
+  }
+  // `cubby master-key rotate ...`: offline, on a data folder no cubby is running on.
+  if (argc > 1 && std::string_view(argv[1]) == "master-key") {
+    return RunMasterKeyCommand(argc - 1, argv + 1, ProcessEnv());
   }
   LimitMallocArenas();  // before any thread allocates
   auto parsed = ParseConfig(argc, argv, ProcessEnv());

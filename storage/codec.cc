@@ -37,6 +37,13 @@ constexpr uint8_t kVersionTagged = 5;
 // ObjectMeta only: version 5 (its tags possibly empty) followed by the storage class and the
 // parts' checksums; written only when one of them is set, so other objects keep version <= 5.
 constexpr uint8_t kVersionClassed = 6;
+// ObjectMeta only: version 6 (its class and parts' checksums possibly empty) followed by the
+// encryption record (issue 16); written only for encrypted objects and uploads, so other
+// objects keep version <= 6.
+constexpr uint8_t kVersionSealed = 7;
+// PartRecord only: version 1 followed by the part's wrapped data key; written only for a sealed
+// part (its data.size is then the sealed size, its size the plaintext's).
+constexpr uint8_t kPartVersionSealed = 2;
 
 // ---- Writer helpers.
 void PutVarint(std::string* out, uint64_t v) {
@@ -153,7 +160,7 @@ class Reader {
     return true;
   }
   bool MetaVersion(uint8_t* version) {
-    return GetByte(version) && *version >= kVersion1 && *version <= kVersionClassed;
+    return GetByte(version) && *version >= kVersion1 && *version <= kVersionSealed;
   }
   bool GetAcl(AclRecord* acl) {
     uint64_t n;
@@ -356,12 +363,14 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
 std::string EncodeObjectMeta(const ObjectMeta& m) {
   std::string out;
   out.reserve(64 + m.etag.size() + m.content_type.size() + m.inline_data.size());
-  const bool classed = !m.storage_class.empty() || !m.part_checksums.empty();
+  const bool sealed = m.sealed();
+  const bool classed = sealed || !m.storage_class.empty() || !m.part_checksums.empty();
   const bool tagged = classed || !m.tags.empty();
   const bool versioned =
       tagged || !m.version_id.empty() || m.version_seq != 0 || m.lock != ObjectLockState{};
   const bool owner = versioned || !m.owner_id.empty() || m.acl != AclRecord{};
-  PutByte(&out, classed              ? kVersionClassed
+  PutByte(&out, sealed               ? kVersionSealed
+                : classed            ? kVersionClassed
                 : tagged             ? kVersionTagged
                 : versioned          ? kVersionVersioned
                 : owner              ? kVersionOwner
@@ -405,6 +414,19 @@ std::string EncodeObjectMeta(const ObjectMeta& m) {
     PutBytes(&out, m.storage_class);
     PutVarint(&out, m.part_checksums.size());
     for (const std::string& c : m.part_checksums) PutBytes(&out, c);
+  }
+  if (sealed) {
+    const EncryptionRecord& e = m.encryption;
+    PutByte(&out, static_cast<uint8_t>(e.mode));
+    PutBytes(&out, e.wrapped_key);
+    PutVarint(&out, e.part_keys.size());
+    for (const std::string& k : e.part_keys) PutBytes(&out, k);
+    PutBytes(&out, e.upload_id);
+    PutVarint(&out, e.stored_size);
+    PutBytes(&out, e.kms_key_arn);
+    PutBytes(&out, e.kms_context);
+    PutByte(&out, e.bucket_key_enabled ? 1 : 0);
+    PutBytes(&out, e.customer_key_check);
   }
   return out;
 }
@@ -489,10 +511,29 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
     for (std::string& c : m.part_checksums) {
       if (!rd.GetString(&c)) return Corrupt("object");
     }
-    if ((m.storage_class.empty() && m.part_checksums.empty()) ||
+    if ((version == kVersionClassed && m.storage_class.empty() && m.part_checksums.empty()) ||
         (!m.part_checksums.empty() && m.part_checksums.size() != m.part_sizes.size())) {
       return Corrupt("object");
     }
+  }
+  if (version >= kVersionSealed) {
+    EncryptionRecord& e = m.encryption;
+    uint8_t mode = 0, bucket_key = 0;
+    if (!rd.GetByte(&mode) || mode < 1 || mode > 3 || !rd.GetString(&e.wrapped_key) ||
+        !rd.GetCount(&n, 1)) {
+      return Corrupt("object");
+    }
+    e.mode = static_cast<SseMode>(mode);
+    e.part_keys.resize(n);
+    for (std::string& k : e.part_keys) {
+      if (!rd.GetString(&k)) return Corrupt("object");
+    }
+    if (!rd.GetString(&e.upload_id) || !rd.GetVarint(&e.stored_size) ||
+        !rd.GetString(&e.kms_key_arn) || !rd.GetString(&e.kms_context) ||
+        !rd.GetByte(&bucket_key) || bucket_key > 1 || !rd.GetString(&e.customer_key_check)) {
+      return Corrupt("object");
+    }
+    e.bucket_key_enabled = bucket_key == 1;
   }
   if (!rd.done()) return Corrupt("object");
   const bool segments = !m.segments.empty();
@@ -504,8 +545,14 @@ Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
       if (!SegmentValid(seg)) return Corrupt("object");
       total += seg.size;
     }
-    if (total != m.size || m.data_id != 0 || !m.inline_data.empty()) return Corrupt("object");
-  } else if (m.data_id == 0 ? m.inline_data.size() != m.size || m.chunk_size != 0
+    // A sealed multipart object keeps one wrapped key per part; its parts' plaintext sizes
+    // add up to the size, their stored sizes (the segments) to more.
+    if ((m.sealed() ? m.encryption.part_keys.size() != m.segments.size() || total < m.size
+                    : total != m.size) ||
+        m.data_id != 0 || !m.inline_data.empty()) {
+      return Corrupt("object");
+    }
+  } else if (m.data_id == 0 ? m.inline_data.size() != m.StoredSize() || m.chunk_size != 0
                             : !m.inline_data.empty()) {
     return Corrupt("object");
   }
@@ -547,23 +594,33 @@ Result<UploadRecord> DecodeUpload(std::string_view in) {
 
 std::string EncodePart(const PartRecord& r) {
   std::string out;
-  PutByte(&out, kVersion1);
+  const bool sealed = !r.wrapped_key.empty();
+  PutByte(&out, sealed ? kPartVersionSealed : kVersion1);
   PutVarint(&out, r.part_number);
   PutVarint(&out, r.size);
   PutBytes(&out, r.etag);
   PutSigned(&out, r.last_modified_ms);
   PutStringMap(&out, r.checksums);
   PutSegment(&out, r.data);
+  if (sealed) PutBytes(&out, r.wrapped_key);
   return out;
 }
 
 Result<PartRecord> DecodePart(std::string_view in) {
   Reader rd(in);
   PartRecord r;
-  if (!rd.Version() || !rd.GetU32(&r.part_number) || !rd.GetVarint(&r.size) ||
-      !rd.GetString(&r.etag) || !rd.GetSigned(&r.last_modified_ms) ||
-      !rd.GetStringMap(&r.checksums) || !rd.GetSegment(&r.data) || !rd.done() ||
-      r.data.size != r.size || !SegmentValid(r.data)) {
+  uint8_t version = 0;
+  if (!rd.GetByte(&version) || (version != kVersion1 && version != kPartVersionSealed) ||
+      !rd.GetU32(&r.part_number) || !rd.GetVarint(&r.size) || !rd.GetString(&r.etag) ||
+      !rd.GetSigned(&r.last_modified_ms) || !rd.GetStringMap(&r.checksums) ||
+      !rd.GetSegment(&r.data) || !SegmentValid(r.data)) {
+    return Corrupt("part");
+  }
+  if (version == kPartVersionSealed && (!rd.GetString(&r.wrapped_key) || r.wrapped_key.empty())) {
+    return Corrupt("part");
+  }
+  // A sealed part stores more bytes than its plaintext (a tag a segment at least).
+  if (!rd.done() || (r.wrapped_key.empty() ? r.data.size != r.size : r.data.size <= r.size)) {
     return Corrupt("part");
   }
   return r;

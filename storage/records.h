@@ -57,7 +57,32 @@ struct DataSegment {
   bool operator==(const DataSegment&) const = default;
 };
 
+// Server-side encryption (issue 16). The numbers are stored: never renumber.
+enum class SseMode : uint8_t { kNone = 0, kSseS3 = 1, kSseC = 2, kSseKms = 3 };
+
+// How an object version's bytes are sealed: what storage keeps for s3api (crypt/ does the
+// sealing; storage sees only opaque strings). Stored as given.
+struct EncryptionRecord {
+  SseMode mode = SseMode::kNone;
+  // Single-part objects: the data key, wrapped (SSE-S3: under the server's SSE-S3 root key;
+  // SSE-KMS: by the KMS key; SSE-C: under the customer's key). Empty for multipart objects.
+  std::string wrapped_key;
+  // Multipart objects: each part's wrapped data key, parallel to `segments`, and the upload the
+  // parts were sealed in (their contexts name it). Empty otherwise.
+  std::vector<std::string> part_keys;
+  std::string upload_id;
+  // Single-part objects: the bytes stored (sealed), set by storage on commit; ObjectMeta::size
+  // is the plaintext size. Multipart objects: 0 (the segments say).
+  uint64_t stored_size = 0;
+  std::string kms_key_arn;         // SSE-KMS: the key's ARN
+  std::string kms_context;         // SSE-KMS: x-amz-server-side-encryption-context as given
+  bool bucket_key_enabled = false;  // SSE-KMS: x-amz-server-side-encryption-bucket-key-enabled
+  std::string customer_key_check;  // SSE-C: a salted HMAC of the customer key (never the key)
+  bool operator==(const EncryptionRecord&) const = default;
+};
+
 struct ObjectMeta {
+  // The object's size as clients see it (the plaintext size of an encrypted object).
   uint64_t size = 0;
   std::string etag;               // without quotes: md5 hex, or "<hex>-<parts>" for multipart
   int64_t last_modified_ms = 0;   // Unix epoch milliseconds
@@ -107,6 +132,15 @@ struct ObjectMeta {
   // Stored as given; S3's limits (10 tags, unique keys, lengths) are checked by callers.
   // Store::PutObjectTags changes them on a stored version in place.
   std::vector<std::pair<std::string, std::string>> tags;
+  // Server-side encryption (format 3, object record version 7). mode kNone: stored in clear.
+  // Callers set everything but stored_size on a write; SetDataOf leaves it alone and
+  // Store::UpdateObjectMeta keeps the stored version's.
+  EncryptionRecord encryption;
+
+  bool sealed() const { return encryption.mode != SseMode::kNone; }
+  // The bytes the data location holds: `size` for plain objects, the sealed size for encrypted
+  // single-part objects (multipart objects: the sum of `segments`).
+  uint64_t StoredSize() const { return sealed() ? encryption.stored_size : size; }
 };
 
 // An access key's status (IAM's Active / Inactive). An Inactive key does not authenticate.

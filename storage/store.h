@@ -143,8 +143,12 @@ struct PartRecord {
   std::string etag;             // without quotes
   int64_t last_modified_ms = 0; // set by storage on commit when 0
   std::map<std::string, std::string> checksums;  // e.g. "CRC32" -> base64 value
-  // Where the bytes are. Set by storage on commit; callers leave it alone.
+  // Where the bytes are. Set by storage on commit; callers leave it alone. data.size is the
+  // stored size; `size` the plaintext size (equal unless the part is sealed).
   DataSegment data;
+  // A part of an encrypted upload: its data key, wrapped (as EncryptionRecord::wrapped_key);
+  // the caller sets it and `size` (the plaintext size) before Commit. Empty: stored in clear.
+  std::string wrapped_key;
 };
 
 // Streams one part of a multipart upload: like ObjectWriter (chunks written as they arrive,

@@ -64,7 +64,8 @@ Result<PartRecord> PartWriterImpl::Commit(uint32_t part_number, PartRecord meta)
   Status appended = stream_.Append({});
   if (!appended.ok()) return appended;
   meta.part_number = part_number;
-  meta.size = stream_.size();
+  // A sealed part's size is its plaintext's (the caller's); data.size the sealed bytes.
+  if (meta.wrapped_key.empty()) meta.size = stream_.size();
   if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
   Batch batch;
   Result<DataSegment> data = stream_.Finish(&batch, /*allow_inline=*/false, nullptr);
@@ -186,6 +187,10 @@ Result<ObjectMeta> StoreImpl::CompleteUpload(std::string_view bucket, std::strin
 
   Batch batch;
   SetDataOf(ObjectMeta(), &meta);
+  meta.encryption.wrapped_key.clear();
+  meta.encryption.part_keys.clear();
+  meta.encryption.stored_size = 0;
+  if (meta.sealed()) meta.encryption.upload_id = std::string(upload_id);
   // The parts' checksums of the upload's algorithm, when every chosen part has one.
   bool part_checksums = !upload->checksum_algorithm.empty();
   auto part = all->begin();
@@ -197,6 +202,12 @@ Result<ObjectMeta> StoreImpl::CompleteUpload(std::string_view bucket, std::strin
       return Status(Code::kInvalidPart, "no part number " + std::to_string(wanted));
     }
     meta.segments.push_back(part->data);
+    if (meta.sealed()) {
+      if (part->wrapped_key.empty()) {
+        return Status(Code::kCorruption, "part " + std::to_string(wanted) + " is not sealed");
+      }
+      meta.encryption.part_keys.push_back(part->wrapped_key);
+    }
     meta.part_sizes.push_back(part->size);
     meta.size += part->size;
     if (part_checksums) {

@@ -39,6 +39,8 @@ class ReaderImpl final : public ObjectReader {
       starts_.push_back(start);
       start += seg.size;
     }
+    // The stored bytes: the plaintext's for plain objects, the sealed bytes for encrypted ones.
+    end_ = segments_.empty() ? meta_.inline_data.size() : start;
   }
 
   ~ReaderImpl() override {
@@ -49,7 +51,7 @@ class ReaderImpl final : public ObjectReader {
   const ObjectMeta& meta() const override { return meta_; }
 
   Status Seek(uint64_t offset) override {
-    if (offset > meta_.size) {
+    if (offset > end_) {
       return Status(Code::kInvalidArgument, "seek past the end of the object");
     }
     pos_ = offset;
@@ -58,7 +60,7 @@ class ReaderImpl final : public ObjectReader {
 
   Result<size_t> Read(char* buf, size_t n) override {
     size_t copied = 0;
-    while (copied < n && pos_ < meta_.size) {
+    while (copied < n && pos_ < end_) {
       std::string_view chunk;
       uint64_t chunk_start = 0;
       if (segments_.empty()) {
@@ -88,7 +90,7 @@ class ReaderImpl final : public ObjectReader {
   }
 
   Result<std::optional<FileSpan>> NextFileSpan(size_t max) override {
-    if (pos_ >= meta_.size || segments_.empty() || max == 0) return std::optional<FileSpan>();
+    if (pos_ >= end_ || segments_.empty() || max == 0) return std::optional<FileSpan>();
     const size_t seg = SegmentAt(pos_);
     if (segments_[seg].chunk_size != 0) return std::optional<FileSpan>();
     Status s = OpenFile(seg);
@@ -176,6 +178,7 @@ class ReaderImpl final : public ObjectReader {
   const std::vector<uint64_t> pinned_;
   std::vector<uint64_t> starts_;  // object offset of each segment
   uint64_t pos_ = 0;
+  uint64_t end_ = 0;  // stored bytes of the object (see the constructor)
   rocksdb::PinnableSlice chunk_;  // the current chunk: memory bounded by one chunk
   size_t seg_index_ = 0;
   uint64_t chunk_index_ = 0;

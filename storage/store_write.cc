@@ -66,7 +66,12 @@ Result<ObjectMeta> WriterImpl::Commit(std::string_view key, ObjectMeta meta,
   commit_called_ = true;
   Status appended = stream_.Append({});
   if (!appended.ok()) return appended;
-  meta.size = stream_.size();
+  // An encrypted object's size is its plaintext's (the caller's); storage keeps the sealed size.
+  if (meta.sealed()) {
+    meta.encryption.stored_size = stream_.size();
+  } else {
+    meta.size = stream_.size();
+  }
   if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
   meta.segments.clear();
   meta.part_sizes.clear();
@@ -87,7 +92,7 @@ Result<ObjectMeta> WriterImpl::Commit(std::string_view key, ObjectMeta meta,
 std::vector<DataSegment> SegmentsOf(const ObjectMeta& meta) {
   if (!meta.segments.empty()) return meta.segments;
   if (meta.data_id == 0) return {};
-  return {DataSegment{meta.data_id, meta.size, meta.chunk_size}};
+  return {DataSegment{meta.data_id, meta.StoredSize(), meta.chunk_size}};
 }
 
 void SetDataOf(const ObjectMeta& source, ObjectMeta* meta) {
@@ -238,6 +243,7 @@ Result<ObjectMeta> StoreImpl::UpdateObjectMeta(std::string_view bucket, std::str
   SetDataOf(old, &meta);
   if (meta.etag.empty()) meta.etag = old.etag;
   meta.lock = old.lock;  // the version's object lock is changed by its own calls only
+  meta.encryption = old.encryption;  // the data stays as sealed (a change re-seals: a new write)
   if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
   Status s = ApplyPut(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
   if (!s.ok()) return s;

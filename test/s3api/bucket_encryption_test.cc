@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "crypt/key.h"
+#include "kms/kms.h"
 #include "s3api/bucket_config_xml.h"
 #include "service_fixture.h"
 
@@ -370,6 +372,28 @@ TEST_F(BucketEncryptionServiceTest, ServerDefaultChangesGetsAnswer) {
   RestartWithServerDefault(false);
   EXPECT_EQ(Do("GET", "/bkt", "encryption").Code(),
             "ServerSideEncryptionConfigurationNotFoundError");
+}
+
+// With a key store, an aws:kms rule's key must name one of its keys (kms::KeyService::ResolveKey);
+// a rule without a key id names the AWS-managed key and is not looked up.
+TEST_F(BucketEncryptionServiceTest, KmsKeyIsResolved) {
+  MakeBucket("bkt");
+  const crypt::Key256 kek;
+  kms::KeyService kms(store_.get(), &kek, "us-east-1");
+  ServiceOptions options;
+  options.clock = [this] { return now_; };
+  options.kms = &kms;
+  service_ = std::make_unique<S3Service>(store_.get(), options);
+  const std::string unknown = Config(
+      Rule("<SSEAlgorithm>aws:kms</SSEAlgorithm><KMSMasterKeyID>alias/nope</KMSMasterKeyID>"));
+  Reply r = PutEncryption("bkt", unknown);
+  EXPECT_EQ(r.status(), 400) << r.body;
+  EXPECT_EQ(r.Code(), "KMS.NotFoundException");
+  EXPECT_TRUE(Contains(r.body, "Key &apos;alias/nope&apos; does not exist")) << r.body;
+  EXPECT_TRUE(store_->GetBucket("bkt")->encryption.rules.empty()) << "a refused PUT stored it";
+  r = PutEncryption("bkt", Config(Rule("<SSEAlgorithm>aws:kms</SSEAlgorithm>")));
+  EXPECT_EQ(r.status(), 200) << r.body;
+  service_.reset();  // before the key store it points to
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ expect_config_error "both" CUBBY_ROOT_ACCESS_KEY=admin "$cubby"
 expect_config_error "CUBBY_ROOT_SECRET_KEY" CUBBY_ROOT_ACCESS_KEY=admin \
   CUBBY_ROOT_SECRET_KEY=short "$cubby"
 
-# Read to the end before grep: grep -q stops at its first match, and a help text longer than
-# stdio's 4 KiB pipe buffer would then die of SIGPIPE on its second write (pipefail: a failure).
+# Into a file, not a pipe: grep -q stops reading at its match, and a --help longer than the
+# pipe's buffer would then die of SIGPIPE (a failure under pipefail).
 "$cubby" --help >"$tmp/help" || fail "--help exited $?"
 grep -q -- "--data-dir" "$tmp/help" || fail "--help lacks --data-dir"
 "$cubby" --version | grep -q "^cubby " || fail "--version"

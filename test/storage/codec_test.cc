@@ -54,6 +54,7 @@ void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
   EXPECT_EQ(a.acl, b.acl);
   EXPECT_EQ(a.tags, b.tags);
   EXPECT_EQ(a.part_checksums, b.part_checksums);
+  EXPECT_EQ(a.encryption, b.encryption);
   EXPECT_EQ(a.storage_class, b.storage_class);
 }
 
@@ -1071,6 +1072,73 @@ TEST(Codec, VersionKeysSortByKeyThenNewestFirst) {
                                  "bkt\0a\0\x01v123"s, "other\0a\0\x01n"s, "bkt\0a\0\x02n"s}) {
     EXPECT_FALSE(DecodeVersionKey("bkt", bad, &name, &tag, &seq)) << bad;
   }
+}
+
+// Issue 16: an encrypted object is a version-7 record (its size the plaintext's, its stored size
+// in the encryption record); a sealed part a version-2 part record. Old versions still decode.
+TEST(Codec, SealedObjectAndPartRecords) {
+  ObjectMeta m;
+  m.size = 5;
+  m.etag = "e";
+  m.inline_data = std::string(5 + 16, 'x');  // one sealed segment
+  m.encryption.mode = SseMode::kSseKms;
+  m.encryption.wrapped_key = std::string(61, '\1');
+  m.encryption.stored_size = 21;
+  m.encryption.kms_key_arn = "arn:aws:kms:us-east-1:123456789012:key/k";
+  m.encryption.kms_context = "e30=";
+  m.encryption.bucket_key_enabled = true;
+  const std::string v7 = EncodeObjectMeta(m);
+  ASSERT_EQ(v7[0], 7);
+  Result<ObjectMeta> back = DecodeObjectMeta(v7);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ExpectSame(m, *back);
+  EXPECT_EQ(back->StoredSize(), 21u);
+  Result<ObjectSummary> summary = DecodeObjectSummary(v7);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->size, 5u);
+  ExpectCorruptVariants(v7, [](std::string_view in) { return DecodeObjectMeta(in); });
+  // Inline bytes that are not the stored size are corruption.
+  ObjectMeta bad = m;
+  bad.encryption.stored_size = 20;
+  EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(bad)).status().code(), Code::kCorruption);
+  // An unknown mode is corruption.
+  std::string mode_9 = v7;
+  const size_t at = v7.size() - (1 + 1 + 61 + 1 + 1 + 1 + 1 + m.encryption.kms_key_arn.size() + 1 + 4 + 1 + 1);
+  ASSERT_EQ(mode_9[at], 3);
+  mode_9[at] = 9;
+  EXPECT_EQ(DecodeObjectMeta(mode_9).status().code(), Code::kCorruption);
+
+  // A sealed multipart object: one wrapped key per segment.
+  ObjectMeta mp;
+  mp.size = 10;
+  mp.part_sizes = {5, 5};
+  mp.segments = {DataSegment{7, 21, 0}, DataSegment{8, 21, 0}};
+  mp.encryption.mode = SseMode::kSseC;
+  mp.encryption.part_keys = {"a", "b"};
+  mp.encryption.upload_id = "u";
+  mp.encryption.customer_key_check = "v1:x:y";
+  Result<ObjectMeta> mpb = DecodeObjectMeta(EncodeObjectMeta(mp));
+  ASSERT_TRUE(mpb.ok()) << mpb.status().ToString();
+  ExpectSame(mp, *mpb);
+  mp.encryption.part_keys.pop_back();
+  EXPECT_EQ(DecodeObjectMeta(EncodeObjectMeta(mp)).status().code(), Code::kCorruption);
+
+  PartRecord p;
+  p.part_number = 3;
+  p.size = 5;
+  p.etag = "x";
+  p.data = DataSegment{9, 21, 0};
+  p.wrapped_key = "w";
+  const std::string part = EncodePart(p);
+  ASSERT_EQ(part[0], 2);
+  Result<PartRecord> pb = DecodePart(part);
+  ASSERT_TRUE(pb.ok()) << pb.status().ToString();
+  EXPECT_EQ(pb->size, 5u);
+  EXPECT_EQ(pb->data.size, 21u);
+  EXPECT_EQ(pb->wrapped_key, "w");
+  ExpectCorruptVariants(part, [](std::string_view in) { return DecodePart(in); });
+  p.data.size = 5;  // a sealed part stores more than its plaintext
+  EXPECT_EQ(DecodePart(EncodePart(p)).status().code(), Code::kCorruption);
 }
 
 }  // namespace
