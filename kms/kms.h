@@ -75,4 +75,12 @@ class KeyService {
   Impl* impl_;
 };
 
+// Whether `operation` (X-Amz-Target's part after "TrentService.") is one HandleApi serves; the
+// front door logs "kms:<operation>" only for these (anything else as "kms:Unknown").
+bool IsApiOperation(std::string_view operation);
+
+// A KMS error document: {"__type": type, "message": message} (the front door's authentication
+// failures use it too). Strings are escaped as kms/json.h does.
+std::string ErrorJson(std::string_view type, std::string_view message);
+
 }  // namespace cubby::kms

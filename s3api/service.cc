@@ -1,5 +1,5 @@
 // S3Service::Handle: route → authenticate → authorize (iam) → one exhaustive dispatch; the IAM
-// query API's requests go to iam_front.cc first.
+// query API's requests go to iam_front.cc first, the KMS JSON API's to kms_front.cc.
 #include "s3api/service.h"
 
 #include <exception>
@@ -9,6 +9,7 @@
 #include "s3api/auth/auth.h"
 #include "s3api/handlers.h"
 #include "s3api/iam_front.h"
+#include "s3api/kms_front.h"
 #include "s3api/router.h"
 #include "s3api/xml.h"
 #include "storage/users.h"
@@ -626,6 +627,13 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
   };
   HttpResponse response;
   try {
+    if (IsKmsRequest(request)) {
+      response = ServeKms(options_, request, counted, options_.clock(), lookup, &sum);
+      sum.bytes_in = counted.count();
+      response.Set("x-amz-request-id", request.request_id);
+      response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
+      return response;
+    }
     if (IsIamRequest(request)) {
       response = ServeIam(*store_, options_, request, counted, options_.clock(), lookup, &sum);
       sum.bytes_in = counted.count();

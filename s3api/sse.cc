@@ -126,6 +126,7 @@ class PlainReader final : public storage::ObjectReader {
  public:
   PlainReader(std::unique_ptr<storage::ObjectReader> sealed, OpenedKeys keys)
       : sealed_(std::move(sealed)), keys_(std::move(keys)), meta_(sealed_->meta()) {
+    // meta_ refers to the sealed reader's record: its size is already the plaintext size.
     const storage::ObjectMeta& m = sealed_->meta();
     uint64_t plain = 0, stored = 0;
     if (m.segments.empty()) {
@@ -233,7 +234,7 @@ class PlainReader final : public storage::ObjectReader {
 
   std::unique_ptr<storage::ObjectReader> sealed_;
   OpenedKeys keys_;
-  storage::ObjectMeta meta_;
+  const storage::ObjectMeta& meta_;
   std::vector<Part> parts_;
   uint64_t pos_ = 0;
   size_t part_ = 0;

@@ -22,6 +22,8 @@
 #include <string>
 #include <thread>
 
+#include "crypt/service_keys.h"
+#include "kms/kms.h"
 #include "lifecycle/worker.h"
 #include "s3api/service.h"
 #include "server/admin.h"
@@ -630,6 +632,13 @@ class Instance {
     service_options.keys = keys_ ? &*keys_ : nullptr;
     service_options.default_sse_s3 = config_.default_sse_s3;
     service_options.allow_sse_c_over_http = config_.allow_sse_c_over_http;
+    // The built-in KMS (issue 16) runs on the keyring's KMS KEK; without a keyring there is none
+    // and SSE-KMS and the KMS JSON API are refused.
+    if (service_options.keys != nullptr) {
+      kms_ = std::make_unique<kms::KeyService>(store_.get(), &service_options.keys->kms,
+                                               config_.region);
+      service_options.kms = kms_.get();
+    }
     service_ = std::make_unique<s3api::S3Service>(store_.get(), service_options);
     // The scrape runs only while the S3 listener does.
     admin_ = std::make_unique<AdminEndpoints>(&metrics_,
@@ -731,6 +740,7 @@ class Instance {
   std::optional<OpenedKeyring> opened_keyring_;  // until FinishKeyringOpen, after the store opens
   std::unique_ptr<storage::Store> store_;
   RootCredentials root_;
+  std::unique_ptr<kms::KeyService> kms_;  // before service_, which uses it
   std::unique_ptr<s3api::S3Service> service_;
   Metrics metrics_;
   std::unique_ptr<AdminEndpoints> admin_;

@@ -34,8 +34,9 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/format.h"
 #include "storage/capacity.h"
+#include "storage/format.h"
+#include "storage/kms_records.h"
 #include "storage/records.h"
 #include "storage/status.h"
 
@@ -669,6 +670,22 @@ class Store {
   // a string of tiny level-0 files. Returns only once the flushes are done (a memtable of a
   // few MiB: well under a second). kIOError if a flush fails. Thread-safe.
   virtual Status ReleaseIdleMemory() = 0;
+
+  // ---- The built-in KMS's keys and aliases (kms_records.h; kms/ gives them meaning). Stored
+  // as they are given; no rule of KMS is checked here beyond the ones named. Thread-safe.
+  // Writes `key` (replacing a record of the same id) and, when `alias` is not null, the alias
+  // in the same batch. kEntityAlreadyExists (nothing written) when `alias` names an existing
+  // alias; kInvalidArgument for an empty key id or alias name.
+  virtual Status PutKmsKey(const KmsKeyRecord& key, const KmsAliasRecord* alias) = 0;
+  virtual Result<KmsKeyRecord> GetKmsKey(std::string_view key_id) = 0;  // kNoSuchEntity
+  // Keys with an id greater than `marker` (empty: from the first), by id, at most max_items.
+  virtual Result<KmsKeysPage> ListKmsKeys(std::string_view marker, size_t max_items) = 0;
+  // kEntityAlreadyExists when the alias exists; kNoSuchEntity when its key does not.
+  virtual Status CreateKmsAlias(const KmsAliasRecord& alias) = 0;
+  virtual Result<KmsAliasRecord> GetKmsAlias(std::string_view alias_name) = 0;  // kNoSuchEntity
+  virtual Status DeleteKmsAlias(std::string_view alias_name) = 0;               // kNoSuchEntity
+  // Every alias, by name.
+  virtual Result<std::vector<KmsAliasRecord>> ListKmsAliases() = 0;
 };
 
 }  // namespace cubby::storage

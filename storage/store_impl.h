@@ -324,6 +324,15 @@ class StoreImpl final : public Store {
   Status PutSetting(std::string_view name, std::string_view value) override;
   Status Backup(const std::string& target_dir, const BackupProgressFn& progress) override;
 
+  // The KMS's keys and aliases: store_kms.cc. Changes hold kms_mu_.
+  Status PutKmsKey(const KmsKeyRecord& key, const KmsAliasRecord* alias) override;
+  Result<KmsKeyRecord> GetKmsKey(std::string_view key_id) override;
+  Result<KmsKeysPage> ListKmsKeys(std::string_view marker, size_t max_items) override;
+  Status CreateKmsAlias(const KmsAliasRecord& alias) override;
+  Result<KmsAliasRecord> GetKmsAlias(std::string_view alias_name) override;
+  Status DeleteKmsAlias(std::string_view alias_name) override;
+  Result<std::vector<KmsAliasRecord>> ListKmsAliases() override;
+
  private:
   // ---- Reads and scans (store.cc). None takes a lock.
   // A value, or nullopt when the key is absent.
@@ -576,6 +585,7 @@ class StoreImpl final : public Store {
   bool reclaiming_ = false;
   bool stopping_ = false;
   Status last_reclaim_;
+  std::mutex kms_mu_;      // the KMS's key and alias records (store_kms.cc): check, then write
   std::thread reclaimer_;  // last: started once everything above exists
 };
 

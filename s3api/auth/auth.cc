@@ -110,4 +110,20 @@ AuthResult AuthenticateIam(const HttpRequest& request, std::string_view region,
   return sigv4::VerifyIamHeader(in, *authorization, body);
 }
 
+AuthResult AuthenticateKms(const HttpRequest& request, std::string_view region,
+                           const KeyLookup& lookup, std::chrono::system_clock::time_point now,
+                           std::string_view body) {
+  const std::string_view target = request.target;
+  const size_t q = target.find('?');
+  const std::string_view raw_query =
+      q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
+  const std::vector<text::NameValue> params = sigv4::SplitQuery(raw_query);
+  const VerifyInput in{request, target.substr(0, q), raw_query, params, region, {}, lookup, now};
+  const std::string* authorization = FindHeader(request.headers, sigv4::kAuthorization);
+  if (authorization == nullptr || !authorization->starts_with(sigv4::kAlgorithm)) {
+    return Refuse(ErrorCode::kAccessDenied, "missing");
+  }
+  return sigv4::VerifyIamHeader(in, *authorization, body, sigv4::kKmsService);
+}
+
 }  // namespace cubby::s3api::auth

@@ -45,4 +45,10 @@ AuthResult AuthenticateIam(const HttpRequest& request, std::string_view region,
                            const KeyLookup& lookup, std::chrono::system_clock::time_point now,
                            std::string_view body);
 
+// Authenticates a request of the KMS JSON API (service "kms"; s3api/kms_front.cc) whose whole
+// body `body` is read: as AuthenticateIam, but the credential's region must be `region`.
+AuthResult AuthenticateKms(const HttpRequest& request, std::string_view region,
+                           const KeyLookup& lookup, std::chrono::system_clock::time_point now,
+                           std::string_view body);
+
 }  // namespace cubby::s3api::auth

@@ -25,6 +25,9 @@ inline constexpr std::string_view kService = "s3";
 // and SDKs sign IAM requests for whatever the endpoint.
 inline constexpr std::string_view kIamService = "iam";
 inline constexpr std::string_view kIamSigningRegion = "us-east-1";
+// The KMS JSON API on the S3 port (VerifyIamHeader with this service): signed for the server's
+// region, as KMS is a regional service.
+inline constexpr std::string_view kKmsService = "kms";
 inline constexpr std::string_view kTerminator = "aws4_request";
 inline constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
 inline constexpr std::string_view kStreamingSignedPayload = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD";

@@ -88,7 +88,7 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization) {
 }
 
 AuthResult VerifyIamHeader(const VerifyInput& in, std::string_view authorization,
-                           std::string_view body) {
+                           std::string_view body, std::string_view service) {
   const std::vector<Header>& headers = in.request.headers;
   std::string why;
   std::optional<ParsedAuthorization> parsed = ParseAuthorization(authorization, &why);
@@ -103,9 +103,9 @@ AuthResult VerifyIamHeader(const VerifyInput& in, std::string_view authorization
   SignedRequest s;
   s.amz_date = text::FormatIso8601Basic(*when);
   const std::string_view region =
-      parsed->credential.region == kIamSigningRegion ? kIamSigningRegion : in.region;
-  why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), region,
-                   kIamService);
+      service == kIamService && parsed->credential.region == kIamSigningRegion ? kIamSigningRegion
+                                                                               : in.region;
+  why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), region, service);
   if (!why.empty()) {
     return Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);
   }

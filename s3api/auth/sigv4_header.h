@@ -35,8 +35,9 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization);
 // malformed header or a wrong scope → AuthorizationHeaderMalformed; unsigned host or x-amz-*
 // headers → AccessDenied; skew → RequestTimeTooSkewed; unknown key → InvalidAccessKeyId; wrong
 // signature → SignatureDoesNotMatch (the IAM front maps these to IAM's codes).
+// With `service` kKmsService (the KMS JSON API) the same, but the region must be in.region.
 AuthResult VerifyIamHeader(const VerifyInput& in, std::string_view authorization,
-                           std::string_view body);
+                           std::string_view body, std::string_view service = kIamService);
 
 struct ParsedAuthorization {
   Credential credential;

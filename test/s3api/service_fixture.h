@@ -262,7 +262,9 @@ class ServiceTest : public ::testing::Test {
     } else {
       reply.body = reply.response.body;
     }
-    if (reply.status() >= 300 && reply.status() != 304 && req.method != "HEAD") {
+    // KMS answers in JSON (kms_front.h; kms_front_test.cc checks its errors).
+    if (reply.status() >= 300 && reply.status() != 304 && req.method != "HEAD" &&
+        !reply.summary.operation.starts_with("kms:")) {
       // IAM answers its errors as text/xml (iam_front.h); S3 as application/xml.
       EXPECT_EQ(reply.Header("Content-Type"),
                 reply.summary.operation.starts_with("iam:") ? "text/xml" : "application/xml");

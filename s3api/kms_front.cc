@@ -1,0 +1,131 @@
+#include "s3api/kms_front.h"
+
+#include <string>
+
+#include "kms/kms.h"
+#include "s3api/auth/auth.h"
+#include "text/json.h"
+#include "text/time.h"
+
+namespace cubby::s3api {
+namespace {
+
+constexpr std::string_view kTargetPrefix = "TrentService.";
+
+// KMS's answers to authentication failures: the JSON protocol's common errors
+// (https://docs.aws.amazon.com/kms/latest/APIReference/CommonErrors.html).
+struct AuthFailure {
+  const char* type;
+  const char* message;
+};
+
+AuthFailure FromAuth(const auth::AuthResult& auth) {
+  if (auth.error == ErrorCode::kAccessDenied && auth.error_message == "missing") {
+    return {"MissingAuthenticationTokenException", "Missing Authentication Token"};
+  }
+  if (auth.error == ErrorCode::kInvalidAccessKeyId) {
+    return {"UnrecognizedClientException",
+            "The security token included in the request is invalid."};
+  }
+  if (auth.error == ErrorCode::kSignatureDoesNotMatch) {
+    return {"InvalidSignatureException",
+            "The request signature we calculated does not match the signature you provided. "
+            "Check your AWS Secret Access Key and signing method. Consult the service "
+            "documentation for details."};
+  }
+  if (auth.error == ErrorCode::kRequestTimeTooSkewed) {
+    return {"InvalidSignatureException", "Signature expired: the request time is too skewed."};
+  }
+  // A malformed or mis-scoped Authorization, unsigned x-amz-* headers, a payload hash that does
+  // not match the body.
+  return {"IncompleteSignatureException", nullptr};
+}
+
+HttpResponse Json(int status, std::string body, const HttpRequest& request) {
+  HttpResponse out;
+  out.status = status;
+  out.Set("Content-Type", "application/x-amz-json-1.1");
+  out.Set("x-amzn-RequestId", request.request_id);
+  out.body = std::move(body);
+  return out;
+}
+
+HttpResponse Error(std::string_view type, std::string_view message, const HttpRequest& request,
+                   RequestSummary* summary) {
+  summary->error = std::string(type);
+  return Json(400, kms::ErrorJson(type, message), request);
+}
+
+std::string_view OperationOf(const HttpRequest& request) {
+  const std::string* target = request.Find("x-amz-target");
+  return target == nullptr ? std::string_view()
+                           : std::string_view(*target).substr(kTargetPrefix.size());
+}
+
+}  // namespace
+
+bool IsKmsRequest(const HttpRequest& request) {
+  if (request.method != "POST" || request.target != "/") return false;
+  const std::string* target = request.Find("x-amz-target");
+  return target != nullptr && target->starts_with(kTargetPrefix);
+}
+
+HttpResponse ServeKms(const ServiceOptions& options, const HttpRequest& request, BodyReader& body,
+                      std::chrono::system_clock::time_point now, const auth::KeyLookup& lookup,
+                      RequestSummary* summary) {
+  const std::string_view operation = OperationOf(request);
+  summary->operation =
+      "kms:" + (kms::IsApiOperation(operation) ? std::string(operation) : std::string("Unknown"));
+  const std::string too_large =
+      "The request body is larger than " + std::to_string(kMaxKmsBodyBytes) + " bytes.";
+  if (request.content_length && *request.content_length > kMaxKmsBodyBytes) {
+    return Error("ValidationException", too_large, request, summary);
+  }
+  std::string json;
+  char buf[16 << 10];
+  for (;;) {
+    ReadResult r = body.Read(buf, sizeof(buf));
+    if (r.error != ErrorCode::kNone) {
+      return Error("SerializationException", "The request body could not be read.", request,
+                   summary);
+    }
+    if (r.n == 0) break;
+    json.append(buf, r.n);
+    if (json.size() > kMaxKmsBodyBytes) {
+      return Error("ValidationException", too_large, request, summary);
+    }
+  }
+  const auth::AuthResult who = auth::AuthenticateKms(request, options.region, lookup, now, json);
+  if (who.key) summary->access_key_id = who.key->access_key_id;
+  if (who.error != ErrorCode::kNone) {
+    const AuthFailure failure = FromAuth(who);
+    return Error(failure.type, failure.message ? failure.message : who.error_message, request,
+                 summary);
+  }
+  // Only the administrator's keys: the policy language does not know kms: actions yet.
+  if (!who.key->all_buckets) {
+    return Error("AccessDeniedException",
+                 "The access key " + who.key->access_key_id +
+                     " is not authorized to perform: kms:" + std::string(operation),
+                 request, summary);
+  }
+  if (options.kms == nullptr) {
+    return Error("UnsupportedOperationException",
+                 "This server runs without a keyring, so it has no key store.", request, summary);
+  }
+  int status = 500;
+  std::string answer;
+  options.kms->HandleApi(operation, json, text::ToUnixMillis(now), &status, &answer);
+  if (status != 200) {
+    text::JsonValue doc;  // the error's __type, for the log line
+    if (text::ParseJson(answer, answer.size(), &doc, nullptr) &&
+        doc.type == text::JsonType::kObject) {
+      if (const text::JsonValue* type = doc.Find("__type"); type != nullptr) {
+        summary->error = type->text;
+      }
+    }
+  }
+  return Json(status, std::move(answer), request);
+}
+
+}  // namespace cubby::s3api
