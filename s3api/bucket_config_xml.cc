@@ -755,4 +755,110 @@ XmlBodyError ParseCorsConfiguration(std::string_view body, storage::CorsConfig* 
   return {};
 }
 
+// ---- ServerSideEncryptionConfiguration ----
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_ServerSideEncryptionRule.html
+
+namespace {
+
+constexpr std::string_view kAes256 = "AES256";
+constexpr std::string_view kAwsKms = "aws:kms";
+constexpr std::string_view kAwsKmsDsse = "aws:kms:dsse";
+
+std::string_view SseAlgorithmName(storage::SseAlgorithm algorithm) {
+  switch (algorithm) {
+    case storage::SseAlgorithm::kAes256:
+      return kAes256;
+    case storage::SseAlgorithm::kAwsKms:
+      return kAwsKms;
+    case storage::SseAlgorithm::kAwsKmsDsse:
+      return kAwsKmsDsse;
+  }
+  return kAes256;
+}
+
+bool ParseSseAlgorithm(std::string_view text, storage::SseAlgorithm* out) {
+  text = TrimXmlSpace(text);
+  if (text == kAes256) {
+    *out = storage::SseAlgorithm::kAes256;
+  } else if (text == kAwsKms) {
+    *out = storage::SseAlgorithm::kAwsKms;
+  } else if (text == kAwsKmsDsse) {
+    *out = storage::SseAlgorithm::kAwsKmsDsse;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// An element that holds only text: no child elements.
+bool TextOnly(const XmlNode& node) { return node.children.empty(); }
+
+}  // namespace
+
+std::string ServerSideEncryptionConfigurationXml(const storage::BucketEncryption& config) {
+  XmlWriter w;
+  w.Open("ServerSideEncryptionConfiguration", kS3Namespace);
+  for (const storage::BucketEncryptionRule& r : config.rules) {
+    w.Open("Rule");
+    w.Open("ApplyServerSideEncryptionByDefault");
+    w.Element("SSEAlgorithm", SseAlgorithmName(r.algorithm));
+    if (!r.kms_master_key_id.empty()) w.Element("KMSMasterKeyID", r.kms_master_key_id);
+    w.Close();
+    w.Element("BucketKeyEnabled", r.bucket_key_enabled ? "true" : "false");
+    w.Close();
+  }
+  return std::move(w).Finish();
+}
+
+XmlBodyError ParseServerSideEncryptionConfiguration(std::string_view body,
+                                                    storage::BucketEncryption* out) {
+  XmlNode root;
+  // S3 keeps one rule: a second is MalformedXML, as S3 answers it.
+  if (!ParseXml(body, &root) || root.name != "ServerSideEncryptionConfiguration" || HasText(root) ||
+      !ChildrenAmong(root, {"Rule"}) || root.children.size() != 1) {
+    return MalformedXml();
+  }
+  const XmlNode& rule = root.children.front();
+  if (HasText(rule) ||
+      !ChildrenAmong(rule, {"ApplyServerSideEncryptionByDefault", "BucketKeyEnabled"})) {
+    return MalformedXml();
+  }
+  const XmlNode* by_default = rule.Child("ApplyServerSideEncryptionByDefault");
+  if (by_default == nullptr || HasText(*by_default) ||
+      !ChildrenAmong(*by_default, {"SSEAlgorithm", "KMSMasterKeyID"})) {
+    return MalformedXml();
+  }
+  storage::BucketEncryptionRule parsed;
+  const XmlNode* algorithm = by_default->Child("SSEAlgorithm");
+  if (algorithm == nullptr || !TextOnly(*algorithm) ||
+      !ParseSseAlgorithm(algorithm->text, &parsed.algorithm)) {
+    return MalformedXml();
+  }
+  const XmlNode* key_id = by_default->Child("KMSMasterKeyID");
+  if (key_id != nullptr && !TextOnly(*key_id)) return MalformedXml();
+  if (const XmlNode* bucket_key = rule.Child("BucketKeyEnabled")) {
+    const std::string_view v = TrimXmlSpace(bucket_key->text);
+    if (!TextOnly(*bucket_key) || (v != "true" && v != "false")) return MalformedXml();
+    parsed.bucket_key_enabled = v == "true";
+  }
+  switch (parsed.algorithm) {
+    case storage::SseAlgorithm::kAes256:
+      if (key_id != nullptr) {
+        return InvalidArgument(
+            "a KMSMasterKeyID is not applicable if the default sse algorithm is not aws:kms or "
+            "aws:kms:dsse");
+      }
+      break;
+    case storage::SseAlgorithm::kAwsKms:
+      if (key_id != nullptr) parsed.kms_master_key_id = std::string(TrimXmlSpace(key_id->text));
+      break;
+    case storage::SseAlgorithm::kAwsKmsDsse:
+      return {ErrorCode::kNotImplemented,
+              "Dual-layer server-side encryption (aws:kms:dsse) is not supported: cubby encrypts "
+              "with one layer. Use aws:kms or AES256."};
+  }
+  *out = storage::BucketEncryption{{std::move(parsed)}};
+  return {};
+}
+
 }  // namespace cubby::s3api

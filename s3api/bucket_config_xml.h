@@ -1,4 +1,5 @@
-// The S3 XML of versioning, object lock, lifecycle and CORS, and the object-lock request headers, as
+// The S3 XML of versioning, object lock, lifecycle, CORS and default encryption, and the
+// object-lock request headers, as
 // pure functions: each document rendered (what the Get call answers) and parsed (what the Put
 // call takes) with S3's error codes and messages, plus the few decisions that need only the
 // bucket's stored values. Storage keeps the values (storage/bucket_config.h); what a lifecycle
@@ -12,6 +13,8 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketLifecycleConfiguration.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketCors.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketCors.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketEncryption.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketEncryption.html
 //
 // Every Parse* leaves *out unchanged on an error. An error's message is empty when the table's
 // default message (s3api/errors.cc) is what S3 answers.
@@ -228,5 +231,30 @@ std::string CorsConfigurationXml(const storage::CorsConfig& config);
 //  - kInvalidRequest 'ExposeHeader "H" contains wildcard. We currently do not support wildcard
 //    for ExposeHeader.'
 XmlBodyError ParseCorsConfiguration(std::string_view body, storage::CorsConfig* out);
+
+// ---- ServerSideEncryptionConfiguration ----
+
+// GetBucketEncryption's body, one <Rule> per rule (S3 keeps exactly one):
+//   <ServerSideEncryptionConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
+//     <Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>aws:kms</SSEAlgorithm>
+//       <KMSMasterKeyID>alias/app</KMSMasterKeyID></ApplyServerSideEncryptionByDefault>
+//       <BucketKeyEnabled>false</BucketKeyEnabled></Rule>
+//   </ServerSideEncryptionConfiguration>
+// KMSMasterKeyID only when set; BucketKeyEnabled always (S3 answers it false when not set).
+std::string ServerSideEncryptionConfigurationXml(const storage::BucketEncryption& config);
+
+// PutBucketEncryption's body into the configuration to store: one rule, its KMSMasterKeyID
+// (surrounding XML whitespace removed; empty: none) as given. Errors, in this order:
+//  - kMalformedXML: not well-formed; a root other than ServerSideEncryptionConfiguration; an
+//    element other than Rule in it, or text beside the rules; no Rule, or more than one; in a
+//    Rule an element other than ApplyServerSideEncryptionByDefault and BucketKeyEnabled, or one
+//    of them twice; no ApplyServerSideEncryptionByDefault; in it an element other than
+//    SSEAlgorithm and KMSMasterKeyID, or one twice; no SSEAlgorithm, or one other than AES256,
+//    aws:kms and aws:kms:dsse (case-sensitive); a BucketKeyEnabled other than true or false;
+//  - kInvalidArgument "a KMSMasterKeyID is not applicable if the default sse algorithm is not
+//    aws:kms or aws:kms:dsse": a KMSMasterKeyID element (even empty) with AES256;
+//  - kNotImplemented: aws:kms:dsse (cubby has one encryption layer, no dual-layer DSSE-KMS).
+XmlBodyError ParseServerSideEncryptionConfiguration(std::string_view body,
+                                                    storage::BucketEncryption* out);
 
 }  // namespace cubby::s3api

@@ -1,5 +1,5 @@
 // The bucket sub-resources cubby keeps no configuration for: website, logging, notification,
-// requestPayment, accelerate, replication, encryption, and the analytics, metrics, inventory and
+// requestPayment, accelerate, replication, and the analytics, metrics, inventory and
 // intelligent-tiering configurations. Tools read them when they inspect a bucket, so each Get
 // (and List) answers exactly what S3 answers for a bucket that has no such configuration; each
 // Put is refused with NotImplemented (naming the operation), and each Delete answers what S3
@@ -11,7 +11,6 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketRequestPayment.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketAccelerateConfiguration.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketReplication.html
-//   https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketEncryption.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListBucketAnalyticsConfigurations.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListBucketMetricsConfigurations.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListBucketInventoryConfigurations.html
@@ -77,14 +76,6 @@ constexpr Row kRows[] = {
      ErrorCode::kReplicationConfigurationNotFoundError},
     {Operation::kPutBucketReplication, Answer::kNotImplemented},
     {Operation::kDeleteBucketReplication, Answer::kNoContent},
-    {Operation::kGetBucketEncryption,
-     Answer::kError,
-     {},
-     {},
-     {},
-     ErrorCode::kServerSideEncryptionConfigurationNotFoundError},
-    {Operation::kPutBucketEncryption, Answer::kNotImplemented},
-    {Operation::kDeleteBucketEncryption, Answer::kNoContent},
     {Operation::kListBucketAnalyticsConfigurations, Answer::kEmptyDocument,
      "ListBucketAnalyticsConfigurationResult", kS3Namespace, "IsTruncated"},
     {Operation::kGetBucketAnalyticsConfiguration,

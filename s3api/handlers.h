@@ -377,10 +377,14 @@ void SetTaggingCountHeader(const storage::ObjectMeta& meta, HttpResponse* r);
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/RESTObjectPOST.html
 HttpResponse PostObject(const Context& ctx);
 // bucket_subresources.cc: every operation on a bucket sub-resource cubby keeps no configuration
-// for (website, logging, notification, requestPayment, accelerate, replication, encryption,
-// analytics, metrics, inventory, intelligent-tiering): NoSuchBucket for a missing bucket, else
+// for (website, logging, notification, requestPayment, accelerate, replication, analytics,
+// metrics, inventory, intelligent-tiering): NoSuchBucket for a missing bucket, else
 // S3's answer for a bucket without that configuration (Get, List, Delete) or NotImplemented (Put).
 HttpResponse UnconfiguredBucketSubresource(const Context& ctx);
+// bucket_encryption.cc: default encryption (its errors there).
+HttpResponse GetBucketEncryption(const Context& ctx);
+HttpResponse PutBucketEncryption(const Context& ctx);
+HttpResponse DeleteBucketEncryption(const Context& ctx);
 // cors.cc
 HttpResponse GetBucketCors(const Context& ctx);
 HttpResponse PutBucketCors(const Context& ctx);

@@ -185,9 +185,6 @@ std::optional<Operation> UnconfiguredSubresourceOp(std::string_view method, cons
       {"GET", "replication", Operation::kGetBucketReplication},
       {"PUT", "replication", Operation::kPutBucketReplication},
       {"DELETE", "replication", Operation::kDeleteBucketReplication},
-      {"GET", "encryption", Operation::kGetBucketEncryption},
-      {"PUT", "encryption", Operation::kPutBucketEncryption},
-      {"DELETE", "encryption", Operation::kDeleteBucketEncryption},
       {"GET", "analytics", Operation::kListBucketAnalyticsConfigurations},
       {"GET+id", "analytics", Operation::kGetBucketAnalyticsConfiguration},
       {"PUT", "analytics", Operation::kPutBucketAnalyticsConfiguration},
@@ -239,6 +236,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     }
     if (Has(r, "tagging") && only({"tagging"})) return Operation::kGetBucketTagging;
     if (Has(r, "cors") && only({"cors"})) return Operation::kGetBucketCors;
+    if (Has(r, "encryption") && only({"encryption"})) return Operation::kGetBucketEncryption;
     if (Has(r, "list-type")) {
       const std::string* v = text::FindValue(r, "list-type");
       if (*v == "2" && only({"list-type"})) return Operation::kListObjectsV2;
@@ -265,6 +263,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     }
     if (Has(r, "tagging") && only({"tagging"})) return Operation::kPutBucketTagging;
     if (Has(r, "cors") && only({"cors"})) return Operation::kPutBucketCors;
+    if (Has(r, "encryption") && only({"encryption"})) return Operation::kPutBucketEncryption;
     if (only({})) return Operation::kCreateBucket;
   } else if (method == "DELETE") {
     if (Has(r, "policy") && only({"policy"})) return Operation::kDeleteBucketPolicy;
@@ -277,6 +276,7 @@ Operation BucketOp(std::string_view method, const Query& r) {
     if (Has(r, "lifecycle") && only({"lifecycle"})) return Operation::kDeleteBucketLifecycle;
     if (Has(r, "tagging") && only({"tagging"})) return Operation::kDeleteBucketTagging;
     if (Has(r, "cors") && only({"cors"})) return Operation::kDeleteBucketCors;
+    if (Has(r, "encryption") && only({"encryption"})) return Operation::kDeleteBucketEncryption;
     if (only({})) return Operation::kDeleteBucket;
   } else if (method == "POST") {
     if (Has(r, "delete") && only({"delete"})) return Operation::kDeleteObjects;

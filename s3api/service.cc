@@ -272,6 +272,7 @@ bool NeedsSpace(Operation op) {
     case Operation::kPutBucketTagging:
     case Operation::kPutBucketCors:
     case Operation::kPostObject:
+    case Operation::kPutBucketEncryption:
       return true;
     case Operation::kListBuckets:
     case Operation::kHeadBucket:
@@ -324,7 +325,6 @@ bool NeedsSpace(Operation op) {
     case Operation::kPutBucketReplication:
     case Operation::kDeleteBucketReplication:
     case Operation::kGetBucketEncryption:
-    case Operation::kPutBucketEncryption:
     case Operation::kDeleteBucketEncryption:
     case Operation::kListBucketAnalyticsConfigurations:
     case Operation::kGetBucketAnalyticsConfiguration:
@@ -495,6 +495,9 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kPutBucketCors: return PutBucketCors(ctx);
     case Operation::kDeleteBucketCors: return DeleteBucketCors(ctx);
     case Operation::kPostObject: return PostObject(ctx);
+    case Operation::kGetBucketEncryption: return GetBucketEncryption(ctx);
+    case Operation::kPutBucketEncryption: return PutBucketEncryption(ctx);
+    case Operation::kDeleteBucketEncryption: return DeleteBucketEncryption(ctx);
     case Operation::kGetBucketWebsite:
     case Operation::kPutBucketWebsite:
     case Operation::kDeleteBucketWebsite:
@@ -509,9 +512,6 @@ HttpResponse Dispatch(const Context& ctx) {
     case Operation::kGetBucketReplication:
     case Operation::kPutBucketReplication:
     case Operation::kDeleteBucketReplication:
-    case Operation::kGetBucketEncryption:
-    case Operation::kPutBucketEncryption:
-    case Operation::kDeleteBucketEncryption:
     case Operation::kListBucketAnalyticsConfigurations:
     case Operation::kGetBucketAnalyticsConfiguration:
     case Operation::kPutBucketAnalyticsConfiguration:

@@ -7,6 +7,7 @@
 #include "crypt/service_keys.h"
 #include "kms/kms.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/bucket_encryption.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
 
@@ -344,8 +345,23 @@ Failure SseRequestForWrite(const Context& ctx, const HeaderLookup& find, SseRequ
                          "x-amz-server-side-encryption : aws:kms");
   }
   if (out->mode == storage::SseMode::kNone) {
-    // The bucket's default encryption, else the server's.
-    if (ctx.options.default_sse_s3) out->mode = storage::SseMode::kSseS3;
+    // The bucket's default encryption, else the server's (bucket_encryption.h), from the
+    // Authorizer's cached record: no store read on the write path.
+    storage::Result<std::shared_ptr<const storage::BucketRecord>> bucket = RequestBucket(ctx);
+    if (!bucket.ok()) return StorageError(ctx, bucket.status());
+    const DefaultSse by_default = BucketDefaultEncryption(**bucket, ctx.options);
+    switch (by_default.mode) {
+      case DefaultSse::Mode::kNone:
+        break;
+      case DefaultSse::Mode::kSseS3:
+        out->mode = storage::SseMode::kSseS3;
+        break;
+      case DefaultSse::Mode::kSseKms:
+        out->mode = storage::SseMode::kSseKms;
+        out->kms_key_id = by_default.kms_key_id;
+        out->bucket_key_enabled = by_default.bucket_key_enabled;
+        break;
+    }
   }
   if (out->mode == storage::SseMode::kSseKms) {
     if (kms_key != nullptr) out->kms_key_id = *kms_key;
@@ -358,7 +374,10 @@ Failure SseRequestForWrite(const Context& ctx, const HeaderLookup& find, SseRequ
       }
       out->kms_context = *kms_context;
     }
-    out->bucket_key_enabled = bucket_key != nullptr && text::EqualsIgnoreCase(*bucket_key, "true");
+    // The header wins over a bucket rule's BucketKeyEnabled.
+    if (bucket_key != nullptr) {
+      out->bucket_key_enabled = text::EqualsIgnoreCase(*bucket_key, "true");
+    }
     if (SignedWithV2(ctx)) return ErrorResponse(ctx, ErrorCode::kInvalidArgument, kKmsNeedsV4);
     if (ctx.options.kms == nullptr) {
       return ErrorResponse(ctx, ErrorCode::kNotImplemented,

@@ -289,6 +289,30 @@ Status ApplyMasterKeyFile(std::string_view name, std::string_view value, Config*
   return Status::Ok();
 }
 
+Status ApplyDefaultEncryption(std::string_view name, std::string_view value, Config* config) {
+  if (value == "AES256") {
+    config->default_sse_s3 = true;
+  } else if (value == "none") {
+    config->default_sse_s3 = false;
+  } else {
+    return Invalid(std::string(name) + ": expected AES256 or none, got \"" + std::string(value) +
+                   "\"");
+  }
+  return Status::Ok();
+}
+
+Status ApplyAllowSseCOverHttp(std::string_view name, std::string_view value, Config* config) {
+  if (value == "1" || value == "true" || value == "yes") {
+    config->allow_sse_c_over_http = true;
+  } else if (value == "0" || value == "false" || value == "no") {
+    config->allow_sse_c_over_http = false;
+  } else {
+    return Invalid(std::string(name) + ": expected 1/true/yes or 0/false/no, got '" +
+                   std::string(value) + "'");
+  }
+  return Status::Ok();
+}
+
 constexpr Setting kSettings[] = {
     {"data-dir", "CUBBY_DATA_DIR", ApplyDataDir},
     {"s3-address", "CUBBY_S3_ADDRESS", ParseAddress},
@@ -312,11 +336,15 @@ constexpr Setting kSettings[] = {
     {"lifecycle-day-seconds", "CUBBY_LIFECYCLE_DAY_SECONDS", ApplyLifecycleDay},
     {"lifecycle-interval", "CUBBY_LIFECYCLE_INTERVAL", ApplyLifecycleInterval},
     {"master-key-file", "CUBBY_MASTER_KEY_FILE", ApplyMasterKeyFile},
+    {"default-encryption", "CUBBY_DEFAULT_ENCRYPTION", ApplyDefaultEncryption},
+    {"allow-sse-c-over-http", "CUBBY_ALLOW_SSE_C_OVER_HTTP", ApplyAllowSseCOverHttp},
 };
 constexpr size_t kAddressSetting = 1;
 constexpr size_t kEphemeralSetting = 6;
 // Flags that take no value: `--ephemeral` alone means `--ephemeral=true`.
-bool IsSwitch(std::string_view flag) { return flag == "ephemeral"; }
+bool IsSwitch(std::string_view flag) {
+  return flag == "ephemeral" || flag == "allow-sse-c-over-http";
+}
 
 constexpr std::string_view kRootKeyEnv = "CUBBY_ROOT_ACCESS_KEY";
 constexpr std::string_view kRootSecretEnv = "CUBBY_ROOT_SECRET_KEY";
@@ -559,6 +587,11 @@ Flags (each also settable by its environment variable; a flag wins):
                                            of base64, mode 0600/0400); unset: <data dir>/
                                            master.key, generated on first start (protects
                                            only copies of the data without that file)
+  --default-encryption AES256|none CUBBY_DEFAULT_ENCRYPTION  encryption of objects written
+                                           without encryption headers to a bucket without a
+                                           default-encryption rule (default none)
+  --allow-sse-c-over-http CUBBY_ALLOW_SSE_C_OVER_HTTP  accept SSE-C (customer keys) over plain
+                                           HTTP (S3 requires HTTPS; for tests)
   --help                                   print this text
   --version                                print the version
 

@@ -93,6 +93,13 @@ struct Config {
   // Unset: <data dir>/master.key, generated on the first start.
   std::optional<std::string> master_key_file;
 
+  // Encryption at rest (issue 16). --default-encryption AES256: objects written without
+  // encryption headers to a bucket without a default-encryption rule are SSE-S3 (none: they are
+  // stored in clear). --allow-sse-c-over-http: SSE-C requests are accepted over plain HTTP (S3
+  // requires HTTPS; for tests).
+  bool default_sse_s3 = false;
+  bool allow_sse_c_over_http = false;
+
   // --healthcheck URL: GET the URL, exit 0 on a 200 answer and 1 otherwise (for container
   // health probes in an image without curl). A value that is only a /path is resolved by
   // ParseConfig to this configuration's S3 listener (http, or https with TLS; 0.0.0.0 and ::

@@ -630,6 +630,8 @@ class Instance {
     service_options.default_object_ownership = config_.default_object_ownership;
     service_options.lifecycle_day = config_.lifecycle_day;
     service_options.keys = keys_ ? &*keys_ : nullptr;
+    service_options.default_sse_s3 = config_.default_sse_s3;
+    service_options.allow_sse_c_over_http = config_.allow_sse_c_over_http;
     // The built-in KMS (issue 16) runs on the keyring's KMS KEK; without a keyring there is none
     // and SSE-KMS and the KMS JSON API are refused.
     if (service_options.keys != nullptr) {

@@ -1,11 +1,12 @@
-// The S3 bucket configurations storage keeps for versioning, object lock, lifecycle and CORS, and
-// the object-lock facts each object version carries. Plain values: what the XML looks like is
-// s3api/bucket_config_xml.h's, what a lifecycle rule does is lifecycle/lifecycle.h's, and the
-// binary records are storage/bucket_config_codec.h's.
+// The S3 bucket configurations storage keeps for versioning, object lock, lifecycle, CORS and
+// default encryption, and the object-lock facts each object version carries. Plain values: what
+// the XML looks like is s3api/bucket_config_xml.h's, what a lifecycle rule does is
+// lifecycle/lifecycle.h's, and the binary records are storage/bucket_config_codec.h's.
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lifecycle-mgmt.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html
+//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/default-bucket-encryption.html
 #pragma once
 
 #include <cstdint>
@@ -105,6 +106,30 @@ struct CorsRule {
 struct CorsConfig {
   std::vector<CorsRule> rules;
   bool operator==(const CorsConfig&) const = default;
+};
+
+// A default-encryption algorithm (PutBucketEncryption's SSEAlgorithm). The numbers are stored:
+// never renumber.
+enum class SseAlgorithm : uint8_t {
+  kAes256 = 1,      // "AES256": SSE-S3
+  kAwsKms = 2,      // "aws:kms": SSE-KMS
+  kAwsKmsDsse = 3,  // "aws:kms:dsse": dual-layer SSE-KMS (s3api refuses it today)
+};
+
+// One default-encryption rule, stored as PutBucketEncryption gave it (s3api checks it).
+struct BucketEncryptionRule {
+  SseAlgorithm algorithm = SseAlgorithm::kAes256;
+  // KMSMasterKeyID exactly as given (key id, key ARN, alias name or alias ARN); empty: none
+  // (SSE-KMS then uses the AWS-managed key). Only with kAwsKms and kAwsKmsDsse.
+  std::string kms_master_key_id;
+  bool bucket_key_enabled = false;
+  bool operator==(const BucketEncryptionRule&) const = default;
+};
+
+// A bucket's default-encryption configuration (S3 allows exactly one rule). No rules: none set.
+struct BucketEncryption {
+  std::vector<BucketEncryptionRule> rules;
+  bool operator==(const BucketEncryption&) const = default;
 };
 
 // One object version's retention. mode kNone: none (retain_until_ms is then 0).

@@ -27,6 +27,9 @@ Result<LifecycleConfig> DecodeLifecycleConfig(std::string_view in);
 std::string EncodeCorsConfig(const CorsConfig& config);
 Result<CorsConfig> DecodeCorsConfig(std::string_view in);
 
+std::string EncodeBucketEncryption(const BucketEncryption& config);
+Result<BucketEncryption> DecodeBucketEncryption(std::string_view in);
+
 // One object version's retention and legal hold.
 std::string EncodeObjectLockState(const ObjectLockState& state);
 Result<ObjectLockState> DecodeObjectLockState(std::string_view in);

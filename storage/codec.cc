@@ -28,6 +28,9 @@ constexpr uint8_t kVersion5 = 5;
 // BucketRecord only: version 5 (its tags possibly empty) followed by the CORS configuration;
 // written only when the bucket has CORS rules.
 constexpr uint8_t kVersion6 = 6;
+// BucketRecord only: version 6 (its CORS configuration possibly empty) followed by the default
+// encryption configuration; written only when the bucket has an encryption rule.
+constexpr uint8_t kVersion7 = 7;
 // ObjectMeta only: version 4 followed by the object's tags; written only when it has tags, so
 // untagged objects keep version <= 4.
 constexpr uint8_t kVersionTagged = 5;
@@ -246,12 +249,18 @@ void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::st
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  const bool v6 = !r.cors.rules.empty();
+  const bool v7 = !r.encryption.rules.empty();
+  const bool v6 = v7 || !r.cors.rules.empty();
   const bool v5 = v6 || !r.tags.empty();
   const bool v4 = v5 || !r.lifecycle.rules.empty();
   const bool v3 = v4 || r.versioning != VersioningState::kUnversioned ||
                   r.object_lock != ObjectLockConfig{};
-  PutByte(&out, v6 ? kVersion6 : v5 ? kVersion5 : v4 ? kVersion4 : v3 ? kVersion3 : kVersion2);
+  PutByte(&out, v7   ? kVersion7
+                : v6 ? kVersion6
+                : v5 ? kVersion5
+                : v4 ? kVersion4
+                : v3 ? kVersion3
+                     : kVersion2);
   PutBytes(&out, r.name);
   PutSigned(&out, r.created_ms);
   PutByte(&out, static_cast<uint8_t>(r.anonymous));
@@ -275,6 +284,7 @@ std::string EncodeBucket(const BucketRecord& r) {
   if (v4) PutBytes(&out, EncodeLifecycleConfig(r.lifecycle));
   if (v5) PutPairs(&out, r.tags);
   if (v6) PutBytes(&out, EncodeCorsConfig(r.cors));
+  if (v7) PutBytes(&out, EncodeBucketEncryption(r.encryption));
   return out;
 }
 
@@ -282,7 +292,7 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
   Reader rd(in);
   BucketRecord r;
   uint8_t version = 0;
-  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion6) return Corrupt("bucket");
+  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion7) return Corrupt("bucket");
   const bool v2 = version >= kVersion2;
   if (!rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) || !rd.GetMode(&r.anonymous) ||
       !rd.GetBool(&r.force_delete) || !rd.GetBool(&r.created_by_cosi) ||
@@ -332,9 +342,18 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
     std::string cors;
     if (!rd.GetString(&cors)) return Corrupt("bucket");
     Result<CorsConfig> config = DecodeCorsConfig(cors);
-    // A version-6 record is written only with CORS rules: none is corruption.
-    if (!config.ok() || config->rules.empty()) return Corrupt("bucket");
+    // A version-6 record is written only with CORS rules: none is corruption. Version 7 carries
+    // the configuration whether or not there are rules.
+    if (!config.ok() || (version == kVersion6 && config->rules.empty())) return Corrupt("bucket");
     r.cors = std::move(config).value();
+  }
+  if (version >= kVersion7) {
+    std::string encryption;
+    if (!rd.GetString(&encryption)) return Corrupt("bucket");
+    Result<BucketEncryption> config = DecodeBucketEncryption(encryption);
+    // A version-7 record is written only with an encryption rule: none is corruption.
+    if (!config.ok() || config->rules.empty()) return Corrupt("bucket");
+    r.encryption = std::move(config).value();
   }
   if (!rd.done()) return Corrupt("bucket");
   return r;
@@ -1220,6 +1239,40 @@ Result<CorsConfig> DecodeCorsConfig(std::string_view in) {
     if (!GetCorsRule(&rd, &r)) return Corrupt("cors");
   }
   if (!rd.done()) return Corrupt("cors");
+  return c;
+}
+
+// ---- BucketEncryption: version, rule count, rules (algorithm byte, KMS key id, bucket-key
+// flag).
+std::string EncodeBucketEncryption(const BucketEncryption& c) {
+  std::string out;
+  PutByte(&out, kVersion1);
+  PutVarint(&out, c.rules.size());
+  for (const BucketEncryptionRule& r : c.rules) {
+    PutByte(&out, static_cast<uint8_t>(r.algorithm));
+    PutBytes(&out, r.kms_master_key_id);
+    PutBool(&out, r.bucket_key_enabled);
+  }
+  return out;
+}
+
+Result<BucketEncryption> DecodeBucketEncryption(std::string_view in) {
+  Reader rd(in);
+  BucketEncryption c;
+  uint64_t n;
+  // A rule is 3 bytes at least: algorithm, key id length, flag.
+  if (!rd.Version() || !rd.GetCount(&n, 3)) return Corrupt("bucket encryption");
+  c.rules.resize(n);
+  for (BucketEncryptionRule& r : c.rules) {
+    uint8_t algorithm;
+    if (!rd.GetByte(&algorithm) || algorithm < static_cast<uint8_t>(SseAlgorithm::kAes256) ||
+        algorithm > static_cast<uint8_t>(SseAlgorithm::kAwsKmsDsse) ||
+        !rd.GetString(&r.kms_master_key_id) || !rd.GetBool(&r.bucket_key_enabled)) {
+      return Corrupt("bucket encryption");
+    }
+    r.algorithm = static_cast<SseAlgorithm>(algorithm);
+  }
+  if (!rd.done()) return Corrupt("bucket encryption");
   return c;
 }
 

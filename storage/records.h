@@ -43,6 +43,8 @@ struct BucketRecord {
   std::vector<std::pair<std::string, std::string>> tags;
   // CORS rules (PutBucketCors), stored as given; no rules: none set.
   CorsConfig cors;
+  // Default encryption (PutBucketEncryption), stored as given; no rules: none set.
+  BucketEncryption encryption;
 };
 
 // One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the

@@ -45,7 +45,6 @@ def test_gets_answer_as_for_a_bucket_without_configuration(s3, bucket):
 @pytest.mark.parametrize("call,code", [
     ("get_bucket_website", "NoSuchWebsiteConfiguration"),
     ("get_bucket_replication", "ReplicationConfigurationNotFoundError"),
-    ("get_bucket_encryption", "ServerSideEncryptionConfigurationNotFoundError"),
     ("get_bucket_analytics_configuration", "NoSuchConfiguration"),
     ("get_bucket_metrics_configuration", "NoSuchConfiguration"),
     ("get_bucket_inventory_configuration", "NoSuchConfiguration"),
@@ -65,7 +64,7 @@ def test_missing_configuration_errors(s3, bucket, call, code):
 
 
 @pytest.mark.parametrize("call", [
-    "delete_bucket_website", "delete_bucket_replication", "delete_bucket_encryption"])
+    "delete_bucket_website", "delete_bucket_replication"])
 def test_deletes_with_nothing_set(s3, bucket, call):
     assert status_of(getattr(s3, call)(Bucket=bucket)) == 204
 
@@ -78,9 +77,6 @@ def test_deletes_with_nothing_set(s3, bucket, call):
      "PutBucketNotificationConfiguration"),
     ("put_bucket_accelerate_configuration",
      {"AccelerateConfiguration": {"Status": "Enabled"}}, "PutBucketAccelerateConfiguration"),
-    ("put_bucket_encryption", {"ServerSideEncryptionConfiguration": {"Rules": [
-        {"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]}},
-     "PutBucketEncryption"),
     ("put_bucket_metrics_configuration",
      {"Id": "m", "MetricsConfiguration": {"Id": "m"}}, "PutBucketMetricsConfiguration"),
 ])
@@ -108,7 +104,7 @@ def test_request_payment(s3, bucket):
 @pytest.mark.parametrize("call", [
     "get_bucket_website", "get_bucket_logging", "get_bucket_notification_configuration",
     "get_bucket_request_payment", "get_bucket_accelerate_configuration",
-    "get_bucket_replication", "get_bucket_encryption", "list_bucket_metrics_configurations",
+    "get_bucket_replication", "list_bucket_metrics_configurations",
     "delete_bucket_website", "put_bucket_request_payment"])
 def test_missing_bucket(s3, call):
     kwargs = {"Bucket": new_bucket_name()}

@@ -51,10 +51,6 @@ std::vector<Case> Cases() {
        ""},
       {"PUT", "replication", "PutBucketReplication", 501, "NotImplemented", ""},
       {"DELETE", "replication", "DeleteBucketReplication", 204, "", ""},
-      {"GET", "encryption", "GetBucketEncryption", 404,
-       "ServerSideEncryptionConfigurationNotFoundError", ""},
-      {"PUT", "encryption", "PutBucketEncryption", 501, "NotImplemented", ""},
-      {"DELETE", "encryption", "DeleteBucketEncryption", 204, "", ""},
       {"GET", "analytics", "ListBucketAnalyticsConfigurations", 200, "",
        "<ListBucketAnalyticsConfigurationResult" + kNs + list_end +
            "ListBucketAnalyticsConfigurationResult>"},

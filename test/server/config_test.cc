@@ -161,6 +161,29 @@ TEST(ConfigTest, GoodConfigurations) {
       {"help skips validation", {"--help"}, {{"CUBBY_REGION", "BAD"}},
        [](const Config& c) { EXPECT_TRUE(c.help); }},
       {"version", {"--version"}, {}, [](const Config& c) { EXPECT_TRUE(c.version); }},
+      {"encryption defaults", {}, {},
+       [](const Config& c) {
+         EXPECT_FALSE(c.default_sse_s3);
+         EXPECT_FALSE(c.allow_sse_c_over_http);
+       }},
+      {"default encryption AES256", {"--default-encryption", "AES256"}, {},
+       [](const Config& c) { EXPECT_TRUE(c.default_sse_s3); }},
+      {"default encryption env", {}, {{"CUBBY_DEFAULT_ENCRYPTION", "AES256"}},
+       [](const Config& c) { EXPECT_TRUE(c.default_sse_s3); }},
+      {"default encryption flag wins", {"--default-encryption=none"},
+       {{"CUBBY_DEFAULT_ENCRYPTION", "AES256"}},
+       [](const Config& c) { EXPECT_FALSE(c.default_sse_s3); }},
+      {"sse-c over http switch", {"--allow-sse-c-over-http"}, {},
+       [](const Config& c) { EXPECT_TRUE(c.allow_sse_c_over_http); }},
+      {"sse-c over http switch then flag", {"--allow-sse-c-over-http", "--region", "r1"}, {},
+       [](const Config& c) {
+         EXPECT_TRUE(c.allow_sse_c_over_http);
+         EXPECT_EQ(c.region, "r1");
+       }},
+      {"sse-c over http false", {"--allow-sse-c-over-http=false"}, {},
+       [](const Config& c) { EXPECT_FALSE(c.allow_sse_c_over_http); }},
+      {"sse-c over http env", {}, {{"CUBBY_ALLOW_SSE_C_OVER_HTTP", "1"}},
+       [](const Config& c) { EXPECT_TRUE(c.allow_sse_c_over_http); }},
       {"several flags", {"--region", "r1", "--log-level", "warn", "--data-dir", "d"}, {},
        [](const Config& c) {
          EXPECT_EQ(c.region, "r1");
@@ -198,6 +221,14 @@ TEST(ConfigTest, BadConfigurations) {
       {"lifecycle interval bad", {}, {{"CUBBY_LIFECYCLE_INTERVAL", "soon"}},
        "CUBBY_LIFECYCLE_INTERVAL: invalid duration"},
       {"single dash", {"-v"}, {}, "unexpected argument '-v'"},
+      {"default encryption lowercase", {"--default-encryption", "aes256"}, {},
+       "--default-encryption: expected AES256 or none, got \"aes256\""},
+      {"default encryption kms", {}, {{"CUBBY_DEFAULT_ENCRYPTION", "aws:kms"}},
+       "CUBBY_DEFAULT_ENCRYPTION: expected AES256 or none"},
+      {"sse-c over http bad", {"--allow-sse-c-over-http=maybe"}, {},
+       "--allow-sse-c-over-http: expected 1/true/yes or 0/false/no, got 'maybe'"},
+      {"sse-c over http env bad", {}, {{"CUBBY_ALLOW_SSE_C_OVER_HTTP", "on"}},
+       "CUBBY_ALLOW_SSE_C_OVER_HTTP: expected"},
       {"missing value", {"--data-dir"}, {}, "missing value for --data-dir"},
       {"empty value", {"--region="}, {}, "empty value for --region"},
       {"empty master key file", {"--master-key-file="}, {}, "empty value for --master-key-file"},

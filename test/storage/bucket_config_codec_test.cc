@@ -64,6 +64,14 @@ std::vector<CorsConfig> CorsConfigs() {
   return {CorsConfig{}, CorsConfig{{minimal}}, CorsConfig{{full, empty_id, minimal}}};
 }
 
+std::vector<BucketEncryption> Encryptions() {
+  BucketEncryptionRule s3;
+  BucketEncryptionRule kms{SseAlgorithm::kAwsKms, "alias/app", true};
+  BucketEncryptionRule dsse{SseAlgorithm::kAwsKmsDsse, std::string(300, 'k'), false};
+  return {BucketEncryption{}, BucketEncryption{{s3}}, BucketEncryption{{kms}},
+          BucketEncryption{{dsse, s3}}};
+}
+
 std::vector<ObjectLockState> LockStates() {
   return {ObjectLockState{},
           ObjectLockState{{RetentionMode::kGovernance, 1893456000000}, LegalHold::kNever},
@@ -105,6 +113,14 @@ TEST(BucketConfigCodecTest, CorsConfigRoundTrips) {
   }
 }
 
+TEST(BucketConfigCodecTest, BucketEncryptionRoundTrips) {
+  for (const BucketEncryption& c : Encryptions()) {
+    Result<BucketEncryption> back = DecodeBucketEncryption(EncodeBucketEncryption(c));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, c);
+  }
+}
+
 TEST(BucketConfigCodecTest, ObjectLockStateRoundTrips) {
   for (const ObjectLockState& s : LockStates()) {
     Result<ObjectLockState> back = DecodeObjectLockState(EncodeObjectLockState(s));
@@ -132,6 +148,12 @@ TEST(BucketConfigCodecTest, FormatIsPinned) {
             "\x00\x00"s);   // no allowed or exposed headers
   // Three rules; the first has an id (255 bytes: a two-byte varint) and a max age.
   EXPECT_EQ(EncodeCorsConfig(CorsConfigs()[2]).substr(0, 5), "\x01\x03\x03\xff\x01"s);
+  EXPECT_EQ(EncodeBucketEncryption(Encryptions()[2]),
+            "\x01\x01"  // version, one rule
+            "\x02"      // aws:kms
+            "\x09"      // key id: 9 bytes
+            "alias/app"
+            "\x01"s);  // bucket key enabled
 }
 
 // Every encoding, cut short anywhere or with a byte appended, is kCorruption.
@@ -160,6 +182,7 @@ TEST(BucketConfigCodecTest, TruncatedTrailingOrUnknownVersionIsCorruption) {
   ExpectStrict(LifecycleConfigs(), EncodeLifecycleConfig, DecodeLifecycleConfig);
   ExpectStrict(LockStates(), EncodeObjectLockState, DecodeObjectLockState);
   ExpectStrict(CorsConfigs(), EncodeCorsConfig, DecodeCorsConfig);
+  ExpectStrict(Encryptions(), EncodeBucketEncryption, DecodeBucketEncryption);
 }
 
 TEST(BucketConfigCodecTest, OutOfRangeValuesAreCorruption) {
@@ -173,6 +196,7 @@ TEST(BucketConfigCodecTest, OutOfRangeValuesAreCorruption) {
   auto lifecycle = [](std::string_view in) { return DecodeLifecycleConfig(in).ok(); };
   auto state = [](std::string_view in) { return DecodeObjectLockState(in).ok(); };
   auto cors = [](std::string_view in) { return DecodeCorsConfig(in).ok(); };
+  auto encryption = [](std::string_view in) { return DecodeBucketEncryption(in).ok(); };
   const Case cases[] = {
       {"versioning state 3", "\x01\x03"s, versioning},
       {"lock enabled 2", "\x01\x02\x00"s, lock},
@@ -194,6 +218,11 @@ TEST(BucketConfigCodecTest, OutOfRangeValuesAreCorruption) {
       {"cors max age above 32 bits", "\x01\x01\x02\x80\x80\x80\x80\x10\x00\x00\x00\x00"s,
        cors},
       {"cors origin count past input", "\x01\x01\x00\x00\x09\x00\x00"s, cors},
+      {"encryption algorithm 0", "\x01\x01\x00\x00\x00"s, encryption},
+      {"encryption algorithm 4", "\x01\x01\x04\x00\x00"s, encryption},
+      {"encryption bucket key 2", "\x01\x01\x01\x00\x02"s, encryption},
+      {"encryption rule count past input", "\x01\x02\x01\x00\x00"s, encryption},
+      {"encryption key id past input", "\x01\x01\x02\x05k\x00"s, encryption},
   };
   for (const Case& c : cases) EXPECT_FALSE(c.decodes(c.bytes)) << c.name;
   // The same shapes with in-range values decode (so the cases above fail for their reason).
@@ -202,6 +231,8 @@ TEST(BucketConfigCodecTest, OutOfRangeValuesAreCorruption) {
   EXPECT_TRUE(lifecycle("\x01\x01\x01r\x07\x00\x00\x04\x01"s));
   EXPECT_TRUE(state("\x01\x02\x00\x02"s));
   EXPECT_TRUE(cors("\x01\x01\x03\x00\x7f\x00\x00\x00\x00"s));
+  EXPECT_TRUE(encryption("\x01\x01\x03\x00\x01"s));
+  EXPECT_TRUE(encryption("\x01\x01\x02\x01k\x00"s));
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ void ExpectSame(const BucketRecord& a, const BucketRecord& b) {
   EXPECT_EQ(a.lifecycle, b.lifecycle);
   EXPECT_EQ(a.tags, b.tags);
   EXPECT_EQ(a.cors, b.cors);
+  EXPECT_EQ(a.encryption, b.encryption);
 }
 
 void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
@@ -131,8 +132,13 @@ std::vector<BucketRecord> Buckets() {
   BucketRecord cors_only;  // CORS alone moves the record to version 5, lifecycle empty
   cors_only.name = "c";
   cors_only.cors.rules = {cors, cors};
-  return {empty,         full,           negative, owned, preferred, with_lifecycle,
-          lifecycle_only, with_cors, cors_only};
+  BucketRecord with_encryption = with_cors;  // version 7: a default-encryption rule
+  with_encryption.encryption.rules = {{SseAlgorithm::kAwsKms, "arn:aws:kms:k", true}};
+  BucketRecord encryption_only;  // encryption alone moves the record to version 7
+  encryption_only.name = "e";
+  encryption_only.encryption.rules = {{}};
+  return {empty,          full,      negative,  owned,           preferred,      with_lifecycle,
+          lifecycle_only, with_cors, cors_only, with_encryption, encryption_only};
 }
 
 std::vector<ObjectMeta> Metas() {
@@ -778,6 +784,59 @@ TEST(Codec, CorsFieldVersions) {
   v4_empty[0] = 4;
   v4_empty.resize(v4_empty.size() - 1 - EncodeCorsConfig(b.cors).size() - 1);
   EXPECT_EQ(DecodeBucket(v4_empty).status().code(), Code::kCorruption);
+}
+
+// A bucket record moves to version 7 only when it has an encryption rule, so every other bucket
+// keeps its bytes (records written before it decode with none); version 7 may carry an empty
+// CORS configuration but not an empty encryption configuration.
+TEST(Codec, EncryptionFieldVersions) {
+  BucketRecord b;
+  b.name = "b";
+  b.versioning = VersioningState::kEnabled;
+  const std::string v3 = EncodeBucket(b);
+  ASSERT_EQ(v3[0], 3);
+  Result<BucketRecord> back = DecodeBucket(v3);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->encryption.rules.empty());
+  b.encryption.rules = {{SseAlgorithm::kAes256, "", false}};
+  const std::string v7 = EncodeBucket(b);
+  EXPECT_EQ(v7[0], 7);
+  back = DecodeBucket(v7);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->encryption, b.encryption);
+  EXPECT_TRUE(back->cors.rules.empty());
+  EXPECT_EQ(back->versioning, VersioningState::kEnabled);
+  // Removing the rule gives back the version-3 bytes.
+  b.encryption = {};
+  EXPECT_EQ(EncodeBucket(b), v3);
+  // With CORS rules too, both come back; without the rule, the version-6 bytes.
+  CorsRule rule;
+  rule.allowed_methods = {"GET"};
+  rule.allowed_origins = {"*"};
+  b.cors.rules = {rule};
+  const std::string v6 = EncodeBucket(b);
+  ASSERT_EQ(v6[0], 6);
+  b.encryption.rules = {{SseAlgorithm::kAwsKms, "alias/a", true}};
+  back = DecodeBucket(EncodeBucket(b));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->cors, b.cors);
+  EXPECT_EQ(back->encryption, b.encryption);
+  // Version 7 with an empty encryption configuration, and with a corrupt one.
+  const std::string no_rules = EncodeBucketEncryption(BucketEncryption{});
+  std::string empty = v6 + static_cast<char>(no_rules.size()) + no_rules;
+  empty[0] = 7;
+  EXPECT_EQ(DecodeBucket(empty).status().code(), Code::kCorruption);
+  std::string bad = v6 + "\x05\x01\x01\x09\x00\x00"s;
+  bad[0] = 7;
+  EXPECT_EQ(DecodeBucket(bad).status().code(), Code::kCorruption);
+  // Version-6 bytes followed by an encryption configuration are trailing bytes for version 6.
+  std::string v6_tail = EncodeBucket(b);
+  v6_tail[0] = 6;
+  EXPECT_EQ(DecodeBucket(v6_tail).status().code(), Code::kCorruption);
+  // A version-8 record is unknown.
+  std::string v8 = EncodeBucket(b);
+  v8[0] = 8;
+  EXPECT_EQ(DecodeBucket(v8).status().code(), Code::kCorruption);
 }
 
 // Tags move a record to a version of its own only when it has some: untagged buckets and
