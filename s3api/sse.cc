@@ -169,7 +169,7 @@ class PlainReader final : public storage::ObjectReader {
         pos_ += take;
         continue;
       }
-      if (storage::Status s = Fill(); !s.ok()) return s;
+      if (storage::Status s = Fill(n - copied); !s.ok()) return s;
     }
     return copied;
   }
@@ -187,8 +187,10 @@ class PlainReader final : public storage::ObjectReader {
     out_off_ = 0;
   }
 
-  // Decrypts the next sealed segments at pos_ into out_.
-  storage::Status Fill() {
+  // Decrypts the sealed segments holding the next `want` bytes at pos_ (at most four segments
+  // at a time: few storage calls) into out_. Only segments a read needs are opened, so a
+  // damaged segment fails the reads that touch it and no other.
+  storage::Status Fill(size_t want_plain) {
     out_.clear();
     out_off_ = 0;
     if (!opener_) {
@@ -211,9 +213,17 @@ class PlainReader final : public storage::ObjectReader {
           });
       if (storage::Status s = sealed_->Seek(p.stored + range_.sealed_offset); !s.ok()) return s;
     }
-    // Four segments at a time: a whole pipe of work per call, few storage calls.
+    const Part& p = parts_[part_];
+    // The next segment to feed starts at this plaintext offset of the part (every segment but
+    // the last is whole); feed those up to the end of the wanted bytes, at least one.
+    const uint64_t next_plain =
+        (range_.first_segment + fed_ / crypt::kSealedSegmentBytes) * crypt::kSegmentBytes;
+    const uint64_t target = std::min<uint64_t>(pos_ - p.start + want_plain, p.size);
+    const uint64_t segments = std::clamp<uint64_t>(
+        (target - std::min(target, next_plain) + crypt::kSegmentBytes - 1) / crypt::kSegmentBytes,
+        1, 4);
     const uint64_t want =
-        std::min<uint64_t>(4 * crypt::kSealedSegmentBytes, range_.sealed_length - fed_);
+        std::min<uint64_t>(segments * crypt::kSealedSegmentBytes, range_.sealed_length - fed_);
     buffer_.resize(want);
     size_t got = 0;
     while (got < want) {

@@ -635,7 +635,7 @@ class Session {
     }
     if (!out.source_ok) {
       // Headers are out; the only honest signal left is a short body and a close.
-      env_.logger.Warn("response body source failed",
+      env_.logger.Error("response body source failed",
                        {{"request_id", request_id},
                         {"sent", out.sent},
                         {"expected", ResponseBodySize(response, is_head)}});
@@ -653,7 +653,8 @@ class Session {
 
   void LogRequest(const s3api::HttpRequest& request, const s3api::RequestSummary& summary,
                   int status, uint64_t bytes_in, uint64_t bytes_out, double duration_ms) {
-    env_.logger.Info("request",
+    // A 5xx is the server's failure (storage, data that fails to authenticate): an error line.
+    env_.logger.Log(status >= 500 ? LogLevel::kError : LogLevel::kInfo, "request",
                      {{"request_id", request.request_id},
                       {"remote", remote_},
                       {"method", request.method},

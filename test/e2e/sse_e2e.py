@@ -136,32 +136,33 @@ def headers_of(response):
 def assert_no_sse_headers(response, keep=()):
     """No encryption response header except those named in `keep`."""
     h = headers_of(response)
+    kept = {k.lower() for k in keep}
     for name in (SSE, SSE_KMS_KEY_ID, SSE_BUCKET_KEY, SSEC_ALG, SSEC_MD5, SSE_CONTEXT):
-        if name not in keep:
-            assert name not in h, (name, h)
+        if name.lower() not in kept:
+            assert name.lower() not in h, (name, h)
 
 
 def assert_sse_s3(response):
     h = headers_of(response)
-    assert h.get(SSE) == "AES256", h
+    assert h.get(SSE.lower()) == "AES256", h
     assert_no_sse_headers(response, keep=(SSE,))
 
 
 def assert_ssec(response, key):
     h = headers_of(response)
-    assert h.get(SSEC_ALG) == "AES256", h
-    assert h.get(SSEC_MD5) == key.md5_b64, h
+    assert h.get(SSEC_ALG.lower()) == "AES256", h
+    assert h.get(SSEC_MD5.lower()) == key.md5_b64, h
     # AWS sends no x-amz-server-side-encryption for SSE-C, and never the key itself.
-    assert SSE not in h, h
-    assert SSEC_KEY not in h, h
+    assert SSE.lower() not in h, h
+    assert SSEC_KEY.lower() not in h, h
     assert_no_sse_headers(response, keep=(SSEC_ALG, SSEC_MD5))
 
 
 def assert_kms(response, key_arn):
     h = headers_of(response)
-    assert h.get(SSE) == "aws:kms", h
-    assert h.get(SSE_KMS_KEY_ID) == key_arn, h
-    assert SSEC_ALG not in h and SSEC_MD5 not in h, h
+    assert h.get(SSE.lower()) == "aws:kms", h
+    assert h.get(SSE_KMS_KEY_ID.lower()) == key_arn, h
+    assert SSEC_ALG.lower() not in h and SSEC_MD5.lower() not in h, h
 
 
 def not_md5_etag(etag, data):
