@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(request auth payload xml policy acl iam lifecycle form post_policy)
+all_targets=(request auth payload xml policy acl iam lifecycle form post_policy seal)
 seconds=30
 targets=()
 while (($#)); do
