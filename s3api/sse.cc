@@ -169,7 +169,16 @@ class PlainReader final : public storage::ObjectReader {
         pos_ += take;
         continue;
       }
-      if (storage::Status s = Fill(n - copied); !s.ok()) return s;
+      // Opened bytes go straight into the caller's buffer; only what does not fit waits in out_.
+      direct_ = buf + copied;
+      direct_cap_ = n - copied;
+      direct_n_ = 0;
+      storage::Status s = Fill(n - copied);
+      direct_ = nullptr;
+      direct_cap_ = 0;
+      copied += direct_n_;
+      pos_ += direct_n_;
+      if (!s.ok()) return s;
     }
     return copied;
   }
@@ -208,7 +217,10 @@ class PlainReader final : public storage::ObjectReader {
       fed_ = 0;
       opener_ = std::make_unique<crypt::OpenReader>(
           keys_.keys[part_], keys_.contexts[part_], range_, [this](std::string_view plain) {
-            out_.append(plain);
+            const size_t direct = std::min(plain.size(), direct_cap_ - direct_n_);
+            if (direct > 0) std::memcpy(direct_ + direct_n_, plain.data(), direct);
+            direct_n_ += direct;
+            out_.append(plain.substr(direct));
             return true;
           });
       if (storage::Status s = sealed_->Seek(p.stored + range_.sealed_offset); !s.ok()) return s;
@@ -260,6 +272,10 @@ class PlainReader final : public storage::ObjectReader {
   std::string buffer_;
   std::string out_;
   size_t out_off_ = 0;
+  // During Fill from Read: the caller's buffer, its room and what the sink put there.
+  char* direct_ = nullptr;
+  size_t direct_cap_ = 0;
+  size_t direct_n_ = 0;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@ import urllib.parse
 import uuid
 
 import pytest
+from botocore.exceptions import ClientError
 
 from cubby_e2e import S3_NS, make_client, send
 
@@ -243,10 +244,19 @@ def test_errors(server, s3, bucket):
     assert r.status == 412 and error_code(r)[0] == "PreconditionFailed"
     r = post(server, bucket, [("x-ignore-pad", "p" * 21000)] + good)
     assert r.status == 400 and error_code(r)[0] == "MaxPostPreDataLengthExceededError"
+    # Encryption fields are a PUT's headers: SSE-S3 is stored sealed, dual-layer is refused.
     sse = presigned(s3, bucket, "e", fields={"x-amz-server-side-encryption": "AES256"},
                     conditions=[{"x-amz-server-side-encryption": "AES256"}])
     r = post(server, bucket, sse)
+    assert r.status == 204, r
+    assert r.headers.get("x-amz-server-side-encryption") == "AES256", r.headers
+    assert s3.head_object(Bucket=bucket, Key="e")["ServerSideEncryption"] == "AES256"
+    dsse = presigned(s3, bucket, "e2", fields={"x-amz-server-side-encryption": "aws:kms:dsse"},
+                     conditions=[{"x-amz-server-side-encryption": "aws:kms:dsse"}])
+    r = post(server, bucket, dsse)
     assert r.status == 501 and error_code(r)[0] == "NotImplemented"
+    with pytest.raises(ClientError):
+        s3.head_object(Bucket=bucket, Key="e2")
     sc = presigned(s3, bucket, "e", fields={"x-amz-storage-class": "PLATINUM"},
                    conditions=[{"x-amz-storage-class": "PLATINUM"}])
     r = post(server, bucket, sc)
