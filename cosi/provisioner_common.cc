@@ -24,8 +24,8 @@ grpc::Status CheckRequired(std::string_view field, std::string_view value, size_
   return grpc::Status::OK;
 }
 
-storage::Result<Parameters> ToParameters(std::string_view field,
-                                         const google::protobuf::Map<std::string, std::string>& in) {
+storage::Result<Parameters> ToParameters(
+    std::string_view field, const google::protobuf::Map<std::string, std::string>& in) {
   Parameters out(in.begin(), in.end());
   storage::Status size = CheckMapSize(field, out);
   if (!size.ok()) return size;
@@ -33,12 +33,23 @@ storage::Result<Parameters> ToParameters(std::string_view field,
 }
 
 std::string_view GrpcCodeName(grpc::StatusCode code) {
-  static constexpr std::string_view kNames[] = {
-      "OK",           "CANCELLED",          "UNKNOWN",   "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED", "NOT_FOUND",     "ALREADY_EXISTS", "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE", "DATA_LOSS",
-      "UNAUTHENTICATED"};
+  static constexpr std::string_view kNames[] = {"OK",
+                                                "CANCELLED",
+                                                "UNKNOWN",
+                                                "INVALID_ARGUMENT",
+                                                "DEADLINE_EXCEEDED",
+                                                "NOT_FOUND",
+                                                "ALREADY_EXISTS",
+                                                "PERMISSION_DENIED",
+                                                "RESOURCE_EXHAUSTED",
+                                                "FAILED_PRECONDITION",
+                                                "ABORTED",
+                                                "OUT_OF_RANGE",
+                                                "UNIMPLEMENTED",
+                                                "INTERNAL",
+                                                "UNAVAILABLE",
+                                                "DATA_LOSS",
+                                                "UNAUTHENTICATED"};
   const auto index = static_cast<size_t>(code);
   return index < std::size(kNames) ? kNames[index] : "UNKNOWN";
 }
@@ -72,11 +83,11 @@ grpc::Status CreateOrMatchBucket(storage::Store* store, const std::string& name,
     // mode was changed; compare what the bucket does, not what it was created with.
     const BucketParams existing = BucketParamsOf(*bucket);
     if (!(existing == wanted)) {
-      return grpc::Status(
-          grpc::StatusCode::ALREADY_EXISTS,
-          "bucket \"" + name + "\" exists with different parameters (anonymousAccessMode=" +
-              std::string(AnonymousModeName(existing.anonymous)) +
-              ", forceDelete=" + (existing.force_delete ? "true" : "false") + ")");
+      return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
+                          "bucket \"" + name +
+                              "\" exists with different parameters (anonymousAccessMode=" +
+                              std::string(AnonymousModeName(existing.anonymous)) +
+                              ", forceDelete=" + (existing.force_delete ? "true" : "false") + ")");
     }
   }
   return grpc::Status::OK;

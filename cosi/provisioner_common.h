@@ -3,15 +3,15 @@
 // version's service converts its own messages and calls these.
 #pragma once
 
+#include <google/protobuf/map.h>
+#include <grpcpp/support/status.h>
+
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
-
-#include <google/protobuf/map.h>
-#include <grpcpp/support/status.h>
 
 #include "cosi/params.h"
 #include "storage/store.h"
@@ -47,8 +47,8 @@ grpc::Status DeleteBucketAs(storage::Store* store, const std::string& bucket_id,
 
 // Called once per call with the method, a name from the request and the gRPC code name:
 // nothing else, so no secret can reach a log. Unset: one line on stderr.
-using CallLog = std::function<void(std::string_view method, std::string_view bucket,
-                                   std::string_view code)>;
+using CallLog =
+    std::function<void(std::string_view method, std::string_view bucket, std::string_view code)>;
 // Logs (method, `bucket` made printable and bounded, code) and returns `status`.
 grpc::Status LogCall(const CallLog& log, std::string_view method, std::string_view bucket,
                      const grpc::Status& status);

@@ -26,7 +26,8 @@ grpc::Status CheckProtocol(v2::ObjectProtocol::Type type, std::string_view field
     case v2::ObjectProtocol::GCS:
       return InvalidArgument(std::string(field) + " GCS is not supported: cubby serves only S3");
     case v2::ObjectProtocol::UNKNOWN:
-      return InvalidArgument(std::string(field) + " UNKNOWN is not supported: cubby serves only S3");
+      return InvalidArgument(std::string(field) +
+                             " UNKNOWN is not supported: cubby serves only S3");
     default:
       return InvalidArgument(std::string(field) + " has an unknown value: cubby serves only S3");
   }
@@ -53,9 +54,9 @@ storage::Result<AccessMode> ToAccessMode(v2::AccessMode::Mode mode, const std::s
     default:  // open enum: a value this proto does not define
       break;
   }
-  return storage::Status(Code::kInvalidArgument,
-                         "access_mode of bucket \"" + bucket +
-                             "\" must be READ_WRITE, READ_ONLY or WRITE_ONLY");
+  return storage::Status(
+      Code::kInvalidArgument,
+      "access_mode of bucket \"" + bucket + "\" must be READ_WRITE, READ_ONLY or WRITE_ONLY");
 }
 
 std::string DescribeGrants(const std::map<std::string, AccessMode>& grants) {
@@ -81,9 +82,9 @@ grpc::Status V1alpha2ProvisionerService::DriverCreateBucket(grpc::ServerContext*
   return LogCall(options_.log, "DriverCreateBucket", request->name(), status);
 }
 
-grpc::Status V1alpha2ProvisionerService::DriverGetExistingBucket(
-    grpc::ServerContext* context, const GetExistingRequest* request,
-    GetExistingResponse* response) {
+grpc::Status V1alpha2ProvisionerService::DriverGetExistingBucket(grpc::ServerContext* context,
+                                                                 const GetExistingRequest* request,
+                                                                 GetExistingResponse* response) {
   grpc::Status status = GetExistingBucket(*request, response);
   if (!status.ok()) response->Clear();
   return LogCall(options_.log, "DriverGetExistingBucket", request->existing_bucket_id(), status);
@@ -92,8 +93,7 @@ grpc::Status V1alpha2ProvisionerService::DriverGetExistingBucket(
 grpc::Status V1alpha2ProvisionerService::DriverDeleteBucket(grpc::ServerContext* context,
                                                             const DeleteRequest* request,
                                                             DeleteResponse* response) {
-  return LogCall(options_.log, "DriverDeleteBucket", request->bucket_id(),
-                 DeleteBucket(*request));
+  return LogCall(options_.log, "DriverDeleteBucket", request->bucket_id(), DeleteBucket(*request));
 }
 
 grpc::Status V1alpha2ProvisionerService::DriverGrantBucketAccess(grpc::ServerContext* context,

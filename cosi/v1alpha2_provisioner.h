@@ -70,14 +70,12 @@ class V1alpha2ProvisionerService final
                                   DeleteResponse* response) override;
   grpc::Status DriverGrantBucketAccess(grpc::ServerContext* context, const GrantRequest* request,
                                        GrantResponse* response) override;
-  grpc::Status DriverRevokeBucketAccess(grpc::ServerContext* context,
-                                        const RevokeRequest* request,
+  grpc::Status DriverRevokeBucketAccess(grpc::ServerContext* context, const RevokeRequest* request,
                                         RevokeResponse* response) override;
 
  private:
   grpc::Status CreateBucket(const CreateRequest& request, CreateResponse* response);
-  grpc::Status GetExistingBucket(const GetExistingRequest& request,
-                                 GetExistingResponse* response);
+  grpc::Status GetExistingBucket(const GetExistingRequest& request, GetExistingResponse* response);
   grpc::Status DeleteBucket(const DeleteRequest& request);
   grpc::Status GrantAccess(const GrantRequest& request, GrantResponse* response);
   grpc::Status RevokeAccess(const RevokeRequest& request);

@@ -13,11 +13,11 @@
 // method paths and the wire format are exactly the .proto's.
 //
 // Usage: strip_option_extensions IN.pb OUT.pb FILE.proto   (exit 0 on success)
+#include <google/protobuf/descriptor.pb.h>
+
 #include <fstream>
 #include <iostream>
 #include <string>
-
-#include <google/protobuf/descriptor.pb.h>
 
 int main(int argc, char** argv) {
   if (argc != 4) {

@@ -191,8 +191,7 @@ storage::Result<std::unique_ptr<CosiListener>> CosiListener::Start(const CosiOpt
   provisioner_options.endpoint = options.public_endpoint;
   provisioner_options.log = options.log;
   provisioner_options.domain = options.domain;
-  listener->provisioner_ =
-      std::make_unique<cosi::ProvisionerService>(store, provisioner_options);
+  listener->provisioner_ = std::make_unique<cosi::ProvisionerService>(store, provisioner_options);
   listener->identity_v1alpha2_ =
       std::make_unique<cosi::V1alpha2IdentityService>(options.driver_name);
   listener->provisioner_v1alpha2_ =

@@ -36,8 +36,7 @@ class V1alpha2Test : public CosiFixture {
     for (v2::ObjectProtocol::Type type : protocols) request.add_protocols()->set_type(type);
     for (const auto& [k, v] : params) (*request.mutable_parameters())[k] = v;
     v2::DriverCreateBucketResponse ignored;
-    return provisioner2_->DriverCreateBucket(Ctx().get(), request,
-                                             response ? response : &ignored);
+    return provisioner2_->DriverCreateBucket(Ctx().get(), request, response ? response : &ignored);
   }
 
   grpc::Status GetExisting(const std::string& id,
@@ -144,8 +143,7 @@ TEST_F(V1alpha2Test, AddressingStyleIsVirtualWithDomainForDnsSafeNames) {
   EXPECT_EQ(dotted.protocols().s3().addressing_style().style(), v2::S3AddressingStyle::PATH);
   v2::DriverGetExistingBucketResponse existing;
   ASSERT_TRUE(GetExisting("bc-virtual", {}, &existing).ok());
-  EXPECT_EQ(existing.protocols().s3().addressing_style().style(),
-            v2::S3AddressingStyle::VIRTUAL);
+  EXPECT_EQ(existing.protocols().s3().addressing_style().style(), v2::S3AddressingStyle::VIRTUAL);
 }
 
 TEST_F(V1alpha2Test, CreateProtocols) {
@@ -226,7 +224,7 @@ TEST_F(V1alpha2Test, GetExistingBucket) {
   s3_bucket.name = "bc-static";
   ASSERT_TRUE(store_->CreateBucket(s3_bucket).ok());
   ASSERT_TRUE(Create("bc-v1", {}).ok());
-  for (const std::string& id : {"bc-static", "bc-v1"}) {
+  for (const std::string id : {"bc-static", "bc-v1"}) {
     v2::DriverGetExistingBucketResponse response;
     grpc::Status s = GetExisting(id, {}, &response, {v2::ObjectProtocol::S3});
     ASSERT_TRUE(s.ok()) << id << ": " << s.error_message();
@@ -236,8 +234,8 @@ TEST_F(V1alpha2Test, GetExistingBucket) {
     EXPECT_EQ(response.protocols().s3().region(), kRegion);
     EXPECT_EQ(response.protocols().s3().addressing_style().style(), v2::S3AddressingStyle::PATH);
   }
-  EXPECT_TRUE(GetExisting("bc-static", {{"anonymousAccessMode", "Private"},
-                                        {"forceDelete", "true"}}).ok());
+  EXPECT_TRUE(
+      GetExisting("bc-static", {{"anonymousAccessMode", "Private"}, {"forceDelete", "true"}}).ok());
   ExpectCode(GetExisting("bc-static", {{"anonymousAccessMode", "ReadWrite"}}),
              grpc::StatusCode::ALREADY_EXISTS, "anonymousAccessMode");
   ExpectCode(GetExisting("bc-missing"), grpc::StatusCode::NOT_FOUND, "bc-missing");
@@ -320,7 +318,8 @@ TEST_F(V1alpha2Test, GrantIdempotencyIsKeyedOnAccountName) {
   const std::vector<Modes> different = {
       {{"bc-g1", v2::AccessMode::READ_WRITE}, {"bc-g2", v2::AccessMode::READ_WRITE}},
       {{"bc-g1", v2::AccessMode::READ_WRITE}},
-      {{"bc-g1", v2::AccessMode::READ_WRITE}, {"bc-g2", v2::AccessMode::READ_ONLY},
+      {{"bc-g1", v2::AccessMode::READ_WRITE},
+       {"bc-g2", v2::AccessMode::READ_ONLY},
        {"bc-g3", v2::AccessMode::READ_ONLY}},
       {{"bc-g3", v2::AccessMode::READ_ONLY}},  // no bucket in common
   };
@@ -341,16 +340,14 @@ TEST_F(V1alpha2Test, GrantErrors) {
   const Modes one = {{"bc-ge", v2::AccessMode::READ_WRITE}};
 
   auto service_account = GrantRequest("ba-e", one);
-  service_account.mutable_authentication_type()->set_type(
-      v2::AuthenticationType::SERVICE_ACCOUNT);
+  service_account.mutable_authentication_type()->set_type(v2::AuthenticationType::SERVICE_ACCOUNT);
   service_account.set_service_account_name("sa");
   ExpectCode(Grant2(service_account), grpc::StatusCode::INVALID_ARGUMENT, "SERVICE_ACCOUNT");
   auto no_auth = GrantRequest("ba-e", one);
   no_auth.mutable_authentication_type()->set_type(v2::AuthenticationType::UNKNOWN);
   ExpectCode(Grant2(no_auth), grpc::StatusCode::INVALID_ARGUMENT, "authentication_type");
   auto odd_auth = GrantRequest("ba-e", one);
-  odd_auth.mutable_authentication_type()->set_type(
-      static_cast<v2::AuthenticationType::Type>(9));
+  odd_auth.mutable_authentication_type()->set_type(static_cast<v2::AuthenticationType::Type>(9));
   ExpectCode(Grant2(odd_auth), grpc::StatusCode::INVALID_ARGUMENT, "authentication_type");
   auto azure = GrantRequest("ba-e", one);
   azure.mutable_protocol()->set_type(v2::ObjectProtocol::AZURE);
@@ -368,9 +365,9 @@ TEST_F(V1alpha2Test, GrantErrors) {
              "bucket_id");
   ExpectCode(Grant2("ba-e", {{"bc-ge", v2::AccessMode::UNKNOWN}}),
              grpc::StatusCode::INVALID_ARGUMENT, "access_mode");
-  ExpectCode(Grant2("ba-e", {{"bc-ge", v2::AccessMode::READ_ONLY},
-                             {"bc-ge", v2::AccessMode::READ_ONLY}}),
-             grpc::StatusCode::INVALID_ARGUMENT, "twice");
+  ExpectCode(
+      Grant2("ba-e", {{"bc-ge", v2::AccessMode::READ_ONLY}, {"bc-ge", v2::AccessMode::READ_ONLY}}),
+      grpc::StatusCode::INVALID_ARGUMENT, "twice");
   ExpectCode(Grant2("ba-e", {{"bc-ge", v2::AccessMode::READ_ONLY},
                              {"bc-missing", v2::AccessMode::READ_ONLY}}),
              grpc::StatusCode::NOT_FOUND, "bc-missing");
@@ -389,8 +386,11 @@ TEST_F(V1alpha2Test, RevokeDeletesTheKeyAndIsIdempotent) {
   ASSERT_TRUE(Create2("bc-rv1", {}).ok());
   ASSERT_TRUE(Create2("bc-rv2", {}).ok());
   v2::DriverGrantBucketAccessResponse granted;
-  ASSERT_TRUE(Grant2("ba-rv", {{"bc-rv1", v2::AccessMode::READ_WRITE},
-                               {"bc-rv2", v2::AccessMode::READ_ONLY}}, &granted).ok());
+  ASSERT_TRUE(
+      Grant2("ba-rv",
+             {{"bc-rv1", v2::AccessMode::READ_WRITE}, {"bc-rv2", v2::AccessMode::READ_ONLY}},
+             &granted)
+          .ok());
   ASSERT_TRUE(Revoke2(granted.account_id()).ok());
   EXPECT_EQ(store_->GetAccessKey(granted.account_id()).status().code(), Code::kNoSuchAccessKey);
   EXPECT_TRUE(store_->ListGrants("bc-rv1")->empty());
@@ -417,8 +417,11 @@ TEST_F(V1alpha2Test, DeletingOneBucketOfAGrantKeepsTheOthers) {
   ASSERT_TRUE(Create2("bc-keep", {}).ok());
   ASSERT_TRUE(Create2("bc-drop", {}).ok());
   v2::DriverGrantBucketAccessResponse granted;
-  ASSERT_TRUE(Grant2("ba-split", {{"bc-keep", v2::AccessMode::READ_WRITE},
-                                  {"bc-drop", v2::AccessMode::READ_WRITE}}, &granted).ok());
+  ASSERT_TRUE(
+      Grant2("ba-split",
+             {{"bc-keep", v2::AccessMode::READ_WRITE}, {"bc-drop", v2::AccessMode::READ_WRITE}},
+             &granted)
+          .ok());
   ASSERT_TRUE(Delete2("bc-drop").ok());
   auto key = store_->GetAccessKey(granted.account_id());
   ASSERT_TRUE(key.ok());
@@ -519,6 +522,64 @@ TEST_F(V1alpha2Test, BothVersionsAtTheSameTime) {
   EXPECT_EQ(store_->ListGrants("bc-conc1-1")->size(), 4u);
   EXPECT_EQ(store_->ListGrants("bc-conc2-0")->size(), 1u);
   EXPECT_EQ(store_->ListGrants("bc-conc2-1")->size(), 1u);
+}
+
+// The storage call under DriverGrantBucketAccess, on the paths the service never takes.
+TEST_F(V1alpha2Test, GetOrCreateMultiGrantRefusesBadCandidates) {
+  ASSERT_TRUE(Create2("bc-store", {}).ok());
+  auto candidate = [] {
+    storage::AccessKeyRecord key;
+    key.access_key_id = "CBMULTI00000001";
+    key.grant_name = "ba-store";
+    key.grants = {{"bc-store", AccessMode::kReadOnly}};
+    return key;
+  };
+  struct Case {
+    std::string name;
+    storage::AccessKeyRecord key;
+  } cases[] = {
+      {"other grant name",
+       [&] {
+         auto k = candidate();
+         k.grant_name = "ba-else";
+         return k;
+       }()},
+      {"no grants",
+       [&] {
+         auto k = candidate();
+         k.grants.clear();
+         return k;
+       }()},
+      {"all buckets",
+       [&] {
+         auto k = candidate();
+         k.all_buckets = true;
+         return k;
+       }()},
+      {"no id",
+       [&] {
+         auto k = candidate();
+         k.access_key_id.clear();
+         return k;
+       }()},
+  };
+  bool created = true;
+  for (const Case& c : cases) {
+    EXPECT_EQ(store_->GetOrCreateMultiGrant("ba-store", c.key, &created).status().code(),
+              Code::kInvalidArgument)
+        << c.name;
+    EXPECT_FALSE(created);
+  }
+  EXPECT_EQ(store_->GetOrCreateMultiGrant("", candidate(), &created).status().code(),
+            Code::kInvalidArgument);
+  // An id another key already has is a conflict, never an overwrite.
+  storage::AccessKeyRecord root;
+  root.access_key_id = "CBMULTI00000001";
+  root.all_buckets = true;
+  ASSERT_TRUE(store_->PutAccessKey(root).ok());
+  EXPECT_EQ(store_->GetOrCreateMultiGrant("ba-store", candidate(), &created).status().code(),
+            Code::kAborted);
+  EXPECT_TRUE(store_->GetAccessKey("CBMULTI00000001")->all_buckets);
 }
 
 }  // namespace
