@@ -1,6 +1,12 @@
 #include "cosi/params.h"
 
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <iterator>
 #include <string>
+
+#include "storage/bucket_name.h"
 
 namespace cubby::cosi {
 namespace {
@@ -113,6 +119,48 @@ storage::Result<AccessMode> ParseAccessParameters(const Parameters& parameters) 
     }
   }
   return mode;
+}
+
+std::string DeriveBucketName(std::string_view name) {
+  if (storage::ValidateBucketName(name).ok()) return std::string(name);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_len = 0;
+  // EVP_Digest cannot fail for SHA-256 on an in-memory buffer short of allocation failure; then
+  // the digest stays zeros, which is still deterministic.
+  std::fill(std::begin(digest), std::end(digest), 0);
+  (void)EVP_Digest(name.data(), name.size(), digest, &digest_len, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hash;
+  for (int i = 0; i < 8; ++i) {
+    hash.push_back(kHex[digest[i] >> 4]);
+    hash.push_back(kHex[digest[i] & 0xf]);
+  }
+  constexpr size_t kMaxPrefix = 63 - 1 - 16;
+  std::string prefix;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (keep) {
+      prefix.push_back(c);
+    } else if (!prefix.empty() && prefix.back() != '-') {
+      prefix.push_back('-');
+    }
+    if (prefix.size() >= kMaxPrefix) break;
+  }
+  if (prefix.size() > kMaxPrefix) prefix.resize(kMaxPrefix);
+  while (!prefix.empty() && prefix.back() == '-') prefix.pop_back();
+  std::string derived = (prefix.empty() ? std::string("cosi") : prefix) + "-" + hash;
+  if (!storage::ValidateBucketName(derived).ok()) derived = "cosi-" + hash;  // reserved prefix
+  return derived;
+}
+
+bool IsDnsSafeBucketName(std::string_view name) {
+  return storage::ValidateBucketName(name).ok() && name.find('.') == std::string_view::npos;
+}
+
+Status ParseGrantParameters(const Parameters& parameters) {
+  if (!parameters.empty()) return UnknownKey(parameters.begin()->first);
+  return Status::Ok();
 }
 
 std::string_view AnonymousModeName(AccessMode mode) {

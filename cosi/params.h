@@ -19,6 +19,10 @@ namespace cubby::cosi {
 inline constexpr size_t kMaxStringBytes = 128;
 inline constexpr size_t kMaxMapBytes = 4096;
 
+// v1alpha2's DriverCreateBucketRequest.name and DriverGrantBucketAccessRequest.account_name:
+// up to 253 characters of DNS-subdomain text (the field's own limit, overriding 128).
+inline constexpr size_t kMaxLongNameBytes = 253;
+
 // Parameter keys (case-sensitive, as Kubernetes passes them).
 inline constexpr std::string_view kAnonymousAccessMode = "anonymousAccessMode";
 inline constexpr std::string_view kForceDelete = "forceDelete";
@@ -58,6 +62,26 @@ Parameters EffectiveParameters(const BucketParams& params);
 //   accessMode: ReadWrite (default) | ReadOnly | WriteOnly
 // kInvalidArgument naming the key for an unknown key or a bad value.
 storage::Result<storage::AccessMode> ParseAccessParameters(const Parameters& parameters);
+
+// The S3 bucket a v1alpha2 suggested bucket name maps to (returned as bucket_id):
+//  - a valid S3 bucket name (storage::ValidateBucketName) is used as it is;
+//  - any other name becomes "<prefix>-<hash>": <hash> is the first 16 hex digits (64 bits) of
+//    SHA-256(name), so the same name always maps to the same bucket and different names
+//    practically never collide; <prefix> keeps the name readable: lower-cased, every character
+//    other than [a-z0-9] replaced by '-', runs of '-' collapsed, no '-' at either end, cut to 46
+//    characters (63 in all), "cosi" when nothing is left or the result would be refused.
+// E.g. "bc-" + 250 characters → "bc-aaaa…-1f2e3d4c5b6a7980". Pure; the result always passes
+// storage::ValidateBucketName and contains no '.'.
+std::string DeriveBucketName(std::string_view name);
+
+// True for a bucket name virtual-hosted-style requests can reach under a wildcard DNS name and
+// certificate: a valid S3 bucket name without '.'.
+bool IsDnsSafeBucketName(std::string_view name);
+
+// Parses v1alpha2 BucketAccessClass parameters (DriverGrantBucketAccess parameters): none are
+// defined yet (each bucket's access mode is in the request), so any key is kInvalidArgument
+// naming it.
+storage::Status ParseGrantParameters(const Parameters& parameters);
 
 // "Private", "ReadOnly", "WriteOnly", "ReadWrite" (the names the parameters use).
 std::string_view AnonymousModeName(storage::AccessMode mode);

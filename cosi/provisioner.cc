@@ -1,10 +1,9 @@
 #include "cosi/provisioner.h"
 
-#include <chrono>
-#include <iostream>
 #include <utility>
 
 #include "cosi/params.h"
+#include "cosi/provisioner_common.h"
 #include "cosi/status_map.h"
 #include "storage/bucket_name.h"
 #include "storage/keygen.h"
@@ -16,36 +15,6 @@ namespace {
 namespace v1 = ::cosi::v1alpha1;
 using storage::AccessMode;
 using storage::Code;
-
-grpc::Status InvalidArgument(std::string message) {
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::move(message));
-}
-
-// A REQUIRED string field: present and within the spec's size limit.
-grpc::Status CheckRequired(std::string_view field, std::string_view value) {
-  if (value.empty()) return InvalidArgument(std::string(field) + " is required");
-  return ToGrpcStatus(CheckStringSize(field, value));
-}
-
-// Copies a proto map and checks the spec's map size limit.
-storage::Result<Parameters> ToParameters(std::string_view field,
-                                         const google::protobuf::Map<std::string, std::string>& in) {
-  Parameters out(in.begin(), in.end());
-  storage::Status size = CheckMapSize(field, out);
-  if (!size.ok()) return size;
-  return out;
-}
-
-std::string_view GrpcCodeName(grpc::StatusCode code) {
-  static constexpr std::string_view kNames[] = {
-      "OK",           "CANCELLED",          "UNKNOWN",   "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED", "NOT_FOUND",     "ALREADY_EXISTS", "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE", "DATA_LOSS",
-      "UNAUTHENTICATED"};
-  const auto index = static_cast<size_t>(code);
-  return index < std::size(kNames) ? kNames[index] : "UNKNOWN";
-}
 
 }  // namespace
 
@@ -92,41 +61,8 @@ grpc::Status ProvisionerService::CreateBucket(const v1::DriverCreateBucketReques
   storage::Result<BucketParams> wanted = ParseBucketParameters(*parameters);
   if (!wanted.ok()) return ToGrpcStatus(wanted.status());
 
-  storage::BucketRecord candidate;
-  candidate.name = name;
-  candidate.created_ms = NowMs();
-  candidate.anonymous = wanted->anonymous;
-  candidate.force_delete = wanted->force_delete;
-  candidate.created_by_cosi = true;
-  const Parameters effective = EffectiveParameters(*wanted);
-  candidate.cosi_parameters = {effective.begin(), effective.end()};
-  // COSI's buckets belong to root, the administrator, as every bucket did before users; their
-  // anonymous mode is also their ACL (storage::BucketAclFor). A store without root (a test's)
-  // leaves the owner empty.
-  storage::Result<storage::UserRecord> root = store_->GetUser(storage::kRootUserName);
-  if (root.ok()) {
-    candidate.owner_id = root->user_id;
-    candidate.acl = storage::BucketAclFor(root->user_id, candidate.anonymous);
-  } else if (root.status().code() != storage::Code::kNoSuchEntity) {
-    return ToGrpcStatus(root.status());
-  }
-
   std::lock_guard<std::mutex> lock(BucketLock(name));
-  bool created = false;
-  storage::Result<storage::BucketRecord> bucket = store_->GetOrCreateBucket(candidate, &created);
-  if (!bucket.ok()) return ToGrpcStatus(bucket.status());
-  if (!created) {
-    // A bucket made through S3 has the default effective parameters unless its anonymous
-    // mode was changed; compare what the bucket does, not what it was created with.
-    const BucketParams existing = BucketParamsOf(*bucket);
-    if (!(existing == *wanted)) {
-      return grpc::Status(
-          grpc::StatusCode::ALREADY_EXISTS,
-          "bucket \"" + name + "\" exists with different parameters (anonymousAccessMode=" +
-              std::string(AnonymousModeName(existing.anonymous)) +
-              ", forceDelete=" + (existing.force_delete ? "true" : "false") + ")");
-    }
-  }
+  if (grpc::Status s = CreateOrMatchBucket(store_, name, *wanted, NowMs()); !s.ok()) return s;
   response->set_bucket_id(name);
   v1::S3* s3 = response->mutable_bucket_info()->mutable_s3();
   s3->set_region(options_.region);
@@ -144,31 +80,7 @@ grpc::Status ProvisionerService::DeleteBucket(const v1::DriverDeleteBucketReques
   if (!class_params.ok()) return ToGrpcStatus(class_params.status());
 
   std::lock_guard<std::mutex> lock(BucketLock(bucket_id));
-  storage::Result<storage::BucketRecord> bucket = store_->GetBucket(bucket_id);
-  if (!bucket.ok()) {
-    if (bucket.status().code() == Code::kNoSuchBucket) return grpc::Status::OK;
-    return ToGrpcStatus(bucket.status());
-  }
-  const bool force = class_params->force_delete || bucket->force_delete;
-  storage::Status deleted = store_->DeleteBucket(bucket_id, force);
-  switch (deleted.code()) {
-    case Code::kOk:
-    case Code::kNoSuchBucket:  // deleted meanwhile through S3: the goal holds
-      return grpc::Status::OK;
-    case Code::kBucketNotEmpty:
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "bucket \"" + bucket_id +
-                              "\" is not empty; set forceDelete: \"true\" in the BucketClass "
-                              "parameters to delete it with its objects");
-    case Code::kObjectLocked:
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "bucket \"" + bucket_id +
-                              "\" holds object versions under object lock (retention or a legal "
-                              "hold), which forceDelete does not override: " +
-                              deleted.message());
-    default:
-      return ToGrpcStatus(deleted);
-  }
+  return DeleteBucketAs(store_, bucket_id, *class_params);
 }
 
 grpc::Status ProvisionerService::GrantAccess(const v1::DriverGrantBucketAccessRequest& request,
@@ -260,29 +172,13 @@ grpc::Status ProvisionerService::RevokeAccess(const v1::DriverRevokeBucketAccess
 
 grpc::Status ProvisionerService::Log(std::string_view method, std::string_view bucket,
                                      const grpc::Status& status) {
-  // The bucket comes from the client: keep the line one line, printable and bounded.
-  std::string safe_bucket(bucket.substr(0, kMaxStringBytes));
-  for (char& c : safe_bucket) {
-    if (c < 0x21 || c > 0x7e) c = '?';
-  }
-  const std::string_view code = GrpcCodeName(status.error_code());
-  if (options_.log) {
-    options_.log(method, safe_bucket, code);
-  } else {
-    std::clog << "cosi " << method << " bucket=" << safe_bucket << " code=" << code << '\n';
-  }
-  return status;
+  return LogCall(options_.log, method, bucket.substr(0, kMaxStringBytes), status);
 }
 
 std::mutex& ProvisionerService::BucketLock(std::string_view bucket) {
-  return bucket_locks_[std::hash<std::string_view>{}(bucket) % bucket_locks_.size()];
+  return bucket_locks_.For(bucket);
 }
 
-int64_t ProvisionerService::NowMs() const {
-  if (options_.now_ms) return options_.now_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t ProvisionerService::NowMs() const { return cosi::NowMs(options_.now_ms); }
 
 }  // namespace cubby::cosi

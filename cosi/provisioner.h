@@ -31,6 +31,7 @@
 #include <string_view>
 
 #include "cosi.grpc.pb.h"
+#include "cosi/provisioner_common.h"
 #include "storage/store.h"
 
 namespace cubby::cosi {
@@ -41,11 +42,12 @@ struct ProvisionerOptions {
   // Called once per call with the method, the bucket it names (sanitized, bounded) and the
   // gRPC code name ("OK", "NOT_FOUND", ...): nothing else, so no secret can reach a log.
   // Unset: one line "cosi <method> bucket=<bucket> code=<code>" on stderr.
-  using CallLog = std::function<void(std::string_view method, std::string_view bucket,
-                                     std::string_view code)>;
   CallLog log;
   // Milliseconds since the Unix epoch, for created_ms. Unset: the system clock.
   std::function<int64_t()> now_ms;
+  // The --domain of virtual-hosted-style requests; empty: none. v1alpha2 answers
+  // addressing_style VIRTUAL for DNS-safe buckets when it is set, PATH otherwise.
+  std::string domain;
 };
 
 class ProvisionerService final : public ::cosi::v1alpha1::Provisioner::Service {
@@ -82,7 +84,7 @@ class ProvisionerService final : public ::cosi::v1alpha1::Provisioner::Service {
 
   storage::Store* const store_;
   const ProvisionerOptions options_;
-  std::array<std::mutex, 64> bucket_locks_;
+  NameLocks bucket_locks_;
 };
 
 }  // namespace cubby::cosi

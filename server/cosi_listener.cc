@@ -15,6 +15,8 @@
 #include "cosi/identity.h"
 #include "cosi/params.h"
 #include "cosi/provisioner.h"
+#include "cosi/v1alpha2_identity.h"
+#include "cosi/v1alpha2_provisioner.h"
 
 namespace cubby::server {
 namespace {
@@ -188,13 +190,19 @@ storage::Result<std::unique_ptr<CosiListener>> CosiListener::Start(const CosiOpt
   provisioner_options.region = options.region;
   provisioner_options.endpoint = options.public_endpoint;
   provisioner_options.log = options.log;
-  listener->provisioner_ =
-      std::make_unique<cosi::ProvisionerService>(store, std::move(provisioner_options));
+  provisioner_options.domain = options.domain;
+  listener->provisioner_ = std::make_unique<cosi::ProvisionerService>(store, provisioner_options);
+  listener->identity_v1alpha2_ =
+      std::make_unique<cosi::V1alpha2IdentityService>(options.driver_name);
+  listener->provisioner_v1alpha2_ =
+      std::make_unique<cosi::V1alpha2ProvisionerService>(store, std::move(provisioner_options));
 
   grpc::ServerBuilder builder;
   builder.AddListeningPort("unix:" + options.socket_path, grpc::InsecureServerCredentials());
   builder.RegisterService(listener->identity_.get());
   builder.RegisterService(listener->provisioner_.get());
+  builder.RegisterService(listener->identity_v1alpha2_.get());
+  builder.RegisterService(listener->provisioner_v1alpha2_.get());
   // COSI requests are a few KiB at most (spec size limits); refuse anything far larger.
   builder.SetMaxReceiveMessageSize(64 << 10);
 

@@ -1,5 +1,7 @@
 // The built-in COSI driver's listener: gRPC (plaintext HTTP/2) on the UNIX socket named by
-// COSI_ENDPOINT, serving cosi.v1alpha1 Identity and Provisioner.
+// COSI_ENDPOINT, serving the Identity and Provisioner services of both cosi.v1alpha1 (the v0.2
+// sidecar) and sigs.k8s.io.cosi.v1alpha2 (the current sidecar): their gRPC method paths differ
+// by package, so a client of either version simply works, on the same data.
 //
 // Environment (read through the EnvLookup passed in, never getenv directly):
 //   COSI_ENDPOINT            unix:///abs/path/name.sock; unset or empty: COSI is off
@@ -27,6 +29,8 @@ class Server;
 namespace cubby::cosi {
 class IdentityService;
 class ProvisionerService;
+class V1alpha2IdentityService;
+class V1alpha2ProvisionerService;
 }  // namespace cubby::cosi
 
 namespace cubby::server {
@@ -40,6 +44,7 @@ struct CosiOptions {
   mode_t socket_mode = kDefaultCosiSocketMode;
   std::string public_endpoint;  // "http://cubby.storage.svc:9000"
   std::string region;
+  std::string domain;  // --domain (virtual-hosted style); empty: none. v1alpha2 reports it.
   // Receives (method, bucket, gRPC code name) once per COSI call; unset: a line on stderr.
   std::function<void(std::string_view method, std::string_view bucket, std::string_view code)>
       log;
@@ -87,6 +92,8 @@ class CosiListener {
   ino_t socket_inode_ = 0;  // the socket we bound; Shutdown removes only that one
   std::unique_ptr<cosi::IdentityService> identity_;
   std::unique_ptr<cosi::ProvisionerService> provisioner_;
+  std::unique_ptr<cosi::V1alpha2IdentityService> identity_v1alpha2_;
+  std::unique_ptr<cosi::V1alpha2ProvisionerService> provisioner_v1alpha2_;
   std::unique_ptr<grpc::Server> server_;
 };
 

@@ -702,6 +702,7 @@ class Instance {
     if (!cosi_options.ok()) return cosi_options.status();
     if (!cosi_options->has_value()) return storage::Status::Ok();
     CosiOptions& cosi_config = **cosi_options;
+    cosi_config.domain = config_.domain.value_or("");
     cosi_config.log = [this](std::string_view method, std::string_view bucket,
                              std::string_view code) {
       metrics_.RecordCosiCall(method, code);

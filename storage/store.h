@@ -551,6 +551,18 @@ class Store {
                                                    bool* created) = 0;
   // Every key granted on `bucket` (for tests and admin views).
   virtual Result<std::vector<AccessKeyRecord>> ListGrants(std::string_view bucket) = 0;
+  // COSI v1alpha2 grants: one key for several buckets, found again by its grant name. The
+  // existing key is the one a grant index entry (b, grant_name) names for some bucket b of
+  // candidate.grants, or else the key with that grant_name owned by the user named grant_name;
+  // it is returned unchanged (`*created` false; the caller compares its grants). Otherwise
+  // `candidate` (grants non-empty, grant_name == grant_name, !all_buckets) is stored with one
+  // grant index entry per bucket and a new user, as GetOrCreateGrant does, in one batch.
+  // kNoSuchBucket naming the first missing bucket; kInvalidArgument for a bad candidate.
+  // Atomic with respect to concurrent calls and to DeleteBucket (which drops only that
+  // bucket's grant from the key, and the key with its last grant).
+  virtual Result<AccessKeyRecord> GetOrCreateMultiGrant(std::string_view grant_name,
+                                                        const AccessKeyRecord& candidate,
+                                                        bool* created) = 0;
 
   // ---- Users and their access keys (IAM's model; the rules are in storage/users.h). Names
   // are unique compared case-insensitively and looked up so; e-mail addresses too, when set.

@@ -297,6 +297,9 @@ class StoreImpl final : public Store {
                                            const AccessKeyRecord& candidate,
                                            bool* created) override;
   Result<std::vector<AccessKeyRecord>> ListGrants(std::string_view bucket) override;
+  Result<AccessKeyRecord> GetOrCreateMultiGrant(std::string_view grant_name,
+                                                const AccessKeyRecord& candidate,
+                                                bool* created) override;
   Result<std::string> GetAccountId() override;
   Result<UserRecord> CreateUser(const UserRecord& candidate) override;
   Result<UserRecord> GetUser(std::string_view name) override;

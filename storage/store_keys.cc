@@ -116,6 +116,64 @@ Result<std::vector<AccessKeyRecord>> StoreImpl::ListGrants(std::string_view buck
   return out;
 }
 
+Result<AccessKeyRecord> StoreImpl::GetOrCreateMultiGrant(std::string_view grant_name,
+                                                         const AccessKeyRecord& candidate,
+                                                         bool* created) {
+  *created = false;
+  if (grant_name.empty() || candidate.access_key_id.empty() || candidate.grant_name != grant_name ||
+      candidate.grants.empty() || candidate.all_buckets) {
+    return Status(Code::kInvalidArgument, "grant candidate does not match grant_name");
+  }
+  // Every named bucket's lock, shared, each stripe once, in address order (no lock cycles).
+  std::vector<std::shared_mutex*> stripes;
+  for (const auto& [bucket, mode] : candidate.grants) stripes.push_back(&BucketMutex(bucket));
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  std::vector<std::shared_lock<std::shared_mutex>> bucket_locks;
+  for (std::shared_mutex* stripe : stripes) bucket_locks.emplace_back(*stripe);
+  auto grant_lock = LockKeysForChange();
+
+  for (const auto& [bucket, mode] : candidate.grants) {
+    Result<std::optional<std::string>> existing =
+        GetRaw(kKeysCf, codec::GrantIndexKey(bucket, grant_name), nullptr);
+    if (!existing.ok()) return existing.status();
+    if (existing->has_value()) return KeyByIndex(**existing, "grant index");
+  }
+  // The same grant name on buckets that share none with this request: its user, when it is
+  // named after the grant (the usual case), still finds it.
+  Result<UserRecord> named = GetUser(grant_name);
+  if (named.ok()) {
+    Result<std::vector<AccessKeyRecord>> owned = KeysOf(named->user_id);
+    if (!owned.ok()) return owned.status();
+    for (AccessKeyRecord& key : *owned) {
+      if (key.grant_name == grant_name && !key.all_buckets) return std::move(key);
+    }
+  } else if (named.status().code() != Code::kNoSuchEntity) {
+    return named.status();
+  }
+  for (const auto& [bucket, mode] : candidate.grants) {
+    if (Status s = RequireBucket(bucket); !s.ok()) return s;
+  }
+  Result<std::optional<std::string>> clash =
+      GetRaw(kKeysCf, codec::AccessKeyKey(candidate.access_key_id), nullptr);
+  if (!clash.ok()) return clash.status();
+  if (clash->has_value()) return Status(Code::kAborted, "access key id already in use");
+  Result<UserRecord> user = NewGrantUserLocked(grant_name, candidate.access_key_id);
+  if (!user.ok()) return user.status();
+  AccessKeyRecord key = candidate;
+  key.user_id = user->user_id;
+  key.status = KeyStatus::kActive;
+  rocksdb::WriteBatch batch;
+  AddPutUser(&batch, cf(kKeysCf), *user);
+  AddPutUserKey(&batch, cf(kKeysCf), key);
+  for (const auto& [bucket, mode] : key.grants) {
+    batch.Put(cf(kKeysCf), codec::GrantIndexKey(bucket, grant_name), key.access_key_id);
+  }
+  if (Status s = Apply(&batch); !s.ok()) return s;
+  *created = true;
+  return key;
+}
+
 Result<std::string> StoreImpl::GetAccountId() { return GetSetting(kAccountIdSetting); }
 
 Result<UserRecord> StoreImpl::CreateUser(const UserRecord& candidate) {

@@ -1,5 +1,6 @@
-// A real Store in a temp folder, the real COSI listener on a UNIX socket in that folder, and a
-// real gRPC client connected through the socket.
+// A real Store in a temp folder, the real COSI listener on a UNIX socket in that folder, and
+// real gRPC clients of both COSI versions (cosi.v1alpha1, sigs.k8s.io.cosi.v1alpha2) connected
+// through the socket at the same time.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,12 +14,14 @@
 #include <string>
 
 #include "cosi.grpc.pb.h"
+#include "cosi_v1alpha2.grpc.pb.h"
 #include "server/cosi_listener.h"
 #include "storage/store.h"
 
 namespace cubby::cosi::testing {
 
 namespace v1 = ::cosi::v1alpha1;
+namespace v2 = ::sigs::k8s::io::cosi::v1alpha2;
 
 inline constexpr char kEndpoint[] = "http://cubby.test.svc:9000";
 inline constexpr char kRegion[] = "test-region-1";
@@ -52,6 +55,11 @@ class CosiFixture : public ::testing::Test {
     options_.driver_name = std::string(server::kDefaultCosiDriverName);
     options_.public_endpoint = kEndpoint;
     options_.region = kRegion;
+    StartListener();
+  }
+
+  // Starts the listener with options_ and connects the clients of both versions.
+  void StartListener() {
     auto listener = server::CosiListener::Start(options_, store_.get());
     ASSERT_TRUE(listener.ok()) << listener.status().ToString();
     listener_ = std::move(listener).value();
@@ -59,14 +67,35 @@ class CosiFixture : public ::testing::Test {
                                    grpc::InsecureChannelCredentials());
     provisioner_ = v1::Provisioner::NewStub(channel_);
     identity_ = v1::Identity::NewStub(channel_);
+    provisioner2_ = v2::Provisioner::NewStub(channel_);
+    identity2_ = v2::Identity::NewStub(channel_);
   }
 
-  void TearDown() override {
+  void StopListener() {
     provisioner_.reset();
     identity_.reset();
+    provisioner2_.reset();
+    identity2_.reset();
     channel_.reset();
     if (listener_) listener_->Shutdown();
     listener_.reset();
+  }
+
+  // A process restart: listener and store closed, the store reopened from its folder, the
+  // listener started again with options_ (which a test may have changed).
+  void Restart() {
+    StopListener();
+    store_.reset();
+    storage::StoreOptions store_options;
+    store_options.path = dir_ + "/data";
+    auto store = storage::Store::Open(store_options);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    StartListener();
+  }
+
+  void TearDown() override {
+    StopListener();
     store_.reset();
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
@@ -129,6 +158,8 @@ class CosiFixture : public ::testing::Test {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Provisioner::Stub> provisioner_;
   std::unique_ptr<v1::Identity::Stub> identity_;
+  std::unique_ptr<v2::Provisioner::Stub> provisioner2_;
+  std::unique_ptr<v2::Identity::Stub> identity2_;
 };
 
 }  // namespace cubby::cosi::testing

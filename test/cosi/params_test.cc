@@ -195,6 +195,43 @@ TEST(ParamsTest, AccessParameters) {
   }
 }
 
+// v1alpha2 suggested names → buckets. The expected values pin the scheme: a name must map to
+// the same bucket in every later version, or a retried DriverCreateBucket would make another.
+TEST(ParamsTest, DeriveBucketName) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bucket-claim-1", "bucket-claim-1"},  // valid: itself
+      {"bc.with.dots", "bc.with.dots"},
+      {"Bucket_Claim.Name", "bucket-claim-name-c2bd4359bc22a4f7"},
+      {"ab", "ab-fb8e20fc2e4c3f24"},
+      {"bc-" + std::string(250, 'a'), "bc-" + std::string(43, 'a') + "-9218277731c6465a"},
+      {"---", "cosi-cb3f91d54eee30e5"},
+      {"xn--abc..DEF", "xn-abc-def-244d034ff3638029"},
+      {"sthree-x_y", "cosi-c720922b53e43c23"},  // "sthree-" is reserved by AWS
+      {"bc.with.dots.but.UPPER", "bc-with-dots-but-upper-07fd1233c0f1d5d2"},
+  };
+  for (const auto& [name, expected] : cases) {
+    const std::string derived = DeriveBucketName(name);
+    EXPECT_EQ(derived, expected) << name;
+    EXPECT_TRUE(storage::ValidateBucketName(derived).ok()) << derived;
+    EXPECT_LE(derived.size(), 63u);
+    EXPECT_EQ(DeriveBucketName(name), derived);  // deterministic
+  }
+}
+
+TEST(ParamsTest, DnsSafeBucketNames) {
+  EXPECT_TRUE(IsDnsSafeBucketName("bucket-1"));
+  EXPECT_FALSE(IsDnsSafeBucketName("bucket.1"));
+  EXPECT_FALSE(IsDnsSafeBucketName("Bucket"));
+  EXPECT_FALSE(IsDnsSafeBucketName(""));
+}
+
+TEST(ParamsTest, GrantParameters) {
+  EXPECT_TRUE(ParseGrantParameters({}).ok());
+  storage::Status s = ParseGrantParameters({{"accessMode", "ReadOnly"}});
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("accessMode"), std::string::npos) << s.message();
+}
+
 TEST(StatusMapTest, EveryCode) {
   const std::vector<std::pair<Code, grpc::StatusCode>> cases = {
       {Code::kOk, grpc::StatusCode::OK},
