@@ -22,10 +22,14 @@ constexpr std::string_view kBucketKey = "x-amz-server-side-encryption-bucket-key
 
 std::string_view ModeName(storage::SseMode mode) {
   switch (mode) {
-    case storage::SseMode::kNone: return "none";
-    case storage::SseMode::kSseS3: return "sse-s3";
-    case storage::SseMode::kSseC: return "sse-c";
-    case storage::SseMode::kSseKms: return "sse-kms";
+    case storage::SseMode::kNone:
+      return "none";
+    case storage::SseMode::kSseS3:
+      return "sse-s3";
+    case storage::SseMode::kSseC:
+      return "sse-c";
+    case storage::SseMode::kSseKms:
+      return "sse-kms";
   }
   return "none";
 }
@@ -66,7 +70,9 @@ HttpResponse KmsError(const Context& ctx, const kms::Status& s) {
 }
 
 // SSE-KMS objects are written and read with SigV4 only (UsingKMSEncryption.html).
-bool SignedWithV2(const Context& ctx) { return !ctx.auth.anonymous && ctx.auth.signature_version == 2; }
+bool SignedWithV2(const Context& ctx) {
+  return !ctx.auth.anonymous && ctx.auth.signature_version == 2;
+}
 constexpr std::string_view kKmsNeedsV4 =
     "Requests specifying Server Side Encryption with AWS KMS managed keys require AWS Signature "
     "Version 4.";
@@ -84,7 +90,9 @@ bool ValidContext(std::string_view b64) {
   if (b64.empty() || !text::Base64Decode(b64, &json)) return false;
   size_t i = 0;
   auto ws = [&] {
-    while (i < json.size() && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) ++i;
+    while (i < json.size() &&
+           (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r'))
+      ++i;
   };
   auto str = [&] {
     if (i >= json.size() || json[i] != '"') return false;
@@ -544,10 +552,9 @@ Failure CheckReadKey(const Context& ctx, const storage::ObjectMeta& meta, std::s
       kms::Status s = ctx.options.kms->DecryptDataKey(rec.kms_key_arn, context, blob, &dk);
       if (!s.ok()) return KmsError(ctx, s);
     } else {
-      const crypt::Key256* kek =
-          rec.mode == storage::SseMode::kSseC ? &customer->key
-          : ctx.options.keys != nullptr      ? &ctx.options.keys->sse_s3
-                                             : nullptr;
+      const crypt::Key256* kek = rec.mode == storage::SseMode::kSseC ? &customer->key
+                                 : ctx.options.keys != nullptr       ? &ctx.options.keys->sse_s3
+                                                                     : nullptr;
       if (kek == nullptr) {
         return ErrorResponse(ctx, ErrorCode::kNotImplemented,
                              "SSE-S3 is not available: this server runs without a keyring.");
@@ -562,8 +569,8 @@ Failure CheckReadKey(const Context& ctx, const storage::ObjectMeta& meta, std::s
   return Failure::None();
 }
 
-std::unique_ptr<storage::ObjectReader> NewPlainReader(
-    std::unique_ptr<storage::ObjectReader> sealed, OpenedKeys keys) {
+std::unique_ptr<storage::ObjectReader> NewPlainReader(std::unique_ptr<storage::ObjectReader> sealed,
+                                                      OpenedKeys keys) {
   return std::make_unique<PlainReader>(std::move(sealed), std::move(keys));
 }
 

@@ -66,8 +66,9 @@ inline constexpr std::string_view kCopySourceCustomerPrefix =
     "x-amz-copy-source-server-side-encryption-customer-";
 
 // A fresh data key for a write of (bucket, key), or of a part of upload `upload_id` (empty for
-// an object: every part has its own random key, so the upload names them all), and the record that finds it again (mode, wrapped key, KMS
-// key ARN, context, SSE-C check). Errors: KMS.* from the key store, InternalError.
+// an object: every part has its own random key, so the upload names them all), and the record that
+// finds it again (mode, wrapped key, KMS key ARN, context, SSE-C check). Errors: KMS.* from the key
+// store, InternalError.
 struct WriteKey {
   crypt::DataKey key;
   storage::EncryptionRecord record;
@@ -120,8 +121,8 @@ Failure CheckReadKey(const Context& ctx, const storage::ObjectMeta& meta, std::s
 // A storage::ObjectReader over a sealed version that reads plaintext: meta() is the version's
 // (size: the plaintext size); Seek and Read address plaintext bytes. Each segment is
 // authenticated before any of its bytes is returned: tampered data is kCorruption with no bytes.
-std::unique_ptr<storage::ObjectReader> NewPlainReader(
-    std::unique_ptr<storage::ObjectReader> sealed, OpenedKeys keys);
+std::unique_ptr<storage::ObjectReader> NewPlainReader(std::unique_ptr<storage::ObjectReader> sealed,
+                                                      OpenedKeys keys);
 
 // Reads `length` plaintext bytes from `reader`'s position into *out: a selection opened (every
 // segment authenticated) before the response is sent, so tampering is a clean 500. Storage
@@ -133,7 +134,7 @@ inline constexpr uint64_t kOpenBeforeSendBytes = 1 << 20;
 // x-amz-server-side-encryption (AES256 or aws:kms), -aws-kms-key-id, -bucket-key-enabled,
 // -context, and the SSE-C algorithm and key MD5 (from `customer`, the request's key) for a
 // response about an object with `record`.
-void SetSseHeaders(const storage::EncryptionRecord& record, const std::optional<CustomerKey>& customer,
-                   HttpResponse* r);
+void SetSseHeaders(const storage::EncryptionRecord& record,
+                   const std::optional<CustomerKey>& customer, HttpResponse* r);
 
 }  // namespace cubby::s3api
