@@ -3,7 +3,7 @@
 # (no rebuild), GET bodies verified: 4 KiB and 1 MiB objects, concurrency 4, a listing bucket
 # of 2500 objects (three pages of up to 1000 keys, every full pass checked). It checks that
 # everything runs, not how fast: it fails unless run.sh succeeds and prints every result row
-# (30 cubby rows, alternating halves counted twice, plus the 2 HTTP-ceiling rows with
+# (33 cubby rows, alternating halves counted twice, plus the 2 HTTP-ceiling rows with
 # baselines), each with non-zero ops/s and zero errors, and all 19 target lines with a value
 # (PASS and MISS are both fine; without baselines the 6 lines that need one say n/a).
 # usage: bench/smoke.sh CUBBY_BIN LOADGEN_BIN [BASELINE_BIN]
@@ -18,11 +18,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 baseline=${3:-$(dirname "$2")/cubby-baseline}
 if [[ -x $baseline ]]; then
   baseline_args=(--baseline "$baseline")
-  want_rows=32 want_values=19
+  want_rows=35 want_values=19
 else
   echo "bench smoke: no $baseline, running without baselines"
   baseline_args=(--no-baselines)
-  want_rows=30 want_values=13
+  want_rows=33 want_values=13
 fi
 out=$(bash "$here/run.sh" --quick --large 1MiB --high-concurrency 4 --list-objects 2500 --version-objects 2500 --verify \
         --cubby "$1" --loadgen "$2" "${baseline_args[@]}" 2>&1)
