@@ -94,9 +94,12 @@ AuthResult Authenticate(const HttpRequest& request, std::string_view region,
   return Refuse(ErrorCode::kInternalError);
 }
 
-AuthResult AuthenticateIam(const HttpRequest& request, std::string_view region,
-                           const KeyLookup& lookup, std::chrono::system_clock::time_point now,
-                           std::string_view body) {
+namespace {
+
+// A SigV4-header request of a query or JSON API on the S3 port, signed for `service`.
+AuthResult AuthenticateService(const HttpRequest& request, std::string_view region,
+                               const KeyLookup& lookup, std::chrono::system_clock::time_point now,
+                               std::string_view body, std::string_view service) {
   const std::string_view target = request.target;
   const size_t q = target.find('?');
   const std::string_view raw_query =
@@ -107,23 +110,21 @@ AuthResult AuthenticateIam(const HttpRequest& request, std::string_view region,
   if (authorization == nullptr || !authorization->starts_with(sigv4::kAlgorithm)) {
     return Refuse(ErrorCode::kAccessDenied, "missing");
   }
-  return sigv4::VerifyIamHeader(in, *authorization, body);
+  return sigv4::VerifyIamHeader(in, *authorization, body, service);
+}
+
+}  // namespace
+
+AuthResult AuthenticateIam(const HttpRequest& request, std::string_view region,
+                           const KeyLookup& lookup, std::chrono::system_clock::time_point now,
+                           std::string_view body) {
+  return AuthenticateService(request, region, lookup, now, body, sigv4::kIamService);
 }
 
 AuthResult AuthenticateKms(const HttpRequest& request, std::string_view region,
                            const KeyLookup& lookup, std::chrono::system_clock::time_point now,
                            std::string_view body) {
-  const std::string_view target = request.target;
-  const size_t q = target.find('?');
-  const std::string_view raw_query =
-      q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
-  const std::vector<text::NameValue> params = sigv4::SplitQuery(raw_query);
-  const VerifyInput in{request, target.substr(0, q), raw_query, params, region, {}, lookup, now};
-  const std::string* authorization = FindHeader(request.headers, sigv4::kAuthorization);
-  if (authorization == nullptr || !authorization->starts_with(sigv4::kAlgorithm)) {
-    return Refuse(ErrorCode::kAccessDenied, "missing");
-  }
-  return sigv4::VerifyIamHeader(in, *authorization, body, sigv4::kKmsService);
+  return AuthenticateService(request, region, lookup, now, body, sigv4::kKmsService);
 }
 
 }  // namespace cubby::s3api::auth
