@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "storage/bucket_config_codec.h"
+#include "storage/codec_primitives.h"
 
 namespace cubby::storage::codec {
 namespace {
@@ -45,23 +46,7 @@ constexpr uint8_t kVersionSealed = 7;
 // part (its data.size is then the sealed size, its size the plaintext's).
 constexpr uint8_t kPartVersionSealed = 2;
 
-// ---- Writer helpers.
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-void PutSigned(std::string* out, int64_t v) {
-  PutVarint(out, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-}
-void PutBytes(std::string* out, std::string_view s) {
-  PutVarint(out, s.size());
-  out->append(s);
-}
-void PutByte(std::string* out, uint8_t b) { out->push_back(static_cast<char>(b)); }
-void PutBool(std::string* out, bool b) { PutByte(out, b ? 1 : 0); }
+// ---- Writer helpers (the primitives are codec_primitives.h's).
 void PutStringMap(std::string* out, const std::map<std::string, std::string>& m) {
   PutVarint(out, m.size());
   for (const auto& [k, v] : m) {
@@ -71,62 +56,10 @@ void PutStringMap(std::string* out, const std::map<std::string, std::string>& m)
 }
 
 // ---- Reader: every Get* returns false on truncated or malformed input.
-class Reader {
+class Reader : public ByteReader {
  public:
-  explicit Reader(std::string_view in) : in_(in) {}
+  using ByteReader::ByteReader;
 
-  bool GetVarint(uint64_t* v) {
-    uint64_t result = 0;
-    for (int shift = 0; shift <= 63; shift += 7) {
-      if (in_.empty()) return false;
-      uint8_t b = static_cast<uint8_t>(in_.front());
-      in_.remove_prefix(1);
-      if (shift == 63 && b > 1) return false;  // overflow
-      result |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) {
-        *v = result;
-        return true;
-      }
-    }
-    return false;
-  }
-  bool GetSigned(int64_t* v) {
-    uint64_t u;
-    if (!GetVarint(&u)) return false;
-    *v = static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
-    return true;
-  }
-  bool GetU32(uint32_t* v) {
-    uint64_t u;
-    if (!GetVarint(&u) || u > UINT32_MAX) return false;
-    *v = static_cast<uint32_t>(u);
-    return true;
-  }
-  bool GetBytes(std::string_view* s) {
-    uint64_t n;
-    if (!GetVarint(&n) || n > in_.size()) return false;
-    *s = in_.substr(0, n);
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool GetString(std::string* s) {
-    std::string_view v;
-    if (!GetBytes(&v)) return false;
-    s->assign(v);
-    return true;
-  }
-  bool GetByte(uint8_t* b) {
-    if (in_.empty()) return false;
-    *b = static_cast<uint8_t>(in_.front());
-    in_.remove_prefix(1);
-    return true;
-  }
-  bool GetBool(bool* v) {
-    uint8_t b;
-    if (!GetByte(&b) || b > 1) return false;
-    *v = b == 1;
-    return true;
-  }
   bool GetMode(AccessMode* m) {
     uint8_t b;
     if (!GetByte(&b) || b > 3) return false;
@@ -189,10 +122,6 @@ class Reader {
   bool GetSegment(DataSegment* seg) {
     return GetVarint(&seg->data_id) && GetVarint(&seg->size) && GetU32(&seg->chunk_size);
   }
-  bool done() const { return in_.empty(); }
-
- private:
-  std::string_view in_;
 };
 
 Status Corrupt(const char* what) { return Status(Code::kCorruption, std::string("bad ") + what + " record"); }

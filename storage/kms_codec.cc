@@ -2,69 +2,17 @@
 
 #include <cstdint>
 
+#include "storage/codec_primitives.h"
+
 namespace cubby::storage::codec {
 namespace {
 
 constexpr uint8_t kKmsVersion1 = 1;
 
-// The same primitives as codec.cc's (kept private there): LEB128 varints, zigzag for signed.
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-void PutSigned(std::string* out, int64_t v) {
-  PutVarint(out, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-}
-void PutBytes(std::string* out, std::string_view s) {
-  PutVarint(out, s.size());
-  out->append(s);
-}
-void PutByte(std::string* out, uint8_t b) { out->push_back(static_cast<char>(b)); }
-
-// Every Get returns false on truncated or malformed input.
-class Reader {
+// The primitives are codec_primitives.h's; this adds the key state and the version.
+class Reader : public ByteReader {
  public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool GetVarint(uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (in_.empty()) return false;
-      const uint8_t b = static_cast<uint8_t>(in_.front());
-      in_.remove_prefix(1);
-      if (shift == 63 && b > 1) return false;
-      *v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return true;
-    }
-    return false;
-  }
-  bool GetSigned(int64_t* v) {
-    uint64_t u = 0;
-    if (!GetVarint(&u)) return false;
-    *v = static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
-    return true;
-  }
-  bool GetString(std::string* s) {
-    uint64_t n = 0;
-    if (!GetVarint(&n) || n > in_.size()) return false;
-    s->assign(in_.substr(0, n));
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool GetByte(uint8_t* b) {
-    if (in_.empty()) return false;
-    *b = static_cast<uint8_t>(in_.front());
-    in_.remove_prefix(1);
-    return true;
-  }
-  bool GetBool(bool* v) {
-    uint8_t b = 0;
-    if (!GetByte(&b) || b > 1) return false;
-    *v = b == 1;
-    return true;
-  }
+  using ByteReader::ByteReader;
   bool GetState(KmsKeyState* state) {
     uint8_t b = 0;
     if (!GetByte(&b) || b > static_cast<uint8_t>(KmsKeyState::kPendingDeletion)) return false;
@@ -75,10 +23,6 @@ class Reader {
     uint8_t b = 0;
     return GetByte(&b) && b == kKmsVersion1;
   }
-  bool done() const { return in_.empty(); }
-
- private:
-  std::string_view in_;
 };
 
 std::string Tagged(char tag, std::string_view name) {
