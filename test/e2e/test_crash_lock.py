@@ -763,10 +763,13 @@ def test_sigkill_rounds_on_an_object_lock_bucket(start_server, tmp_path):
           f"{sum(e.lock.mode == COMP for e in versions)} COMPLIANCE) and "
           f"{len(entries) - len(versions)} markers at the end; acknowledged: "
           f"{sorted(counts.items())}")
-    # The load really was mixed.
+    # The load really was mixed. A marker is counted whether or not a locked version lies under
+    # it: once COMPLIANCE and default-retention versions pile up, a key with nothing locked is
+    # rare (one seed in CI drew a single one), and the marker's write is the same either way.
+    counts["any marker"] = counts.get("marker", 0) + counts.get("marker over a locked version", 0)
     for kind in ("put", "put+lock headers", "put (default retention)", "retention set",
                  "governance extended", "governance shortened (bypass)",
-                 "governance shorten refused", "legal hold ON", "legal hold OFF", "marker",
+                 "governance shorten refused", "legal hold ON", "legal hold OFF", "any marker",
                  "delete unlocked version", "delete locked refused",
                  "delete governance (bypass)", "delete marker by id", "delete objects",
                  "delete objects (some refused)"):
