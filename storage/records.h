@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,15 @@ namespace cubby::storage {
 enum class AccessMode : uint8_t { kNone = 0, kReadOnly = 1, kWriteOnly = 2, kReadWrite = 3 };
 inline bool CanRead(AccessMode m) { return (static_cast<uint8_t>(m) & 1) != 0; }
 inline bool CanWrite(AccessMode m) { return (static_cast<uint8_t>(m) & 2) != 0; }
+
+// A bucket's quota (issue 17): limits on BucketStats (current versions' bytes and count). No
+// value: no limit on that figure. Set by the root user through the admin API or a COSI
+// BucketClass; enforced by s3api before a write is stored.
+struct BucketQuota {
+  std::optional<uint64_t> bytes;
+  std::optional<uint64_t> objects;
+  bool operator==(const BucketQuota&) const = default;
+};
 
 struct BucketRecord {
   std::string name;
@@ -45,6 +55,7 @@ struct BucketRecord {
   CorsConfig cors;
   // Default encryption (PutBucketEncryption), stored as given; no rules: none set.
   BucketEncryption encryption;
+  BucketQuota quota;  // bucket record format 8
 };
 
 // One run of object bytes, `size` in total: with chunk_size > 0 the chunks of `data_id` in the
