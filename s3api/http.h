@@ -76,6 +76,12 @@ class BodySource {
     (void)max;
     return {};
   }
+
+  // True when producing the bytes costs real work (an encrypted object's plaintext is decrypted
+  // segment by segment) and no file span will come: the server may then call Read from a
+  // second thread, producing the next pieces while it sends the ones before (one caller at a
+  // time, never concurrently). Default: false.
+  virtual bool ProducedBytes() const { return false; }
 };
 
 struct HttpResponse {

@@ -51,7 +51,7 @@ std::string StripAwsChunked(std::string_view encodings) {
 class ObjectSource : public BodySource {
  public:
   ObjectSource(std::unique_ptr<storage::ObjectReader> reader, uint64_t remaining)
-      : reader_(std::move(reader)), remaining_(remaining) {}
+      : reader_(std::move(reader)), remaining_(remaining), sealed_(reader_->meta().sealed()) {}
 
   ReadResult Read(char* buf, size_t n) override {
     if (remaining_ == 0) return {};
@@ -78,9 +78,13 @@ class ObjectSource : public BodySource {
     return {FileSpan{span.fd, span.offset, span.length}, ErrorCode::kNone};
   }
 
+  // A sealed object's reader decrypts (NewPlainReader) and has no file spans.
+  bool ProducedBytes() const override { return sealed_; }
+
  private:
   std::unique_ptr<storage::ObjectReader> reader_;
   uint64_t remaining_;
+  bool sealed_;
 };
 
 struct ByteRange {

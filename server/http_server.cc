@@ -24,6 +24,7 @@
 
 #include "s3api/errors.h"
 #include "server/poll_stream.h"
+#include "server/read_ahead.h"
 #include "server/tls.h"
 #include "text/encoding.h"
 #include "text/time.h"
@@ -236,9 +237,16 @@ void LingerBeforeClose(int fd) {
 // How a streamed response body ended.
 enum class BodyOutcome { kSent, kSourceFailed, kWriteFailed };
 
+// A streamed body whose bytes are produced (BodySource::ProducedBytes: an encrypted object's
+// plaintext) is read ahead on a second thread (ReadAhead) once this much of it is left: below,
+// a thread and four pieces cost more than the overlap gains.
+constexpr uint64_t kReadAheadMinBytes = 4 << 20;
+constexpr size_t kReadAheadPieces = 4;
+
 // Sends `to_send` bytes of `source` after the head (already out). With `file_spans` (plain TCP),
 // the source's file spans go out with sendfile(2), each asked for in one piece as large as
-// what is left; bytes outside files are read in pieces of up to `piece_size` and written.
+// what is left; bytes outside files are read in pieces of up to `piece_size` and written, read
+// ahead on a second thread when they are produced and at least kReadAheadMinBytes are left.
 // *sent counts the body bytes that left.
 BodyOutcome SendSourceBody(PollStream& stream, s3api::BodySource& source, uint64_t to_send,
                            size_t piece_size, bool file_spans, uint64_t* sent) {
@@ -259,6 +267,18 @@ BodyOutcome SendSourceBody(PollStream& stream, s3api::BodySource& source, uint64
         if (ec == asio::error::eof) return BodyOutcome::kSourceFailed;
         if (ec) return BodyOutcome::kWriteFailed;
         continue;
+      }
+    }
+    if (source.ProducedBytes() && left >= kReadAheadMinBytes) {
+      // Many produced bytes: produce the next pieces while this thread sends.
+      ReadAhead ahead(source, left, piece_size, kReadAheadPieces);
+      if (ahead.started()) {
+        std::string_view ready;
+        while (ahead.Next(&ready)) {
+          if (stream.WriteAll(ready.data(), ready.size())) return BodyOutcome::kWriteFailed;
+          *sent += ready.size();
+        }
+        return ahead.failed() ? BodyOutcome::kSourceFailed : BodyOutcome::kSent;
       }
     }
     if (piece.empty()) piece.resize(static_cast<size_t>(std::min<uint64_t>(piece_size, left)));

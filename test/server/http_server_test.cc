@@ -36,11 +36,19 @@ std::string Pattern(size_t n) {
   return out;
 }
 
-// A source that produces Pattern(n) in pieces, or fails after `fail_after` bytes.
+// Reads of PatternSources made on another thread than the one that made the source (the
+// connection's): the server read them ahead.
+std::atomic<uint64_t> g_reads_elsewhere{0};
+
+// A source that produces Pattern(n) in pieces, or fails after `fail_after` bytes; `produced`
+// is what it answers to ProducedBytes.
 class PatternSource : public s3api::BodySource {
  public:
-  PatternSource(uint64_t size, uint64_t fail_after) : data_(Pattern(size)), fail_after_(fail_after) {}
+  PatternSource(uint64_t size, uint64_t fail_after, bool produced = false)
+      : data_(Pattern(size)), fail_after_(fail_after), produced_(produced) {}
+  bool ProducedBytes() const override { return produced_; }
   s3api::ReadResult Read(char* buf, size_t n) override {
+    if (std::this_thread::get_id() != maker_) ++g_reads_elsewhere;
     if (pos_ >= fail_after_) return {0, ErrorCode::kInternalError};
     n = std::min<uint64_t>({n, data_.size() - pos_, fail_after_ - pos_});
     std::memcpy(buf, data_.data() + pos_, n);
@@ -51,6 +59,8 @@ class PatternSource : public s3api::BodySource {
  private:
   std::string data_;
   uint64_t fail_after_;
+  bool produced_;
+  std::thread::id maker_ = std::this_thread::get_id();
   uint64_t pos_ = 0;
 };
 
@@ -176,6 +186,13 @@ s3api::HttpResponse StubHandler(Observed* seen, const s3api::HttpRequest& reques
     uint64_t n = std::stoull(target.substr(8));
     response.source = std::make_unique<PatternSource>(n, n);
     response.content_length = n;
+  } else if (target.starts_with("/produced/")) {
+    uint64_t n = std::stoull(target.substr(10));
+    response.source = std::make_unique<PatternSource>(n, n, /*produced=*/true);
+    response.content_length = n;
+  } else if (target == "/fail-produced") {
+    response.source = std::make_unique<PatternSource>(9 << 20, (5 << 20) + 7, true);
+    response.content_length = 9 << 20;
   } else if (target == "/file") {
     response.source = seen->file_source();
     response.content_length = seen->file_size;
@@ -744,6 +761,43 @@ TEST_F(HttpServerTest, FailingSourceClosesMidStream) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.headers["content-length"], std::to_string(1 << 20));
   EXPECT_EQ(r.body.size(), size_t{300} << 10) << "short body, then the connection closes";
+  EXPECT_TRUE(client.ClosedByServer());
+}
+
+// A large body whose bytes are produced (an encrypted object's) is read ahead on a second
+// thread (ReadAhead); a smaller one, or one that is not produced, is read by the connection's.
+TEST_F(HttpServerTest, ProducedBodiesAreReadAhead) {
+  Start();
+  Client client(server_->port());
+  struct Case {
+    std::string path;
+    uint64_t size;
+    bool ahead;
+  } cases[] = {
+      {"/produced/", (4 << 20) - 1, false}, {"/produced/", 4 << 20, true},
+      {"/produced/", (9 << 20) + 12345, true}, {"/stream/", 9 << 20, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path + std::to_string(c.size));
+    g_reads_elsewhere = 0;
+    client.Send("GET " + c.path + std::to_string(c.size) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    Response r = client.ReadResponse();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.headers["content-length"], std::to_string(c.size));
+    EXPECT_TRUE(r.body == Pattern(c.size));
+    EXPECT_EQ(g_reads_elsewhere > 0, c.ahead);
+  }
+}
+
+TEST_F(HttpServerTest, FailingProducedSourceClosesAfterItsGoodBytes) {
+  Start();
+  Client client(server_->port());
+  client.Send("GET /fail-produced HTTP/1.1\r\nHost: x\r\n\r\n");
+  Response r = client.ReadResponse();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(9 << 20));
+  EXPECT_EQ(r.body.size(), (size_t{5} << 20) + 7) << "every byte before the failure, then a close";
+  EXPECT_TRUE(r.body == Pattern((5 << 20) + 7));
   EXPECT_TRUE(client.ClosedByServer());
 }
 
