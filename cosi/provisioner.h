@@ -2,8 +2,10 @@
 //
 // How the v0.2 sidecar drives this service, and how each call answers:
 //  - DriverCreateBucket(name="bucket-<uid>", parameters=BucketClass parameters): creates the S3
-//    bucket named exactly `name`; bucket_id == name. Idempotent: same name and same effective
-//    parameters → OK (also for a bucket made earlier through S3); different → ALREADY_EXISTS.
+//    bucket named exactly `name`, with the versioning, object lock, lifecycle, encryption and
+//    quota the parameters ask for (params.h) from its first moment; bucket_id == name.
+//    Idempotent: same name and same effective parameters → OK (also for a bucket made earlier
+//    through S3); different → ALREADY_EXISTS.
 //  - DriverDeleteBucket(bucket_id, delete_context=BucketClass parameters): unknown → OK. A
 //    non-empty bucket is deleted with its objects and uploads only when forceDelete is "true" in
 //    delete_context or in its create parameters; otherwise FAILED_PRECONDITION and nothing

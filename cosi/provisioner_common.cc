@@ -62,6 +62,16 @@ grpc::Status CreateOrMatchBucket(storage::Store* store, const std::string& name,
   candidate.anonymous = wanted.anonymous;
   candidate.force_delete = wanted.force_delete;
   candidate.created_by_cosi = true;
+  // Issue 17's settings go into the record that creates the bucket, in its one write
+  // (Store::GetOrCreateBucket stores versioning and object lock as given): the bucket never
+  // exists without them, so no S3 write can land in it unversioned, unlocked or unencrypted. A
+  // Suspended bucket is created Suspended, which is where S3's CreateBucket then
+  // PutBucketVersioning(Suspended) would leave it.
+  candidate.versioning = wanted.versioning;
+  candidate.object_lock = wanted.object_lock;
+  candidate.lifecycle = wanted.lifecycle;
+  candidate.encryption = wanted.encryption;
+  candidate.quota = wanted.quota;
   const Parameters effective = EffectiveParameters(wanted);
   candidate.cosi_parameters = {effective.begin(), effective.end()};
   // COSI's buckets belong to root, the administrator, as every bucket did before users; their
@@ -79,15 +89,27 @@ grpc::Status CreateOrMatchBucket(storage::Store* store, const std::string& name,
   storage::Result<storage::BucketRecord> bucket = store->GetOrCreateBucket(candidate, &created);
   if (!bucket.ok()) return ToGrpcStatus(bucket.status());
   if (!created) {
-    // A bucket made through S3 has the default effective parameters unless its anonymous
-    // mode was changed; compare what the bucket does, not what it was created with.
+    // A bucket made through S3 (or by an older cubby) has the default effective parameters
+    // unless its configuration was changed; compare what the bucket does, not what it was
+    // created with.
     const BucketParams existing = BucketParamsOf(*bucket);
     if (!(existing == wanted)) {
+      const Parameters have = EffectiveParameters(existing);
+      std::string differing;
+      for (const auto& [key, value] : effective) {
+        auto it = have.find(key);
+        if (it == have.end() || it->second != value) {
+          differing += (differing.empty() ? "" : ", ") + key + "=" + value;
+        }
+      }
+      for (const auto& [key, value] : have) {
+        if (!effective.contains(key)) {
+          differing += (differing.empty() ? "" : ", ") + key + " unset";
+        }
+      }
       return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
-                          "bucket \"" + name +
-                              "\" exists with different parameters (anonymousAccessMode=" +
-                              std::string(AnonymousModeName(existing.anonymous)) +
-                              ", forceDelete=" + (existing.force_delete ? "true" : "false") + ")");
+                          "bucket \"" + name + "\" exists with different parameters (" +
+                              DescribeParameters(have) + "); this request asks for " + differing);
     }
   }
   return grpc::Status::OK;

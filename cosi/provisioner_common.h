@@ -32,9 +32,11 @@ storage::Result<Parameters> ToParameters(std::string_view field,
 // "OK", "NOT_FOUND", ... (the names gRPC's documentation uses).
 std::string_view GrpcCodeName(grpc::StatusCode code);
 
-// Creates bucket `name` (owned by root, created_by_cosi) with `wanted`, or finds it: OK when it
-// exists with the same effective parameters (also a bucket made through S3), ALREADY_EXISTS
-// naming its parameters when they differ; storage errors via ToGrpcStatus.
+// Creates bucket `name` (owned by root, created_by_cosi) with `wanted` — its versioning, object
+// lock, lifecycle, default encryption and quota set in the one write that creates it — or finds
+// it: OK when it exists with the same effective parameters (BucketParamsOf; also a bucket made
+// through S3 or by an older cubby), ALREADY_EXISTS naming its parameters and the requested ones
+// that differ; storage errors via ToGrpcStatus.
 // REQUIRES: storage::ValidateBucketName(name).ok(). Thread-safe (storage's GetOrCreateBucket).
 grpc::Status CreateOrMatchBucket(storage::Store* store, const std::string& name,
                                  const BucketParams& wanted, int64_t now_ms);

@@ -165,12 +165,13 @@ grpc::Status V1alpha2ProvisionerService::GetExistingBucket(const GetExistingRequ
     }
     return ToGrpcStatus(bucket.status());
   }
-  // A static bucket keeps its own settings; only a stated anonymousAccessMode must agree.
-  if (parameters->contains(kAnonymousAccessMode) && bucket->anonymous != wanted->anonymous) {
+  // A static bucket keeps its own settings (nothing here changes it); only the parameters the
+  // BucketClass states must agree with it, each as params.h's StatedParametersMismatch says.
+  if (const std::string mismatch =
+          StatedParametersMismatch(*parameters, *wanted, BucketParamsOf(*bucket));
+      !mismatch.empty()) {
     return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
-                        "bucket \"" + bucket_id + "\" has anonymousAccessMode " +
-                            std::string(AnonymousModeName(bucket->anonymous)) + ", not " +
-                            std::string(AnonymousModeName(wanted->anonymous)));
+                        "bucket \"" + bucket_id + "\" differs from the BucketClass: " + mismatch);
   }
   response->set_bucket_id(bucket_id);
   FillS3(bucket_id, response->mutable_protocols());

@@ -11,8 +11,10 @@
 //    PATH).
 //  - DriverGetExistingBucket(existing_bucket_id, protocols, parameters): a bucket made through
 //    S3, the admin API or either COSI version → OK with the same protocols.s3. Protocols and
-//    parameters are validated as for Create; an anonymousAccessMode that differs from the
-//    bucket's → ALREADY_EXISTS (forceDelete only matters when deleting). Unknown → NOT_FOUND.
+//    parameters are validated as for Create; the bucket is never changed, and a stated
+//    parameter the bucket does not agree with (params.h StatedParametersMismatch: e.g.
+//    anonymousAccessMode, versioning, expireAfterDays; forceDelete only matters when deleting)
+//    → ALREADY_EXISTS naming it. Unknown → NOT_FOUND.
 //  - DriverDeleteBucket(bucket_id, parameters): as v1alpha1 (unknown → OK; non-empty only with
 //    forceDelete in the parameters or the bucket's create parameters, else
 //    FAILED_PRECONDITION). Each key granted on it loses that bucket (and goes with its last).

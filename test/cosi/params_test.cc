@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,14 @@ TEST(ParamsTest, SizeLimits) {
   EXPECT_EQ(CheckMapSize("parameters", many).code(), Code::kInvalidArgument);
 }
 
+// BucketParams with only the two pre-issue-17 settings given.
+BucketParams Basic(AccessMode anonymous, bool force_delete) {
+  BucketParams p;
+  p.anonymous = anonymous;
+  p.force_delete = force_delete;
+  return p;
+}
+
 struct BucketParamCase {
   Parameters in;
   bool valid;
@@ -114,16 +123,16 @@ struct BucketParamCase {
 
 TEST(ParamsTest, BucketParameters) {
   const std::vector<BucketParamCase> cases = {
-      {{}, true, {AccessMode::kNone, false}, ""},
-      {{{"anonymousAccessMode", "Private"}}, true, {AccessMode::kNone, false}, ""},
-      {{{"anonymousAccessMode", "ReadOnly"}}, true, {AccessMode::kReadOnly, false}, ""},
-      {{{"anonymousAccessMode", "WriteOnly"}}, true, {AccessMode::kWriteOnly, false}, ""},
-      {{{"anonymousAccessMode", "ReadWrite"}}, true, {AccessMode::kReadWrite, false}, ""},
-      {{{"forceDelete", "true"}}, true, {AccessMode::kNone, true}, ""},
-      {{{"forceDelete", "false"}}, true, {AccessMode::kNone, false}, ""},
+      {{}, true, Basic(AccessMode::kNone, false), ""},
+      {{{"anonymousAccessMode", "Private"}}, true, Basic(AccessMode::kNone, false), ""},
+      {{{"anonymousAccessMode", "ReadOnly"}}, true, Basic(AccessMode::kReadOnly, false), ""},
+      {{{"anonymousAccessMode", "WriteOnly"}}, true, Basic(AccessMode::kWriteOnly, false), ""},
+      {{{"anonymousAccessMode", "ReadWrite"}}, true, Basic(AccessMode::kReadWrite, false), ""},
+      {{{"forceDelete", "true"}}, true, Basic(AccessMode::kNone, true), ""},
+      {{{"forceDelete", "false"}}, true, Basic(AccessMode::kNone, false), ""},
       {{{"anonymousAccessMode", "ReadOnly"}, {"forceDelete", "true"}},
        true,
-       {AccessMode::kReadOnly, true},
+       Basic(AccessMode::kReadOnly, true),
        ""},
       {{{"anonymousAccessMode", "public"}}, false, {}, "anonymousAccessMode"},
       {{{"anonymousAccessMode", "readonly"}}, false, {}, "anonymousAccessMode"},
@@ -148,10 +157,10 @@ TEST(ParamsTest, BucketParameters) {
 }
 
 TEST(ParamsTest, EffectiveParametersRoundTrip) {
-  for (AccessMode mode : {AccessMode::kNone, AccessMode::kReadOnly, AccessMode::kWriteOnly,
-                          AccessMode::kReadWrite}) {
+  for (AccessMode mode :
+       {AccessMode::kNone, AccessMode::kReadOnly, AccessMode::kWriteOnly, AccessMode::kReadWrite}) {
     for (bool force : {false, true}) {
-      BucketParams p{mode, force};
+      BucketParams p = Basic(mode, force);
       Parameters effective = EffectiveParameters(p);
       EXPECT_EQ(effective.size(), 2u);
       storage::Result<BucketParams> back = ParseBucketParameters(effective);
@@ -160,7 +169,289 @@ TEST(ParamsTest, EffectiveParametersRoundTrip) {
     }
   }
   storage::BucketRecord from_s3;  // a bucket made through S3: defaults
-  EXPECT_EQ(BucketParamsOf(from_s3), (BucketParams{AccessMode::kNone, false}));
+  EXPECT_EQ(BucketParamsOf(from_s3), Basic(AccessMode::kNone, false));
+}
+
+// Issue 17's keys: every accepted value and every refusal, each naming the key.
+TEST(ParamsTest, Issue17BucketParameters) {
+  using storage::RetentionMode;
+  using storage::VersioningState;
+  auto with = [](auto&& edit) {
+    BucketParams p;
+    edit(p);
+    return p;
+  };
+  auto quota = [&](std::optional<uint64_t> bytes, std::optional<uint64_t> objects) {
+    return with([&](BucketParams& p) { p.quota = {bytes, objects}; });
+  };
+  auto versioning = [&](VersioningState state) {
+    return with([&](BucketParams& p) { p.versioning = state; });
+  };
+  auto locked = [&](std::optional<storage::DefaultRetention> retention) {
+    return with([&](BucketParams& p) {
+      p.versioning = VersioningState::kEnabled;
+      p.object_lock = {.enabled = true, .default_retention = retention};
+    });
+  };
+  auto expire = [&](uint32_t days) {
+    return with([&](BucketParams& p) { p.lifecycle = ExpireRule(days); });
+  };
+  const BucketParams sse_s3 = with([](BucketParams& p) { p.encryption = SseS3Encryption(); });
+  const std::vector<BucketParamCase> cases = {
+      // quotaBytes, quotaObjects
+      {{{"quotaBytes", "1"}}, true, quota(1, {}), ""},
+      {{{"quotaBytes", "1073741824"}}, true, quota(1073741824, {}), ""},
+      {{{"quotaBytes", "0010"}}, true, quota(10, {}), ""},
+      {{{"quotaBytes", "18446744073709551615"}}, true, quota(UINT64_MAX, {}), ""},
+      {{{"quotaObjects", "1000"}}, true, quota({}, 1000), ""},
+      {{{"quotaBytes", "5"}, {"quotaObjects", "7"}}, true, quota(5, 7), ""},
+      {{{"quotaBytes", "0"}}, false, {}, "quotaBytes"},
+      {{{"quotaBytes", "18446744073709551616"}}, false, {}, "quotaBytes"},
+      {{{"quotaBytes", "1Gi"}}, false, {}, "no unit suffix"},
+      {{{"quotaBytes", "1G"}}, false, {}, "quotaBytes"},
+      {{{"quotaBytes", "-1"}}, false, {}, "quotaBytes"},
+      {{{"quotaBytes", "+1"}}, false, {}, "quotaBytes"},
+      {{{"quotaBytes", " 1"}}, false, {}, "quotaBytes"},
+      {{{"quotaBytes", "1e9"}}, false, {}, "quotaBytes"},
+      {{{"quotaBytes", "1,000"}}, false, {}, "quotaBytes"},
+      {{{"quotaBytes", ""}}, false, {}, "quotaBytes"},
+      {{{"quotaObjects", "0"}}, false, {}, "quotaObjects"},
+      {{{"quotaObjects", "ten"}}, false, {}, "quotaObjects"},
+      {{{"QuotaBytes", "1"}}, false, {}, "QuotaBytes"},
+      // versioning
+      {{{"versioning", "Enabled"}}, true, versioning(VersioningState::kEnabled), ""},
+      {{{"versioning", "Suspended"}}, true, versioning(VersioningState::kSuspended), ""},
+      {{{"versioning", "enabled"}}, false, {}, "versioning"},
+      {{{"versioning", "Disabled"}}, false, {}, "versioning"},
+      {{{"versioning", ""}}, false, {}, "versioning"},
+      // objectLockEnabled, objectLockMode, objectLockDays
+      {{{"objectLockEnabled", "false"}}, true, {}, ""},
+      {{{"objectLockEnabled", "false"}, {"versioning", "Suspended"}},
+       true,
+       versioning(VersioningState::kSuspended),
+       ""},
+      {{{"objectLockEnabled", "true"}}, true, locked({}), ""},
+      {{{"objectLockEnabled", "true"}, {"versioning", "Enabled"}}, true, locked({}), ""},
+      {{{"objectLockEnabled", "true"}, {"objectLockMode", "GOVERNANCE"}, {"objectLockDays", "1"}},
+       true,
+       locked(storage::DefaultRetention{RetentionMode::kGovernance, 1, 0}),
+       ""},
+      {{{"objectLockEnabled", "true"},
+        {"objectLockMode", "COMPLIANCE"},
+        {"objectLockDays", "36500"}},
+       true,
+       locked(storage::DefaultRetention{RetentionMode::kCompliance, 36500, 0}),
+       ""},
+      {{{"objectLockEnabled", "yes"}}, false, {}, "objectLockEnabled"},
+      {{{"objectLockEnabled", "true"}, {"versioning", "Suspended"}}, false, {}, "versioning"},
+      {{{"objectLockEnabled", "true"}, {"objectLockMode", "GOVERNANCE"}},
+       false,
+       {},
+       "\"objectLockDays\" is required"},
+      {{{"objectLockEnabled", "true"}, {"objectLockDays", "3"}},
+       false,
+       {},
+       "\"objectLockMode\" is required"},
+      {{{"objectLockMode", "GOVERNANCE"}, {"objectLockDays", "3"}}, false, {}, "objectLockEnabled"},
+      {{{"objectLockEnabled", "false"}, {"objectLockMode", "GOVERNANCE"}, {"objectLockDays", "3"}},
+       false,
+       {},
+       "objectLockEnabled"},
+      {{{"objectLockEnabled", "true"}, {"objectLockMode", "governance"}, {"objectLockDays", "3"}},
+       false,
+       {},
+       "objectLockMode"},
+      {{{"objectLockEnabled", "true"}, {"objectLockMode", "GOVERNANCE"}, {"objectLockDays", "0"}},
+       false,
+       {},
+       "objectLockDays"},
+      {{{"objectLockEnabled", "true"},
+        {"objectLockMode", "GOVERNANCE"},
+        {"objectLockDays", "36501"}},
+       false,
+       {},
+       "objectLockDays"},
+      {{{"objectLockEnabled", "true"}, {"objectLockMode", "GOVERNANCE"}, {"objectLockDays", "1y"}},
+       false,
+       {},
+       "objectLockDays"},
+      // expireAfterDays
+      {{{"expireAfterDays", "1"}}, true, expire(1), ""},
+      {{{"expireAfterDays", "2147483647"}}, true, expire(2147483647), ""},
+      {{{"expireAfterDays", "0"}}, false, {}, "expireAfterDays"},
+      {{{"expireAfterDays", "2147483648"}}, false, {}, "expireAfterDays"},
+      {{{"expireAfterDays", "30d"}}, false, {}, "expireAfterDays"},
+      // encryption
+      {{{"encryption", "SSE-S3"}}, true, sse_s3, ""},
+      {{{"encryption", "AES256"}}, true, sse_s3, ""},
+      {{{"encryption", "aws:kms"}}, false, {}, "SSE-KMS needs a KMS key"},
+      {{{"encryption", "aws:kms:dsse"}}, false, {}, "SSE-KMS needs a KMS key"},
+      {{{"encryption", "SSE-KMS"}}, false, {}, "SSE-KMS needs a KMS key"},
+      {{{"encryption", "SSE-C"}}, false, {}, "SSE-C"},
+      {{{"encryption", "sse-s3"}}, false, {}, "encryption"},
+      {{{"encryption", "none"}}, false, {}, "encryption"},
+      // all at once
+      {{{"anonymousAccessMode", "ReadOnly"},
+        {"forceDelete", "true"},
+        {"quotaBytes", "100"},
+        {"quotaObjects", "10"},
+        {"versioning", "Enabled"},
+        {"objectLockEnabled", "true"},
+        {"objectLockMode", "GOVERNANCE"},
+        {"objectLockDays", "7"},
+        {"expireAfterDays", "30"},
+        {"encryption", "SSE-S3"}},
+       true,
+       BucketParams{
+           .anonymous = AccessMode::kReadOnly,
+           .force_delete = true,
+           .versioning = VersioningState::kEnabled,
+           .object_lock = {true, storage::DefaultRetention{RetentionMode::kGovernance, 7, 0}},
+           .lifecycle = ExpireRule(30),
+           .encryption = SseS3Encryption(),
+           .quota = {100, 10}},
+       ""},
+  };
+  for (const BucketParamCase& c : cases) {
+    const std::string label = DescribeParameters(c.in);
+    storage::Result<BucketParams> got = ParseBucketParameters(c.in);
+    ASSERT_EQ(got.ok(), c.valid) << label << ": " << got.status().message();
+    if (c.valid) {
+      EXPECT_EQ(*got, c.want) << label;
+      // Every parsed set renders back to parameters that parse to it.
+      storage::Result<BucketParams> back = ParseBucketParameters(EffectiveParameters(*got));
+      ASSERT_TRUE(back.ok()) << label << ": " << back.status().message();
+      EXPECT_EQ(*back, *got) << label;
+    } else {
+      EXPECT_EQ(got.status().code(), Code::kInvalidArgument) << label;
+      EXPECT_NE(got.status().message().find(c.error_part), std::string::npos)
+          << label << ": " << got.status().message();
+    }
+  }
+}
+
+TEST(ParamsTest, ExpireRuleAndSseS3Shapes) {
+  const storage::LifecycleConfig rule = ExpireRule(30);
+  ASSERT_EQ(rule.rules.size(), 1u);
+  EXPECT_EQ(rule.rules[0].id, "cosi-expire-after-days");
+  EXPECT_TRUE(rule.rules[0].enabled);
+  EXPECT_EQ(rule.rules[0].filter, storage::LifecycleFilter{});
+  EXPECT_EQ(rule.rules[0].expiration_days, 30u);
+  EXPECT_FALSE(rule.rules[0].expiration_date_ms.has_value());
+  EXPECT_FALSE(rule.rules[0].noncurrent_days.has_value());
+  const storage::BucketEncryption sse = SseS3Encryption();
+  ASSERT_EQ(sse.rules.size(), 1u);
+  EXPECT_EQ(sse.rules[0].algorithm, storage::SseAlgorithm::kAes256);
+  EXPECT_TRUE(sse.rules[0].kms_master_key_id.empty());
+  EXPECT_FALSE(sse.rules[0].bucket_key_enabled);
+}
+
+// A bucket an older cubby made (or S3 CreateBucket) renders as before issue 17; what no
+// parameter can make renders as a description no parameter value equals.
+TEST(ParamsTest, EffectiveParametersOfBucketsFromS3) {
+  storage::BucketRecord old;
+  old.name = "old";
+  old.created_by_cosi = true;
+  EXPECT_EQ(EffectiveParameters(BucketParamsOf(old)),
+            (Parameters{{"anonymousAccessMode", "Private"}, {"forceDelete", "false"}}));
+
+  storage::BucketRecord s3;
+  s3.versioning = storage::VersioningState::kEnabled;
+  s3.object_lock = {true, storage::DefaultRetention{storage::RetentionMode::kCompliance, 0, 2}};
+  s3.lifecycle = ExpireRule(10);
+  s3.lifecycle.rules.push_back(s3.lifecycle.rules[0]);
+  s3.lifecycle.rules[1].id = "other";
+  s3.encryption.rules = {{storage::SseAlgorithm::kAwsKms, "alias/x", true}};
+  s3.quota.objects = 3;
+  const Parameters effective = EffectiveParameters(BucketParamsOf(s3));
+  EXPECT_EQ(effective, (Parameters{{"anonymousAccessMode", "Private"},
+                                   {"forceDelete", "false"},
+                                   {"versioning", "Enabled"},
+                                   {"objectLockEnabled", "true"},
+                                   {"objectLockMode", "COMPLIANCE"},
+                                   {"objectLockDays", "<2 years>"},
+                                   {"expireAfterDays", "<2 lifecycle rules>"},
+                                   {"encryption", "<aws:kms default encryption>"},
+                                   {"quotaObjects", "3"}}));
+  EXPECT_FALSE(ParseBucketParameters(effective).ok());
+  // A lifecycle rule like the COSI one under another id is not the COSI rule.
+  storage::BucketRecord renamed;
+  renamed.lifecycle = ExpireRule(10);
+  renamed.lifecycle.rules[0].id = "mine";
+  EXPECT_EQ(EffectiveParameters(BucketParamsOf(renamed)).at("expireAfterDays"),
+            "<1 lifecycle rules>");
+}
+
+struct StatedCase {
+  Parameters stated;
+  std::string mismatch_part;  // empty: agrees
+};
+
+// DriverGetExistingBucket's per-parameter agreement with a bucket set up through S3.
+TEST(ParamsTest, StatedParametersMismatch) {
+  storage::BucketRecord bucket;
+  bucket.anonymous = AccessMode::kReadOnly;
+  bucket.force_delete = false;
+  bucket.versioning = storage::VersioningState::kEnabled;
+  bucket.object_lock = {true, storage::DefaultRetention{storage::RetentionMode::kGovernance, 5, 0}};
+  bucket.lifecycle = ExpireRule(30);
+  bucket.lifecycle.rules[0].id = "set-through-s3";
+  storage::LifecycleRule logs;
+  logs.id = "logs";
+  logs.filter.prefix = "logs/";
+  logs.expiration_days = 7;
+  bucket.lifecycle.rules.push_back(logs);
+  bucket.encryption.rules = {{storage::SseAlgorithm::kAes256, "", true}};
+  bucket.quota = {100, std::nullopt};
+  const std::vector<StatedCase> cases = {
+      {{}, ""},
+      {{{"anonymousAccessMode", "ReadOnly"}}, ""},
+      {{{"anonymousAccessMode", "Private"}}, "anonymousAccessMode is ReadOnly, not Private"},
+      {{{"forceDelete", "true"}}, ""},
+      {{{"versioning", "Enabled"}}, ""},
+      {{{"versioning", "Suspended"}}, "versioning is Enabled, not Suspended"},
+      {{{"objectLockEnabled", "true"}}, ""},
+      {{{"objectLockEnabled", "false"}}, "objectLockEnabled is true, not false"},
+      {{{"objectLockEnabled", "true"}, {"objectLockMode", "GOVERNANCE"}, {"objectLockDays", "5"}},
+       ""},
+      {{{"objectLockEnabled", "true"}, {"objectLockMode", "COMPLIANCE"}, {"objectLockDays", "5"}},
+       "objectLockMode is GOVERNANCE, not COMPLIANCE"},
+      {{{"objectLockEnabled", "true"}, {"objectLockMode", "GOVERNANCE"}, {"objectLockDays", "6"}},
+       "objectLockDays is 5, not 6"},
+      {{{"expireAfterDays", "30"}}, ""},  // an enabled whole-bucket rule of 30 days is there
+      {{{"expireAfterDays", "7"}}, "expireAfterDays"},  // only under a prefix
+      {{{"encryption", "SSE-S3"}}, ""},                 // bucket key or not: SSE-S3
+      {{{"quotaBytes", "100"}}, ""},
+      {{{"quotaBytes", "101"}}, "quotaBytes is 100, not 101"},
+      {{{"quotaObjects", "1"}}, "quotaObjects is unset, not 1"},
+      {{{"versioning", "Suspended"}, {"quotaBytes", "1"}},
+       "quotaBytes is 100, not 1; versioning is Enabled, not Suspended"},
+  };
+  for (const StatedCase& c : cases) {
+    storage::Result<BucketParams> wanted = ParseBucketParameters(c.stated);
+    ASSERT_TRUE(wanted.ok()) << DescribeParameters(c.stated);
+    const std::string got = StatedParametersMismatch(c.stated, *wanted, BucketParamsOf(bucket));
+    if (c.mismatch_part.empty()) {
+      EXPECT_EQ(got, "") << DescribeParameters(c.stated);
+    } else {
+      EXPECT_NE(got.find(c.mismatch_part), std::string::npos)
+          << DescribeParameters(c.stated) << ": " << got;
+    }
+  }
+  // A bucket without any of it: every stated setting but the defaults differs.
+  const storage::BucketRecord plain;
+  for (const Parameters& stated : std::vector<Parameters>{{{"versioning", "Enabled"}},
+                                                          {{"objectLockEnabled", "true"}},
+                                                          {{"expireAfterDays", "1"}},
+                                                          {{"encryption", "SSE-S3"}},
+                                                          {{"quotaObjects", "1"}}}) {
+    storage::Result<BucketParams> wanted = ParseBucketParameters(stated);
+    ASSERT_TRUE(wanted.ok());
+    EXPECT_NE(StatedParametersMismatch(stated, *wanted, BucketParamsOf(plain)), "")
+        << DescribeParameters(stated);
+  }
+  EXPECT_EQ(StatedParametersMismatch({{"objectLockEnabled", "false"}}, {}, BucketParamsOf(plain)),
+            "");
 }
 
 struct AccessCase {
@@ -255,8 +546,8 @@ TEST(StatusMapTest, EveryCode) {
   };
   for (const auto& [code, want] : cases) {
     EXPECT_EQ(ToGrpcCode(code), want) << storage::CodeName(code);
-    grpc::Status s = ToGrpcStatus(code == Code::kOk ? storage::Status::Ok()
-                                                    : storage::Status(code, "why"));
+    grpc::Status s =
+        ToGrpcStatus(code == Code::kOk ? storage::Status::Ok() : storage::Status(code, "why"));
     EXPECT_EQ(s.error_code(), want);
     if (code != Code::kOk) {
       EXPECT_EQ(s.error_message(), "why");

@@ -583,3 +583,162 @@ def test_v1alpha2_restart_keeps_buckets_and_grants(start, tmp_path, cosi_env):
         assert status_of(e) == 403
     finally:
         cosi2.close()
+
+
+# ---------------------------------------------------------------- BucketClass settings (issue 17)
+
+def check_bucket_settings(srv, create, suffix):
+    """Creates versioned, locked, expiring and encrypted buckets with `create(name, **params)`
+    (one COSI version's DriverCreateBucket, returning the bucket id) and checks each with boto3
+    as the root user: what S3's own configuration calls answer, and what a write does."""
+    root = make_client(srv)
+
+    versioned = create(f"bc-versioned-{suffix}", versioning="Enabled")
+    assert root.get_bucket_versioning(Bucket=versioned)["Status"] == "Enabled"
+    v1 = root.put_object(Bucket=versioned, Key="k", Body=b"one")["VersionId"]
+    v2 = root.put_object(Bucket=versioned, Key="k", Body=b"two")["VersionId"]
+    assert v1 != v2 and v1 != "null"
+    versions = root.list_object_versions(Bucket=versioned)["Versions"]
+    assert sorted(v["VersionId"] for v in versions) == sorted([v1, v2])
+
+    suspended = create(f"bc-suspended-{suffix}", versioning="Suspended")
+    assert root.get_bucket_versioning(Bucket=suspended)["Status"] == "Suspended"
+    assert root.put_object(Bucket=suspended, Key="k", Body=b"x")["VersionId"] == "null"
+
+    locked = create(f"bc-locked-{suffix}", objectLockEnabled="true",
+                    objectLockMode="GOVERNANCE", objectLockDays="1")
+    lock = root.get_object_lock_configuration(Bucket=locked)["ObjectLockConfiguration"]
+    assert lock["ObjectLockEnabled"] == "Enabled"
+    assert lock["Rule"]["DefaultRetention"] == {"Mode": "GOVERNANCE", "Days": 1}
+    assert root.get_bucket_versioning(Bucket=locked)["Status"] == "Enabled"
+    root.put_object(Bucket=locked, Key="kept", Body=b"kept")
+    head = root.head_object(Bucket=locked, Key="kept")
+    assert head["ObjectLockMode"] == "GOVERNANCE"
+    assert "ObjectLockRetainUntilDate" in head
+    with pytest.raises(ClientError) as e:
+        root.delete_object(Bucket=locked, Key="kept", VersionId=head["VersionId"])
+    assert error_code(e) == "AccessDenied"
+
+    expiring = create(f"bc-expiring-{suffix}", expireAfterDays="30")
+    rules = root.get_bucket_lifecycle_configuration(Bucket=expiring)["Rules"]
+    assert len(rules) == 1
+    assert rules[0]["ID"] == "cosi-expire-after-days"
+    assert rules[0]["Status"] == "Enabled"
+    assert rules[0]["Expiration"] == {"Days": 30}
+    assert rules[0].get("Filter", {}).get("Prefix", "") == ""
+
+    encrypted = create(f"bc-encrypted-{suffix}", encryption="SSE-S3")
+    enc = root.get_bucket_encryption(Bucket=encrypted)["ServerSideEncryptionConfiguration"]
+    assert [r["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] for r in enc["Rules"]] == [
+        "AES256"]
+    put = root.put_object(Bucket=encrypted, Key="secret", Body=b"sealed at rest")
+    assert put["ServerSideEncryption"] == "AES256"
+    got = root.get_object(Bucket=encrypted, Key="secret")
+    assert got["ServerSideEncryption"] == "AES256"
+    assert got["Body"].read() == b"sealed at rest"
+
+    # A bucket made without the settings has none of them.
+    plain = create(f"bc-plain-{suffix}")
+    assert "Status" not in root.get_bucket_versioning(Bucket=plain)
+    with pytest.raises(ClientError) as e:
+        root.get_bucket_lifecycle_configuration(Bucket=plain)
+    assert error_code(e) == "NoSuchLifecycleConfiguration"
+    with pytest.raises(ClientError) as e:
+        root.get_object_lock_configuration(Bucket=plain)
+    assert error_code(e) == "ObjectLockConfigurationNotFoundError"
+    return {"versioned": versioned, "locked": locked, "expiring": expiring,
+            "encrypted": encrypted}
+
+
+def expect_rpc(call, code, part=""):
+    with pytest.raises(grpc.RpcError) as rpc:
+        call()
+    assert rpc.value.code() == code, rpc.value.details()
+    assert part in rpc.value.details(), rpc.value.details()
+
+
+def test_bucket_class_settings_v1alpha1(start):
+    srv, cosi = start()
+    suffix = uuid.uuid4().hex[:8]
+    made = check_bucket_settings(srv, lambda name, **p: cosi.create(name, **p).bucket_id, suffix)
+    # Retries with the same parameters answer OK; a changed value is ALREADY_EXISTS.
+    assert cosi.create(made["expiring"], expireAfterDays="30").bucket_id == made["expiring"]
+    assert cosi.create(made["encrypted"], encryption="AES256").bucket_id == made["encrypted"]
+    expect_rpc(lambda: cosi.create(made["expiring"], expireAfterDays="31"),
+               grpc.StatusCode.ALREADY_EXISTS, "expireAfterDays=31")
+    expect_rpc(lambda: cosi.create(made["locked"], objectLockEnabled="true",
+                                   objectLockMode="COMPLIANCE", objectLockDays="1"),
+               grpc.StatusCode.ALREADY_EXISTS, "objectLockMode=COMPLIANCE")
+    expect_rpc(lambda: cosi.create(made["versioned"], versioning="Suspended"),
+               grpc.StatusCode.ALREADY_EXISTS, "versioning=Suspended")
+    expect_rpc(lambda: cosi.create(f"bc-bad-{suffix}", objectLockEnabled="true",
+                                   versioning="Suspended"),
+               grpc.StatusCode.INVALID_ARGUMENT, "versioning")
+    expect_rpc(lambda: cosi.create(f"bc-bad-{suffix}", encryption="aws:kms"),
+               grpc.StatusCode.INVALID_ARGUMENT, "encryption")
+    expect_rpc(lambda: cosi.create(f"bc-bad-{suffix}", quotaBytes="10Gi"),
+               grpc.StatusCode.INVALID_ARGUMENT, "quotaBytes")
+    names = [b["Name"] for b in make_client(srv).list_buckets()["Buckets"]]
+    assert f"bc-bad-{suffix}" not in names
+
+
+def test_bucket_class_settings_v1alpha2(start, cosi_env):
+    srv, _ = start()
+    cosi2 = Cosi2(cosi_env["path"])
+    try:
+        suffix = uuid.uuid4().hex[:8]
+        made = check_bucket_settings(
+            srv, lambda name, **p: cosi2.create(name, **p).bucket_id, suffix)
+        assert cosi2.create(made["versioned"], versioning="Enabled").bucket_id == made["versioned"]
+        expect_rpc(lambda: cosi2.create(made["encrypted"]),
+                   grpc.StatusCode.ALREADY_EXISTS, "encryption unset")
+        expect_rpc(lambda: cosi2.create(made["expiring"], expireAfterDays="7"),
+                   grpc.StatusCode.ALREADY_EXISTS, "expireAfterDays=7")
+        # A static bucket: stated settings must agree with it; it is never changed.
+        assert cosi2.get_existing(made["expiring"], expireAfterDays="30").bucket_id == \
+            made["expiring"]
+        assert cosi2.get_existing(made["locked"], objectLockEnabled="true",
+                                  objectLockMode="GOVERNANCE", objectLockDays="1").bucket_id
+        expect_rpc(lambda: cosi2.get_existing(made["versioned"], versioning="Suspended"),
+                   grpc.StatusCode.ALREADY_EXISTS, "versioning is Enabled, not Suspended")
+        expect_rpc(lambda: cosi2.get_existing(made["versioned"], encryption="SSE-S3"),
+                   grpc.StatusCode.ALREADY_EXISTS, "encryption")
+        expect_rpc(lambda: cosi2.get_existing(made["versioned"], objectLockDays="x"),
+                   grpc.StatusCode.INVALID_ARGUMENT, "objectLockDays")
+        root = make_client(srv)
+        assert root.get_bucket_versioning(Bucket=made["versioned"])["Status"] == "Enabled"
+    finally:
+        cosi2.close()
+
+
+def _example_bucket_classes():
+    """(generation, class name, parameters) of every BucketClass in deploy/."""
+    import yaml
+    out = []
+    for generation, path in [("v1alpha1", "deploy/classes.yaml"),
+                             ("v1alpha2", "deploy/v1alpha2/classes.yaml")]:
+        with open(os.path.join(REPO, path)) as f:
+            for doc in yaml.safe_load_all(f):
+                if doc and doc["kind"] == "BucketClass":
+                    params = doc.get("parameters") or doc.get("spec", {}).get("parameters") or {}
+                    out.append((generation, doc["metadata"]["name"], params))
+    return out
+
+
+def test_deploy_example_bucket_classes_are_accepted(start, cosi_env):
+    """Every example BucketClass in deploy/ makes a bucket through its own generation."""
+    srv, cosi1 = start()
+    cosi2 = Cosi2(cosi_env["path"])
+    try:
+        classes = _example_bucket_classes()
+        assert {name for _, name, _ in classes} >= {
+            "cubby", "cubby-versioned", "cubby-worm", "cubby-expiring", "cubby-quota"}
+        for generation, name, params in classes:
+            assert all(isinstance(v, str) for v in params.values()), (name, params)
+            bucket = f"bc-{name}-{generation}"
+            if generation == "v1alpha1":
+                assert cosi1.create(bucket, **params).bucket_id == bucket
+            else:
+                assert cosi2.create(bucket, **params).bucket_id == bucket
+    finally:
+        cosi2.close()

@@ -246,6 +246,85 @@ TEST_F(V1alpha2Test, GetExistingBucket) {
              grpc::StatusCode::INVALID_ARGUMENT, "AZURE");
 }
 
+// Issue 17 through v1alpha2: the same settings as v1alpha1, in the bucket from its creation.
+TEST_F(V1alpha2Test, CreateAppliesIssue17ParametersAndComparesThem) {
+  const std::map<std::string, std::string> params = {{"objectLockEnabled", "true"},
+                                                     {"objectLockMode", "GOVERNANCE"},
+                                                     {"objectLockDays", "2"},
+                                                     {"expireAfterDays", "14"},
+                                                     {"encryption", "AES256"}};
+  v2::DriverCreateBucketResponse first, again;
+  ASSERT_TRUE(Create2("Claim_With_Settings", params, &first).ok());
+  const std::string bucket = first.bucket_id();
+  auto record = store_->GetBucket(bucket);
+  ASSERT_TRUE(record.ok()) << record.status().ToString();
+  EXPECT_EQ(record->versioning, storage::VersioningState::kEnabled);
+  EXPECT_TRUE(record->object_lock.enabled);
+  EXPECT_EQ(record->object_lock.default_retention,
+            (storage::DefaultRetention{storage::RetentionMode::kGovernance, 2, 0}));
+  EXPECT_EQ(record->lifecycle, ExpireRule(14));
+  EXPECT_EQ(record->encryption, SseS3Encryption());
+  EXPECT_EQ(record->cosi_parameters.at("encryption"), "SSE-S3");   // canonical name
+  EXPECT_EQ(record->cosi_parameters.at("versioning"), "Enabled");  // implied by object lock
+  ASSERT_TRUE(Create2("Claim_With_Settings", params, &again).ok());
+  EXPECT_EQ(again.SerializeAsString(), first.SerializeAsString());
+  std::map<std::string, std::string> changed = params;
+  changed["expireAfterDays"] = "15";
+  ExpectCode(Create2("Claim_With_Settings", changed), grpc::StatusCode::ALREADY_EXISTS,
+             "expireAfterDays=15");
+  // The same bucket through v1alpha1: same parameters OK, others ALREADY_EXISTS.
+  EXPECT_TRUE(Create(bucket, params).ok());
+  ExpectCode(Create(bucket, {}), grpc::StatusCode::ALREADY_EXISTS, "objectLockEnabled=true");
+  ExpectCode(Create2("bc-x", {{"objectLockDays", "1"}}), grpc::StatusCode::INVALID_ARGUMENT,
+             "objectLockMode");
+  ExpectCode(Create2("bc-x", {{"encryption", "SSE-KMS"}}), grpc::StatusCode::INVALID_ARGUMENT,
+             "encryption");
+  EXPECT_EQ(store_->GetBucket("bc-x").status().code(), Code::kNoSuchBucket);
+  ASSERT_TRUE(Create2("bc-suspended", {{"versioning", "Suspended"}}).ok());
+  EXPECT_EQ(store_->BucketVersioning("bc-suspended"), storage::VersioningState::kSuspended);
+}
+
+// A static bucket keeps its own configuration: the stated parameters must agree, and the call
+// never changes the bucket.
+TEST_F(V1alpha2Test, GetExistingComparesStatedIssue17Parameters) {
+  storage::BucketRecord s3_bucket;
+  s3_bucket.name = "bc-configured";
+  s3_bucket.versioning = storage::VersioningState::kSuspended;
+  s3_bucket.lifecycle = ExpireRule(30);
+  s3_bucket.lifecycle.rules[0].id = "made-through-s3";
+  s3_bucket.encryption = SseS3Encryption();
+  ASSERT_TRUE(store_->CreateBucket(s3_bucket).ok());
+  EXPECT_TRUE(GetExisting("bc-configured", {{"versioning", "Suspended"}}).ok());
+  EXPECT_TRUE(GetExisting("bc-configured", {{"expireAfterDays", "30"}}).ok());
+  EXPECT_TRUE(GetExisting("bc-configured", {{"encryption", "SSE-S3"}}).ok());
+  EXPECT_TRUE(GetExisting("bc-configured", {{"objectLockEnabled", "false"}}).ok());
+  EXPECT_TRUE(GetExisting("bc-configured", {{"forceDelete", "true"}}).ok());
+  // Unstated settings are the bucket's own business.
+  EXPECT_TRUE(GetExisting("bc-configured", {{"anonymousAccessMode", "Private"}}).ok());
+  ExpectCode(GetExisting("bc-configured", {{"versioning", "Enabled"}}),
+             grpc::StatusCode::ALREADY_EXISTS, "versioning is Suspended, not Enabled");
+  ExpectCode(GetExisting("bc-configured", {{"expireAfterDays", "31"}}),
+             grpc::StatusCode::ALREADY_EXISTS, "expireAfterDays");
+  ExpectCode(GetExisting("bc-configured", {{"objectLockEnabled", "true"}}),
+             grpc::StatusCode::ALREADY_EXISTS, "objectLockEnabled is false, not true");
+  ExpectCode(GetExisting("bc-configured", {{"quotaObjects", "10"}}),
+             grpc::StatusCode::ALREADY_EXISTS, "quotaObjects is unset, not 10");
+  ExpectCode(GetExisting("bc-configured", {{"quotaBytes", "1T"}}),
+             grpc::StatusCode::INVALID_ARGUMENT, "quotaBytes");
+  storage::BucketRecord plain;
+  plain.name = "bc-plain-static";
+  ASSERT_TRUE(store_->CreateBucket(plain).ok());
+  ExpectCode(GetExisting("bc-plain-static", {{"encryption", "SSE-S3"}}),
+             grpc::StatusCode::ALREADY_EXISTS, "encryption is unset, not SSE-S3");
+  // Nothing was changed by any of it.
+  auto record = store_->GetBucket("bc-configured");
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->versioning, storage::VersioningState::kSuspended);
+  EXPECT_EQ(record->lifecycle.rules.at(0).id, "made-through-s3");
+  EXPECT_FALSE(record->object_lock.enabled);
+  EXPECT_TRUE(store_->GetBucket("bc-plain-static")->encryption.rules.empty());
+}
+
 TEST_F(V1alpha2Test, DeleteBucket) {
   EXPECT_TRUE(Delete2("bc-never-made").ok());
   ExpectCode(Delete2(""), grpc::StatusCode::INVALID_ARGUMENT, "bucket_id");
