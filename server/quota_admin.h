@@ -14,7 +14,7 @@
 // (usage: storage::BucketStats, the bytes and count of the bucket's current objects). A limit
 // is a whole number 0..18446744073709551615 written in plain decimal (no sign, fraction or
 // exponent). s3api/quota.h says how writes are checked against it; a quota set below the usage
-// refuses every write that adds bytes or objects until the usage is under it again.
+// refuses every write (an empty one too) until the usage is under it again.
 //
 // Every call needs a request signed (SigV4 or SigV2, header or presigned) with the root key
 // (RequireRoot). Errors are JSON, {"code":"...","message":"..."}, with the S3 code's status:
