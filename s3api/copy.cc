@@ -10,6 +10,7 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/preconditions.h"
+#include "s3api/quota.h"
 #include "s3api/sse.h"
 #include "s3api/xml.h"
 #include "text/encoding.h"
@@ -252,6 +253,7 @@ HttpResponse CopyObject(const Context& ctx) {
   if (storage::Status s = ctx.store->CheckSpaceFor(from.size); !s.ok()) {
     return StorageError(ctx, s);
   }
+  if (Failure failure = CheckQuota(ctx, from.size, ctx.route.key)) return failure.TakeResponse();
   storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
       ctx.store->NewObjectWriter(ctx.route.bucket);
   if (!writer.ok()) return StorageError(ctx, writer.status());
@@ -269,6 +271,8 @@ HttpResponse CopyObject(const Context& ctx) {
   if (checksum) {
     meta.checksums = {{std::string(auth::ChecksumName(*algorithm)), checksum->Finish()}};
   }
+  // Again against the usage now, as PutObject does (s3api/quota.h).
+  if (Failure failure = CheckQuota(ctx, from.size, ctx.route.key)) return failure.TakeResponse();
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(ctx, committed.status(), cond);

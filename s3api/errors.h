@@ -73,6 +73,7 @@ enum class ErrorCode {
   kOperationAborted,
   kOwnershipControlsNotFoundError,
   kPreconditionFailed,
+  kQuotaExceeded,  // cubby's (Ceph RGW's name): a write would pass its bucket's quota (issue 17)
   kReplicationConfigurationNotFoundError,
   kRequestTimeTooSkewed,
   kRequestTimeout,

@@ -193,6 +193,11 @@ std::string_view ChecksumType(std::string_view value);
 // The stored x-amz-checksum-<alg> and x-amz-checksum-type of an object or part.
 void SetChecksumHeaders(const std::map<std::string, std::string>& checksums, HttpResponse* r);
 
+// The size a PutObject or UploadPart body declares: x-amz-decoded-content-length for an
+// aws-chunked body, else Content-Length; 0 when unknown (chunked transfer-encoding), malformed,
+// or for any other operation. service.cc.
+uint64_t KnownBodySize(const Context& ctx);
+
 // ---- Receiving an object or part body (integrity.cc).
 struct ReceivedBody {
   uint64_t size = 0;

@@ -13,6 +13,7 @@
 #include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/quota.h"
 #include "s3api/sse.h"
 #include "s3api/xml.h"
 #include "text/ascii.h"
@@ -398,6 +399,11 @@ HttpResponse UploadPart(const Context& ctx) {
   if (!upload.ok()) return StorageError(ctx, upload.status());
   SseRequest sse;
   if (Failure failure = PartEncryption(ctx, *upload, &sse)) return failure.TakeResponse();
+  // A part counts its own size against the bytes quota (other parts in progress are not
+  // usage), before its body is read.
+  if (Failure failure = CheckQuota(ctx, KnownBodySize(ctx), std::nullopt)) {
+    return failure.TakeResponse();
+  }
   WriteKey key;
   if (Failure failure =
           NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, ctx.route.upload_id, &key)) {
@@ -473,6 +479,7 @@ HttpResponse UploadPartCopy(const Context& ctx) {
   }
   // The copy's size is known only now (the pipeline checked for 0 bytes).
   if (storage::Status s = ctx.store->CheckSpaceFor(length); !s.ok()) return StorageError(ctx, s);
+  if (Failure failure = CheckQuota(ctx, length, std::nullopt)) return failure.TakeResponse();
   storage::Result<std::unique_ptr<storage::PartWriter>> writer =
       ctx.store->NewPartWriter(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!writer.ok()) return StorageError(ctx, writer.status());
@@ -543,7 +550,13 @@ HttpResponse CompleteMultipartUpload(const Context& ctx) {
   meta.etag = MultipartEtag(parts);
   meta.last_modified_ms = ctx.now_ms();
   std::vector<uint32_t> numbers;
-  for (const storage::PartRecord* p : parts) numbers.push_back(p->part_number);
+  uint64_t size = 0;
+  for (const storage::PartRecord* p : parts) {
+    numbers.push_back(p->part_number);
+    size += p->size;
+  }
+  // The object the upload becomes counts in full; a refusal leaves the upload as it is.
+  if (Failure failure = CheckQuota(ctx, size, ctx.route.key)) return failure.TakeResponse();
   storage::Result<storage::ObjectMeta> done = ctx.store->CompleteUpload(
       ctx.route.bucket, ctx.route.key, ctx.route.upload_id, numbers, std::move(meta), cond);
   if (!done.ok()) {

@@ -11,6 +11,7 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/preconditions.h"
+#include "s3api/quota.h"
 #include "s3api/sse.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
@@ -434,6 +435,10 @@ HttpResponse PutObject(const Context& ctx) {
   }
   storage::WriteCondition cond;
   if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
+  // A body whose declared size passes the bucket's quota is refused before it is read.
+  if (Failure failure = CheckQuota(ctx, KnownBodySize(ctx), ctx.route.key)) {
+    return failure.TakeResponse();
+  }
   WriteKey key;
   if (Failure failure = NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, "", &key)) {
     return failure.TakeResponse();
@@ -455,6 +460,9 @@ HttpResponse PutObject(const Context& ctx) {
   meta.etag = SealedEtag(meta.encryption, body.md5);
   meta.last_modified_ms = ctx.now_ms();
   if (!body.checksum_name.empty()) meta.checksums[body.checksum_name] = body.checksum_b64;
+  // Again with the size received, against the usage now: concurrent writers pass the quota by
+  // at most the writes in flight. A refusal drops the stored body (the writer's destructor).
+  if (Failure failure = CheckQuota(ctx, body.size, ctx.route.key)) return failure.TakeResponse();
   storage::Result<storage::ObjectMeta> committed =
       (*writer)->Commit(ctx.route.key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(ctx, committed.status(), cond);

@@ -19,6 +19,7 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/post_policy.h"
+#include "s3api/quota.h"
 #include "s3api/tagging.h"
 #include "s3api/sse.h"
 #include "text/ascii.h"
@@ -235,6 +236,9 @@ HttpResponse PostObject(const Context& ctx) {
                          "A POST form cannot carry a trailing checksum.");
   }
 
+  // The file's size is known only once it is read: a bucket already at its quota refuses
+  // before, the file's size is checked before the commit.
+  if (Failure failure = CheckQuota(put_ctx, 0, key)) return failure.TakeResponse();
   WriteKey sealing_key;
   if (Failure failure = NewWriteKey(put_ctx, sse, route.bucket, key, "", &sealing_key)) {
     return failure.TakeResponse();
@@ -274,6 +278,8 @@ HttpResponse PostObject(const Context& ctx) {
   meta.etag = SealedEtag(meta.encryption, received.md5);
   meta.last_modified_ms = ctx.now_ms();
   if (checksum != nullptr) meta.checksums[received.checksum_name] = received.checksum_b64;
+  // A refusal drops the stored file (the writer's destructor).
+  if (Failure failure = CheckQuota(put_ctx, received.size, key)) return failure.TakeResponse();
   storage::WriteCondition cond;
   storage::Result<storage::ObjectMeta> committed = (*writer)->Commit(key, std::move(meta), cond);
   if (!committed.ok()) return WriteError(put_ctx, committed.status(), cond);

@@ -349,6 +349,8 @@ bool NeedsSpace(Operation op) {
   return false;
 }
 
+}  // namespace
+
 // The bytes a write will store, as far as its head tells: the decoded length of an aws-chunked
 // body, else Content-Length; 0 when unknown (chunked: the writer checks as the data arrives).
 // A copy's size is checked by its handler once the source is open. A malformed length counts
@@ -361,6 +363,8 @@ uint64_t KnownBodySize(const Context& ctx) {
   }
   return ctx.request.content_length.value_or(0);
 }
+
+namespace {
 
 // A write that cannot fit is refused before its body is read, so the client learns at once
 // and nothing is half-written.

@@ -1,7 +1,15 @@
 #include "server/admin.h"
 
+#include "s3api/auth/auth.h"
+
 namespace cubby::server {
 namespace {
+
+// The body of a request the caller hands over without one.
+class NoBody : public s3api::BodyReader {
+ public:
+  s3api::ReadResult Read(char*, size_t) override { return {}; }
+};
 
 s3api::HttpResponse TextResponse(int status, std::string body,
                                  std::string content_type = "text/plain; charset=utf-8") {
@@ -18,6 +26,12 @@ s3api::HttpResponse TextResponse(int status, std::string body,
 
 bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::HttpResponse* response,
                             s3api::RequestSummary* summary) const {
+  NoBody body;
+  return Handle(request, body, response, summary);
+}
+
+bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::BodyReader& body,
+                            s3api::HttpResponse* response, s3api::RequestSummary* summary) const {
   std::string_view path = request.target;
   if (size_t q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
   if (!path.starts_with(kAdminPrefix)) return false;
@@ -28,6 +42,7 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::HttpRespon
   if (name == "ready") operation = "CubbyReady";
   if (name == "metrics") operation = "CubbyMetrics";
   if (name == "backup" && backup_) operation = "CubbyBackup";
+  if (name == "quota" && quota_) operation = "CubbyQuota";
   if (summary != nullptr) summary->operation = std::string(operation);
 
   if (operation == "Unknown") {
@@ -36,6 +51,10 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::HttpRespon
   }
   if (operation == "CubbyBackup") {
     *response = backup_(request);
+    return true;
+  }
+  if (operation == "CubbyQuota") {
+    *response = quota_(request, body);
     return true;
   }
   if (request.method != "GET" && request.method != "HEAD") {
@@ -63,6 +82,27 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::HttpRespon
     *response = TextResponse(200, metrics_->Render(figures), "text/plain; version=0.0.4; charset=utf-8");
   }
   return true;
+}
+
+s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& store,
+                             std::string_view region, std::chrono::system_clock::time_point now,
+                             std::string* message, s3api::auth::AuthResult* auth) {
+  const s3api::auth::KeyLookup lookup =
+      [&store](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
+    storage::Result<storage::AccessKeyRecord> key = store.GetAccessKey(id);
+    if (!key.ok()) return std::nullopt;
+    return std::move(key).value();
+  };
+  s3api::auth::AuthResult result = s3api::auth::Authenticate(request, region, lookup, now);
+  if (result.error != s3api::ErrorCode::kNone) {
+    *message = result.error_message;
+    return result.error;
+  }
+  if (result.anonymous || !result.key || !result.key->all_buckets) {
+    return s3api::ErrorCode::kAccessDenied;
+  }
+  if (auth != nullptr) *auth = std::move(result);
+  return s3api::ErrorCode::kNone;
 }
 
 }  // namespace cubby::server

@@ -9,16 +9,22 @@
 //   GET /_cubby/metrics  Prometheus text format 0.0.4 (see metrics.h)
 //   /_cubby/backup       online backups, for the root key only (see backup.h), when a handler
 //                        is set
+//   /_cubby/quota        bucket quotas, for the root key only (see quota_admin.h), when a
+//                        handler is set
 // HEAD works like GET; other methods get 405. Other /_cubby/ paths get 404.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <string>
 #include <string_view>
 
+#include "s3api/auth/types.h"
 #include "s3api/http.h"
 #include "s3api/service.h"
 #include "server/metrics.h"
+#include "storage/store.h"
 
 namespace cubby::server {
 
@@ -36,6 +42,10 @@ class AdminEndpoints {
   // Answers /_cubby/backup. Set before the listener starts; `handler` must be thread-safe.
   using Handler = std::function<s3api::HttpResponse(const s3api::HttpRequest&)>;
   void SetBackupHandler(Handler handler) { backup_ = std::move(handler); }
+  // Answers /_cubby/quota, whose PUT has a body. Set before the listener starts; thread-safe.
+  using BodyHandler =
+      std::function<s3api::HttpResponse(const s3api::HttpRequest&, s3api::BodyReader&)>;
+  void SetQuotaHandler(BodyHandler handler) { quota_ = std::move(handler); }
 
   void SetReady(bool ready) { ready_.store(ready); }
   bool ready() const { return ready_.load(); }
@@ -46,9 +56,12 @@ class AdminEndpoints {
   void SetNeedsRestart(bool needs) { needs_restart_.store(needs); }
 
   // True when `request` targets /_cubby/...: then *response is the answer and
-  // summary->operation names it (CubbyLive, CubbyReady, CubbyMetrics, CubbyBackup, or Unknown
-  // for a 404).
+  // summary->operation names it (CubbyLive, CubbyReady, CubbyMetrics, CubbyBackup, CubbyQuota,
+  // or Unknown for a 404). `body` is the request's body (read by /_cubby/quota only).
   // False otherwise, leaving both untouched.
+  bool Handle(const s3api::HttpRequest& request, s3api::BodyReader& body,
+              s3api::HttpResponse* response, s3api::RequestSummary* summary) const;
+  // As above, for a request without a body.
   bool Handle(const s3api::HttpRequest& request, s3api::HttpResponse* response,
               s3api::RequestSummary* summary) const;
 
@@ -56,9 +69,20 @@ class AdminEndpoints {
   const Metrics* metrics_;
   ScrapeFn scrape_;
   Handler backup_;
+  BodyHandler quota_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> storage_full_{false};
   std::atomic<bool> needs_restart_{false};
 };
+
+// For the root-only admin endpoints (/_cubby/backup, /_cubby/quota): authenticates `request`
+// (SigV4 or SigV2, header or presigned, against `store`'s keys; `region` is the server's SigV4
+// region, `now` the clock) and requires the root key. kNone with *auth (may be null) set, whose
+// payload mode the body is then read under (s3api::auth::WrapBody); else the S3 error that
+// refuses the request: AccessDenied for anonymous and non-root callers, the authentication
+// error otherwise, its detail in *message (never secret material).
+s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& store,
+                             std::string_view region, std::chrono::system_clock::time_point now,
+                             std::string* message, s3api::auth::AuthResult* auth = nullptr);
 
 }  // namespace cubby::server

@@ -12,6 +12,7 @@
 #include "s3api/auth/auth.h"
 #include "s3api/errors.h"
 #include "s3api/xml.h"
+#include "server/admin.h"
 #include "server/master_key.h"
 #include "storage/files.h"
 #include "text/uri.h"
@@ -90,27 +91,6 @@ s3api::HttpResponse Error(const s3api::HttpRequest& request, s3api::ErrorCode co
       s3api::Info(code).http_status, s3api::ErrorXml(code, path, request.request_id, message));
   response.Set("x-amz-request-id", request.request_id);
   return response;
-}
-
-// The caller must be the root key: anything else is the S3 error that refuses it.
-s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& store,
-                             std::string_view region, std::chrono::system_clock::time_point now,
-                             std::string* message) {
-  const s3api::auth::KeyLookup lookup =
-      [&store](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
-    storage::Result<storage::AccessKeyRecord> key = store.GetAccessKey(id);
-    if (!key.ok()) return std::nullopt;
-    return std::move(key).value();
-  };
-  s3api::auth::AuthResult auth = s3api::auth::Authenticate(request, region, lookup, now);
-  if (auth.error != s3api::ErrorCode::kNone) {
-    *message = auth.error_message;
-    return auth.error;
-  }
-  if (auth.anonymous || !auth.key || !auth.key->all_buckets) {
-    return s3api::ErrorCode::kAccessDenied;
-  }
-  return s3api::ErrorCode::kNone;
 }
 
 }  // namespace

@@ -37,6 +37,7 @@
 #include "server/master_key.h"
 #include "server/master_key_command.h"
 #include "server/metrics.h"
+#include "server/quota_admin.h"
 #include "server/ready_line.h"
 #include "server/root_credentials.h"
 #include "server/tls.h"
@@ -146,7 +147,8 @@ ScrapeFigures Scrape(storage::Store& store, const HttpServer& http) {
     for (const auto& bucket : *buckets) {
       auto stats = store.GetBucketStats(bucket.name);
       if (!stats.ok()) continue;  // deleted since the listing
-      figures.buckets.push_back({bucket.name, stats->objects, stats->bytes});
+      figures.buckets.push_back(
+          {bucket.name, stats->objects, stats->bytes, bucket.quota.objects, bucket.quota.bytes});
     }
   }
   // Capacity first: it resumes an engine that stopped for lack of space once there is room.
@@ -648,6 +650,10 @@ class Instance {
       return HandleBackupRequest(request, *store_, *backup_, config_.region,
                                  std::chrono::system_clock::now());
     });
+    admin_->SetQuotaHandler([this](const s3api::HttpRequest& request, s3api::BodyReader& body) {
+      return HandleQuotaRequest(request, body, *store_, config_.region,
+                                std::chrono::system_clock::now());
+    });
     http_options_.host = config_.s3_host;
     http_options_.port = config_.s3_port;
     http_options_.max_connections = config_.max_connections;
@@ -661,7 +667,7 @@ class Instance {
         [this](const s3api::HttpRequest& request, s3api::BodyReader& body,
                s3api::RequestSummary* summary) {
           s3api::HttpResponse response;
-          if (admin_->Handle(request, &response, summary)) return response;
+          if (admin_->Handle(request, body, &response, summary)) return response;
           return service_->Handle(request, body, summary);
         },
         &logger_);
@@ -681,10 +687,10 @@ class Instance {
     options.max_connections = 64;
     metrics_http_ = std::make_unique<HttpServer>(
         options,
-        [this](const s3api::HttpRequest& request, s3api::BodyReader&,
+        [this](const s3api::HttpRequest& request, s3api::BodyReader& body,
                s3api::RequestSummary* summary) {
           s3api::HttpResponse response;
-          if (admin_->Handle(request, &response, summary)) return response;
+          if (admin_->Handle(request, body, &response, summary)) return response;
           return NotFound();
         },
         &logger_);

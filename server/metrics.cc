@@ -168,6 +168,21 @@ std::string Metrics::Render(const ScrapeFigures& figures) const {
   for (const auto& b : figures.buckets) {
     Sample(&out, "cubby_bucket_bytes", Label("bucket", b.name), std::to_string(b.bytes));
   }
+  // Issue 17: a sample only for a bucket with that limit set (no sample: no limit).
+  Family(&out, "cubby_bucket_quota_objects", "gauge",
+         "The bucket's quota on cubby_bucket_objects (buckets with one).");
+  for (const auto& b : figures.buckets) {
+    if (!b.quota_objects) continue;
+    Sample(&out, "cubby_bucket_quota_objects", Label("bucket", b.name),
+           std::to_string(*b.quota_objects));
+  }
+  Family(&out, "cubby_bucket_quota_bytes", "gauge",
+         "The bucket's quota on cubby_bucket_bytes (buckets with one).");
+  for (const auto& b : figures.buckets) {
+    if (!b.quota_bytes) continue;
+    Sample(&out, "cubby_bucket_quota_bytes", Label("bucket", b.name),
+           std::to_string(*b.quota_bytes));
+  }
 
   if (figures.engine) {
     Single(&out, "cubby_rocksdb_pending_compaction_bytes", "gauge",

@@ -23,7 +23,7 @@ namespace cubby::server {
 
 // The operations with their own series: the router's AWS action names, the server's own
 // endpoints, and "Other" for everything else (including an empty operation).
-inline constexpr std::array<std::string_view, 36> kMetricOperations = {
+inline constexpr std::array<std::string_view, 37> kMetricOperations = {
     "AbortMultipartUpload", "CompleteMultipartUpload", "CopyObject", "CreateBucket",
     "CreateMultipartUpload", "DeleteBucket", "DeleteObject", "DeleteObjects",
     "GetBucketAcl", "GetBucketLocation", "GetBucketVersioning", "GetObject",
@@ -32,7 +32,7 @@ inline constexpr std::array<std::string_view, 36> kMetricOperations = {
     "PutBucketAcl", "PutObject", "PutObjectAcl", "UploadPart",
     "UploadPartCopy", "NotImplemented", "Unknown", "GetBucketTagging",
     "PutBucketTagging", "DeleteBucketTagging", "CubbyLive", "CubbyReady",
-    "CubbyMetrics", "CubbyBackup", "BadRequest", "Other"};
+    "CubbyMetrics", "CubbyBackup", "BadRequest", "CubbyQuota", "Other"};
 
 // Index into kMetricOperations; "Other" for a name not listed.
 size_t MetricOperationIndex(std::string_view operation);
@@ -51,6 +51,8 @@ struct ScrapeFigures {
     std::string name;
     uint64_t objects = 0;
     uint64_t bytes = 0;
+    std::optional<uint64_t> quota_objects;  // the bucket's quota (issue 17); nullopt: no limit
+    std::optional<uint64_t> quota_bytes;
   };
   std::vector<Bucket> buckets;  // empty: the family is still announced, with no samples
   struct Engine {

@@ -32,6 +32,13 @@ constexpr uint8_t kVersion6 = 6;
 // BucketRecord only: version 6 (its CORS configuration possibly empty) followed by the default
 // encryption configuration; written only when the bucket has an encryption rule.
 constexpr uint8_t kVersion7 = 7;
+// BucketRecord only: version 7 (its encryption configuration possibly empty) followed by the
+// quota (issue 17): a flags byte (1: bytes limit follows, 2: objects limit follows; at least
+// one set) and the limits it announces as varints, bytes first; written only when a quota is
+// set.
+constexpr uint8_t kVersion8 = 8;
+constexpr uint8_t kQuotaBytes = 1;
+constexpr uint8_t kQuotaObjects = 2;
 // ObjectMeta only: version 4 followed by the object's tags; written only when it has tags, so
 // untagged objects keep version <= 4.
 constexpr uint8_t kVersionTagged = 5;
@@ -178,13 +185,15 @@ void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::st
 // ---- BucketRecord.
 std::string EncodeBucket(const BucketRecord& r) {
   std::string out;
-  const bool v7 = !r.encryption.rules.empty();
+  const bool v8 = r.quota.bytes.has_value() || r.quota.objects.has_value();
+  const bool v7 = v8 || !r.encryption.rules.empty();
   const bool v6 = v7 || !r.cors.rules.empty();
   const bool v5 = v6 || !r.tags.empty();
   const bool v4 = v5 || !r.lifecycle.rules.empty();
   const bool v3 = v4 || r.versioning != VersioningState::kUnversioned ||
                   r.object_lock != ObjectLockConfig{};
-  PutByte(&out, v7   ? kVersion7
+  PutByte(&out, v8   ? kVersion8
+                : v7 ? kVersion7
                 : v6 ? kVersion6
                 : v5 ? kVersion5
                 : v4 ? kVersion4
@@ -214,6 +223,11 @@ std::string EncodeBucket(const BucketRecord& r) {
   if (v5) PutPairs(&out, r.tags);
   if (v6) PutBytes(&out, EncodeCorsConfig(r.cors));
   if (v7) PutBytes(&out, EncodeBucketEncryption(r.encryption));
+  if (v8) {
+    PutByte(&out, (r.quota.bytes ? kQuotaBytes : 0) | (r.quota.objects ? kQuotaObjects : 0));
+    if (r.quota.bytes) PutVarint(&out, *r.quota.bytes);
+    if (r.quota.objects) PutVarint(&out, *r.quota.objects);
+  }
   return out;
 }
 
@@ -221,7 +235,7 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
   Reader rd(in);
   BucketRecord r;
   uint8_t version = 0;
-  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion7) return Corrupt("bucket");
+  if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion8) return Corrupt("bucket");
   const bool v2 = version >= kVersion2;
   if (!rd.GetString(&r.name) || !rd.GetSigned(&r.created_ms) || !rd.GetMode(&r.anonymous) ||
       !rd.GetBool(&r.force_delete) || !rd.GetBool(&r.created_by_cosi) ||
@@ -281,8 +295,25 @@ Result<BucketRecord> DecodeBucket(std::string_view in) {
     if (!rd.GetString(&encryption)) return Corrupt("bucket");
     Result<BucketEncryption> config = DecodeBucketEncryption(encryption);
     // A version-7 record is written only with an encryption rule: none is corruption.
-    if (!config.ok() || config->rules.empty()) return Corrupt("bucket");
+    // Version 8 carries the configuration whether or not there is a rule.
+    if (!config.ok() || (version == kVersion7 && config->rules.empty())) return Corrupt("bucket");
     r.encryption = std::move(config).value();
+  }
+  if (version >= kVersion8) {
+    // Written only with a quota: no limit, or an unknown flag, is corruption.
+    uint8_t flags;
+    if (!rd.GetByte(&flags) || flags == 0 || flags > (kQuotaBytes | kQuotaObjects)) {
+      return Corrupt("bucket");
+    }
+    uint64_t limit;
+    if ((flags & kQuotaBytes) != 0) {
+      if (!rd.GetVarint(&limit)) return Corrupt("bucket");
+      r.quota.bytes = limit;
+    }
+    if ((flags & kQuotaObjects) != 0) {
+      if (!rd.GetVarint(&limit)) return Corrupt("bucket");
+      r.quota.objects = limit;
+    }
   }
   if (!rd.done()) return Corrupt("bucket");
   return r;

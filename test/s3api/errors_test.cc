@@ -52,6 +52,7 @@ TEST(ErrorsTest, SpotChecks) {
                         Case{ErrorCode::kInternalError, "InternalError", 500},
                         Case{ErrorCode::kServiceUnavailable, "ServiceUnavailable", 503},
                         Case{ErrorCode::kInsufficientStorage, "InsufficientStorage", 507},
+                        Case{ErrorCode::kQuotaExceeded, "QuotaExceeded", 403},
                         Case{ErrorCode::kXAmzContentSHA256Mismatch, "XAmzContentSHA256Mismatch",
                              400}}) {
     EXPECT_EQ(Info(c.code).code, c.name);

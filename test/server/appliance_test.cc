@@ -50,7 +50,8 @@ TEST(MetricsTest, EmptyRenderAnnouncesEveryFamily) {
        {"cubby_http_requests_total counter", "cubby_http_request_duration_seconds histogram",
         "cubby_http_bytes_received_total counter", "cubby_http_bytes_sent_total counter",
         "cubby_http_open_connections gauge", "cubby_bucket_objects gauge",
-        "cubby_bucket_bytes gauge", "cosi_rpc_total counter", "cubby_ready gauge"}) {
+        "cubby_bucket_bytes gauge", "cosi_rpc_total counter", "cubby_ready gauge",
+        "cubby_bucket_quota_bytes gauge", "cubby_bucket_quota_objects gauge"}) {
     EXPECT_TRUE(Contains(text, std::string("# TYPE ") + family)) << family;
   }
   EXPECT_FALSE(Contains(text, "cubby_rocksdb")) << "no engine figures given";
@@ -91,7 +92,8 @@ TEST(MetricsTest, ScrapeFiguresAndCosi) {
   ScrapeFigures figures;
   figures.open_connections = 3;
   figures.ready = true;
-  figures.buckets = {{"b1", 2, 10}, {"we\"ird", 0, 0}};
+  figures.buckets = {
+      {"b1", 2, 10}, {"we\"ird", 0, 0}, {"q", 1, 5, 7, 1 << 20}, {"qb", 0, 0, {}, 0}};
   figures.engine = ScrapeFigures::Engine{1234, 0, true};
   figures.storage = ScrapeFigures::Storage{5000, 4096, false};
   std::string text = metrics.Render(figures);
@@ -100,6 +102,12 @@ TEST(MetricsTest, ScrapeFiguresAndCosi) {
   EXPECT_TRUE(Contains(text, "cubby_bucket_objects{bucket=\"b1\"} 2\n"));
   EXPECT_TRUE(Contains(text, "cubby_bucket_bytes{bucket=\"b1\"} 10\n"));
   EXPECT_TRUE(Contains(text, "cubby_bucket_objects{bucket=\"we\\\"ird\"} 0\n"));
+  // Quota gauges (issue 17) only for the limits set.
+  EXPECT_TRUE(Contains(text, "cubby_bucket_quota_objects{bucket=\"q\"} 7\n"));
+  EXPECT_TRUE(Contains(text, "cubby_bucket_quota_bytes{bucket=\"q\"} 1048576\n"));
+  EXPECT_TRUE(Contains(text, "cubby_bucket_quota_bytes{bucket=\"qb\"} 0\n"));
+  EXPECT_FALSE(Contains(text, "cubby_bucket_quota_objects{bucket=\"qb\"}"));
+  EXPECT_FALSE(Contains(text, "cubby_bucket_quota_bytes{bucket=\"b1\"}"));
   EXPECT_TRUE(Contains(text, "cubby_rocksdb_pending_compaction_bytes 1234\n"));
   EXPECT_TRUE(Contains(text, "cubby_rocksdb_write_stopped 1\n"));
   EXPECT_TRUE(Contains(text, "cubby_storage_free_bytes 5000\n"));
@@ -182,6 +190,31 @@ TEST(AdminEndpointsTest, Table) {
     EXPECT_EQ(response.content_length, response.body.size());
   }
   EXPECT_EQ(scrapes, 1);
+}
+
+// /_cubby/quota is answered only once its handler is set, which gets the request's body.
+TEST(AdminEndpointsTest, QuotaHandlerGetsTheBody) {
+  Metrics metrics;
+  AdminEndpoints admin(&metrics, nullptr);
+  s3api::HttpResponse response;
+  s3api::RequestSummary summary;
+  ASSERT_TRUE(admin.Handle(Request("GET", "/_cubby/quota"), &response, &summary));
+  EXPECT_EQ(response.status, 404);
+  EXPECT_EQ(summary.operation, "Unknown");
+  std::string seen;
+  admin.SetQuotaHandler([&seen](const s3api::HttpRequest&, s3api::BodyReader& body) {
+    char buf[64];
+    for (s3api::ReadResult r; (r = body.Read(buf, sizeof(buf))).n > 0;) seen.append(buf, r.n);
+    s3api::HttpResponse answer;
+    answer.status = 204;
+    return answer;
+  });
+  s3api::StringBodyReader body(R"({"bytes":1})");
+  ASSERT_TRUE(admin.Handle(Request("PUT", "/_cubby/quota?bucket=b"), body, &response, &summary));
+  EXPECT_EQ(response.status, 204);
+  EXPECT_EQ(summary.operation, "CubbyQuota");
+  EXPECT_EQ(seen, R"({"bytes":1})");
+  EXPECT_EQ(kMetricOperations[MetricOperationIndex("CubbyQuota")], "CubbyQuota");
 }
 
 // A full store stays ready (reads and deletes still work) and says why writes fail.

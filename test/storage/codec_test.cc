@@ -31,6 +31,7 @@ void ExpectSame(const BucketRecord& a, const BucketRecord& b) {
   EXPECT_EQ(a.tags, b.tags);
   EXPECT_EQ(a.cors, b.cors);
   EXPECT_EQ(a.encryption, b.encryption);
+  EXPECT_EQ(a.quota, b.quota);
 }
 
 void ExpectSame(const ObjectMeta& a, const ObjectMeta& b) {
@@ -137,8 +138,14 @@ std::vector<BucketRecord> Buckets() {
   BucketRecord encryption_only;  // encryption alone moves the record to version 7
   encryption_only.name = "e";
   encryption_only.encryption.rules = {{}};
-  return {empty,          full,      negative,  owned,           preferred,      with_lifecycle,
-          lifecycle_only, with_cors, cors_only, with_encryption, encryption_only};
+  BucketRecord with_quota = with_encryption;  // version 8: a quota (issue 17)
+  with_quota.quota = {.bytes = UINT64_MAX, .objects = 0};
+  BucketRecord quota_only;  // a quota alone moves the record to version 8
+  quota_only.name = "q";
+  quota_only.quota.bytes = 1 << 20;
+  return {empty,           full,           negative,  owned,     preferred,
+          with_lifecycle,  lifecycle_only, with_cors, cors_only, with_encryption,
+          encryption_only, with_quota,     quota_only};
 }
 
 std::vector<ObjectMeta> Metas() {
@@ -833,10 +840,80 @@ TEST(Codec, EncryptionFieldVersions) {
   std::string v6_tail = EncodeBucket(b);
   v6_tail[0] = 6;
   EXPECT_EQ(DecodeBucket(v6_tail).status().code(), Code::kCorruption);
-  // A version-8 record is unknown.
-  std::string v8 = EncodeBucket(b);
-  v8[0] = 8;
-  EXPECT_EQ(DecodeBucket(v8).status().code(), Code::kCorruption);
+  // A version-9 record is unknown.
+  std::string v9 = EncodeBucket(b);
+  v9[0] = 9;
+  EXPECT_EQ(DecodeBucket(v9).status().code(), Code::kCorruption);
+}
+
+// Issue 17: a bucket record moves to version 8 only when it has a quota, so every other bucket
+// keeps its bytes, and records of versions 1-7 decode with no quota. Version 8 carries the
+// encryption configuration possibly empty, then a flags byte and the limits it announces.
+TEST(Codec, QuotaFieldVersions) {
+  BucketRecord b;
+  b.name = "q";
+  const std::string v2 = EncodeBucket(b);
+  ASSERT_EQ(v2[0], 2);
+  Result<BucketRecord> back = DecodeBucket(v2);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->quota, BucketQuota{});
+
+  // The bytes, spelled out: version 2's, then version 3's versioning state and (empty) lock
+  // configuration, version 4's empty lifecycle, 5's no tags, 6's empty CORS, 7's empty
+  // encryption, and the quota: flags 3, 1 MiB (varint 80 80 40), 10 objects.
+  b.quota = {.bytes = 1 << 20, .objects = 10};
+  const std::string v8 = EncodeBucket(b);
+  const std::string tail = "\x03\x80\x80\x40\x0a"s;
+  ASSERT_GT(v8.size(), tail.size());
+  EXPECT_EQ(v8[0], 8);
+  EXPECT_EQ(v8.substr(v8.size() - tail.size()), tail);
+  std::string expected_head = v2.substr(1);
+  expected_head = "\x08"s + expected_head + "\x00"s +
+                  static_cast<char>(EncodeObjectLockConfig({}).size()) +
+                  EncodeObjectLockConfig({}) + static_cast<char>(EncodeLifecycleConfig({}).size()) +
+                  EncodeLifecycleConfig({}) + "\x00"s +
+                  static_cast<char>(EncodeCorsConfig({}).size()) + EncodeCorsConfig({}) +
+                  static_cast<char>(EncodeBucketEncryption({}).size()) + EncodeBucketEncryption({});
+  EXPECT_EQ(v8, expected_head + tail);
+  back = DecodeBucket(v8);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->quota, b.quota);
+  EXPECT_EQ(back->versioning, VersioningState::kUnversioned);
+  EXPECT_TRUE(back->encryption.rules.empty());
+
+  // Either limit alone, zero and the largest values.
+  for (const BucketQuota& quota :
+       {BucketQuota{.bytes = 0}, BucketQuota{.objects = 0}, BucketQuota{.bytes = UINT64_MAX},
+        BucketQuota{.bytes = 5, .objects = UINT64_MAX}}) {
+    b.quota = quota;
+    back = DecodeBucket(EncodeBucket(b));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->quota, quota);
+    EXPECT_EQ(EncodeBucket(b)[0], 8);
+  }
+  // With an encryption rule too, both come back; removing the quota gives back version 7.
+  b.encryption.rules = {{SseAlgorithm::kAes256, "", false}};
+  b.quota = {.objects = 3};
+  back = DecodeBucket(EncodeBucket(b));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->encryption, b.encryption);
+  EXPECT_EQ(back->quota, b.quota);
+  b.quota = {};
+  const std::string v7 = EncodeBucket(b);
+  EXPECT_EQ(v7[0], 7);
+  back = DecodeBucket(v7);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->quota, BucketQuota{});
+
+  // Corrupt quotas: no limit announced, an unknown flag, a limit missing, a version-7 record
+  // with a quota's bytes after it.
+  const std::string head = expected_head;
+  for (const std::string& bad : {head + "\x00"s, head + "\x04\x01"s, head + "\x07\x01\x01\x01"s,
+                                 head + "\x03\x01"s, head + "\x02"s, head}) {
+    EXPECT_EQ(DecodeBucket(bad).status().code(), Code::kCorruption);
+  }
+  std::string v7_tail = v7 + "\x01\x05"s;
+  EXPECT_EQ(DecodeBucket(v7_tail).status().code(), Code::kCorruption);
 }
 
 // Tags move a record to a version of its own only when it has some: untagged buckets and

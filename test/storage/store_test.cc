@@ -74,6 +74,25 @@ TEST_F(StoreTest, CorsRulesPersist) {
   EXPECT_TRUE(store_->GetBucket("b")->cors.rules.empty());
 }
 
+// A bucket's quota (issue 17) is part of its record: UpdateBucket sets and clears it, and it
+// survives a reopen.
+TEST_F(StoreTest, QuotaPersists) {
+  ASSERT_OK(store_->UpdateBucket("b", [](BucketRecord* b) {
+    b->quota = {.bytes = 1 << 20, .objects = 7};
+    return Status::Ok();
+  }));
+  Reopen();
+  Result<BucketRecord> read = store_->GetBucket("b");
+  ASSERT_OK(read.status());
+  EXPECT_EQ(read->quota, (BucketQuota{.bytes = 1 << 20, .objects = 7}));
+  ASSERT_OK(store_->UpdateBucket("b", [](BucketRecord* b) {
+    b->quota = {};
+    return Status::Ok();
+  }));
+  Reopen();
+  EXPECT_EQ(store_->GetBucket("b")->quota, BucketQuota{});
+}
+
 // ---------------------------------------------------------------- Open
 
 TEST(StoreOpen, SecondOpenOfTheSameFolderIsIOError) {
