@@ -188,17 +188,15 @@ TEST_F(ProvisionerTest, CreateSuspendedAndLockImpliesEnabled) {
       store_->SetBucketVersioning("bucket-locked", storage::VersioningState::kSuspended).ok());
 }
 
-// The quota is compared like every other parameter; storage keeps BucketQuota from the quota
-// work on (bucket record format 8). Until then a retry cannot see it, and this test says so.
+// The quota is kept with the bucket (bucket record format 8) and compared like every other
+// parameter.
 TEST_F(ProvisionerTest, CreateWithQuotaIsIdempotent) {
   ASSERT_TRUE(Create(kBucket, {{"quotaBytes", "1000"}}).ok());
   auto bucket = store_->GetBucket(kBucket);
   ASSERT_TRUE(bucket.ok());
   EXPECT_EQ(bucket->cosi_parameters.at("quotaBytes"), "1000");
-  if (!bucket->quota.bytes.has_value()) {
-    GTEST_SKIP() << "storage does not keep BucketQuota yet (branch quota)";
-  }
   EXPECT_EQ(bucket->quota.bytes, 1000u);
+  EXPECT_FALSE(bucket->quota.objects.has_value());
   EXPECT_TRUE(Create(kBucket, {{"quotaBytes", "1000"}}).ok());
   EXPECT_TRUE(Create(kBucket, {{"quotaBytes", "01000"}}).ok());
   EXPECT_EQ(Create(kBucket, {{"quotaBytes", "1001"}}).error_code(),

@@ -7,6 +7,7 @@ the binary is test/e2e/cubby_e2e.py.
 """
 
 import importlib
+import json
 import os
 import signal
 import stat
@@ -637,6 +638,21 @@ def check_bucket_settings(srv, create, suffix):
     assert got["ServerSideEncryption"] == "AES256"
     assert got["Body"].read() == b"sealed at rest"
 
+    # The quota is the admin API's (/_cubby/quota shows it) and S3 writes meet it.
+    quota = create(f"bc-quota-{suffix}", quotaBytes="10", quotaObjects="2")
+    shown = cubby_e2e.raw_request(srv, "GET", "/_cubby/quota", query=f"bucket={quota}")
+    assert shown.status == 200, shown
+    assert json.loads(shown.body)["quota"] == {"bytes": 10, "objects": 2}
+    root.put_object(Bucket=quota, Key="a", Body=b"12345")
+    with pytest.raises(ClientError) as e:
+        root.put_object(Bucket=quota, Key="b", Body=b"123456")
+    assert error_code(e) == "QuotaExceeded"
+    root.put_object(Bucket=quota, Key="b", Body=b"12345")
+    with pytest.raises(ClientError) as e:
+        root.put_object(Bucket=quota, Key="c", Body=b"")
+    assert error_code(e) == "QuotaExceeded"
+    assert [o["Key"] for o in root.list_objects_v2(Bucket=quota)["Contents"]] == ["a", "b"]
+
     # A bucket made without the settings has none of them.
     plain = create(f"bc-plain-{suffix}")
     assert "Status" not in root.get_bucket_versioning(Bucket=plain)
@@ -647,7 +663,7 @@ def check_bucket_settings(srv, create, suffix):
         root.get_object_lock_configuration(Bucket=plain)
     assert error_code(e) == "ObjectLockConfigurationNotFoundError"
     return {"versioned": versioned, "locked": locked, "expiring": expiring,
-            "encrypted": encrypted}
+            "encrypted": encrypted, "quota": quota}
 
 
 def expect_rpc(call, code, part=""):
@@ -676,6 +692,9 @@ def test_bucket_class_settings_v1alpha1(start):
                grpc.StatusCode.INVALID_ARGUMENT, "versioning")
     expect_rpc(lambda: cosi.create(f"bc-bad-{suffix}", encryption="aws:kms"),
                grpc.StatusCode.INVALID_ARGUMENT, "encryption")
+    assert cosi.create(made["quota"], quotaBytes="10", quotaObjects="2").bucket_id == made["quota"]
+    expect_rpc(lambda: cosi.create(made["quota"], quotaBytes="11", quotaObjects="2"),
+               grpc.StatusCode.ALREADY_EXISTS, "quotaBytes=11")
     expect_rpc(lambda: cosi.create(f"bc-bad-{suffix}", quotaBytes="10Gi"),
                grpc.StatusCode.INVALID_ARGUMENT, "quotaBytes")
     names = [b["Name"] for b in make_client(srv).list_buckets()["Buckets"]]
