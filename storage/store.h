@@ -541,7 +541,8 @@ class Store {
   // COSI grants: the key granted as (bucket, grant_name). If one exists it is returned unchanged
   // (`*created` false); otherwise `candidate` (whose grants must be exactly {bucket: mode} and
   // grant_name == grant_name) is stored with its index and a new user owning it, named
-  // grant_name (or "cosi-<lowercase key id>" when that name is not a valid or free user name),
+  // grant_name (or GrantUserName(grant_name), or "cosi-<lowercase key id>", when the name
+  // before is not a valid or free user name),
   // in one batch; the stored key (its user_id set) is returned. kNoSuchBucket if the bucket
   // does not exist. Atomic with respect to concurrent calls and to DeleteBucket, which deletes
   // the keys granted on the bucket and their users.
@@ -553,7 +554,8 @@ class Store {
   virtual Result<std::vector<AccessKeyRecord>> ListGrants(std::string_view bucket) = 0;
   // COSI v1alpha2 grants: one key for several buckets, found again by its grant name. The
   // existing key is the one a grant index entry (b, grant_name) names for some bucket b of
-  // candidate.grants, or else the key with that grant_name owned by the user named grant_name;
+  // candidate.grants, or else the key with that grant_name owned by the user named grant_name
+  // or GrantUserName(grant_name) (users.h: a name too long or taken for a user);
   // it is returned unchanged (`*created` false; the caller compares its grants). Otherwise
   // `candidate` (grants non-empty, grant_name == grant_name, !all_buckets) is stored with one
   // grant index entry per bucket and a new user, as GetOrCreateGrant does, in one batch.

@@ -520,9 +520,14 @@ class StoreImpl final : public Store {
   // user along when the user owns no other key. REQUIRES: grant_mu_ held.
   Status AddDeleteKeyLocked(const AccessKeyRecord& key, bool drop_cosi_user,
                             rocksdb::WriteBatch* batch);
-  // The user a new COSI grant's key belongs to: named after the grant, or "cosi-<key id>" when
-  // that name is not a valid or free user name. REQUIRES: grant_mu_ held.
+  // The user a new COSI grant's key belongs to: named after the grant; when that name is not a
+  // valid or free user name (e.g. a v1alpha2 account name longer than IAM's 64 characters),
+  // GrantUserName(grant_name), so that a later call finds the grant again by name; when that is
+  // taken too, "cosi-<key id>". REQUIRES: grant_mu_ held.
   Result<UserRecord> NewGrantUserLocked(std::string_view grant_name, std::string_view key_id);
+  // The key of grant `grant_name` (a v1alpha2 one: !all_buckets) owned by the user named after
+  // it, as NewGrantUserLocked names them; nullopt if none. REQUIRES: grant_mu_ held.
+  Result<std::optional<AccessKeyRecord>> GrantKeyByUserLocked(std::string_view grant_name);
   // Adds to `batch` the revocation of key `key_id`'s grant on `bucket`: the key goes when the
   // bucket was its only grant. REQUIRES: grant_mu_ held.
   Status RevokeLocked(std::string_view key_id, std::string_view bucket, rocksdb::WriteBatch* batch);

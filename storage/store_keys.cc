@@ -139,18 +139,11 @@ Result<AccessKeyRecord> StoreImpl::GetOrCreateMultiGrant(std::string_view grant_
     if (!existing.ok()) return existing.status();
     if (existing->has_value()) return KeyByIndex(**existing, "grant index");
   }
-  // The same grant name on buckets that share none with this request: its user, when it is
-  // named after the grant (the usual case), still finds it.
-  Result<UserRecord> named = GetUser(grant_name);
-  if (named.ok()) {
-    Result<std::vector<AccessKeyRecord>> owned = KeysOf(named->user_id);
-    if (!owned.ok()) return owned.status();
-    for (AccessKeyRecord& key : *owned) {
-      if (key.grant_name == grant_name && !key.all_buckets) return std::move(key);
-    }
-  } else if (named.status().code() != Code::kNoSuchEntity) {
-    return named.status();
-  }
+  // The same grant name on buckets that share none with this request: its user, named after
+  // the grant, still finds it.
+  Result<std::optional<AccessKeyRecord>> by_user = GrantKeyByUserLocked(grant_name);
+  if (!by_user.ok()) return by_user.status();
+  if (by_user->has_value()) return std::move(**by_user);
   for (const auto& [bucket, mode] : candidate.grants) {
     if (Status s = RequireBucket(bucket); !s.ok()) return s;
   }
@@ -531,13 +524,35 @@ Status StoreImpl::AddDeleteKeyLocked(const AccessKeyRecord& key, bool drop_cosi_
   return Status::Ok();
 }
 
+Result<std::optional<AccessKeyRecord>> StoreImpl::GrantKeyByUserLocked(
+    std::string_view grant_name) {
+  for (const std::string& name : {std::string(grant_name), GrantUserName(grant_name)}) {
+    if (!ValidateUserName(name).ok()) continue;
+    Result<UserRecord> user = GetUser(name);
+    if (!user.ok()) {
+      if (user.status().code() == Code::kNoSuchEntity) continue;
+      return user.status();
+    }
+    Result<std::vector<AccessKeyRecord>> owned = KeysOf(user->user_id);
+    if (!owned.ok()) return owned.status();
+    for (AccessKeyRecord& key : *owned) {
+      if (key.grant_name == grant_name && !key.all_buckets) return {std::move(key)};
+    }
+  }
+  return {std::nullopt};
+}
+
 Result<UserRecord> StoreImpl::NewGrantUserLocked(std::string_view grant_name,
                                                  std::string_view key_id) {
   UserRecord user;
-  user.name = std::string(grant_name);
-  Result<bool> taken = HasRaw(kKeysCf, codec::UserNameKey(FoldName(user.name)));
-  if (!taken.ok()) return taken.status();
-  if (*taken || !ValidateUserName(user.name).ok()) user.name = "cosi-" + FoldName(key_id);
+  for (const std::string& name :
+       {std::string(grant_name), GrantUserName(grant_name), "cosi-" + FoldName(key_id)}) {
+    user.name = name;
+    if (!ValidateUserName(name).ok()) continue;
+    Result<bool> taken = HasRaw(kKeysCf, codec::UserNameKey(FoldName(name)));
+    if (!taken.ok()) return taken.status();
+    if (!*taken) break;
+  }
   if (Status s = ValidateNewUser(&user); !s.ok()) return s;
   Result<std::string> id = GenerateCanonicalId();
   if (!id.ok()) return id.status();

@@ -1,6 +1,9 @@
 #include "storage/users.h"
 
+#include <openssl/sha.h>
+
 #include "text/ascii.h"
+#include "text/encoding.h"
 #include "text/utf8.h"
 
 namespace cubby::storage {
@@ -52,6 +55,13 @@ bool TagText(std::string_view s, size_t* chars) {
 }  // namespace
 
 Status ValidateUserName(std::string_view name) { return ValidateIamName("user name", name, 64); }
+
+std::string GrantUserName(std::string_view grant_name) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(grant_name.data()), grant_name.size(), digest);
+  return "cosi-grant-" +
+         text::HexEncode(std::string_view(reinterpret_cast<const char*>(digest), 16));
+}
 
 Status ValidatePolicyName(std::string_view name) {
   return ValidateIamName("policy name", name, 128);

@@ -41,6 +41,11 @@ inline constexpr std::string_view kAuthenticatedUsersGroup =
 // OK or kInvalidArgument naming the rule broken. User names: 1-64 characters of
 // [A-Za-z0-9_+=,.@-] (IAM's pattern [\w+=,.@-]+).
 Status ValidateUserName(std::string_view name);
+
+// The user name of a COSI grant whose own name cannot name a user (longer than 64 characters,
+// other characters) or is taken: "cosi-grant-" and the first 32 hex digits of the SHA-256 of
+// `grant_name`. Deterministic, so the grant is found again by name; always a valid user name.
+std::string GrantUserName(std::string_view grant_name);
 // Inline policy names: 1-128 characters of the same set.
 Status ValidatePolicyName(std::string_view name);
 // Tag keys: 1-128 characters, values 0-256, of letters, digits, white space and _.:/=+-@

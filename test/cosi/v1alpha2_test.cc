@@ -12,6 +12,7 @@
 #include "cosi/params.h"
 #include "cosi_fixture.h"
 #include "storage/bucket_name.h"
+#include "storage/users.h"
 
 namespace cubby::cosi::testing {
 namespace {
@@ -412,6 +413,33 @@ TEST_F(V1alpha2Test, GrantIdempotencyIsKeyedOnAccountName) {
   ASSERT_TRUE(key.ok());
   EXPECT_EQ(key->grants.size(), 2u);
   EXPECT_TRUE(store_->ListGrants("bc-g3")->empty());
+}
+
+// An account name that cannot name an IAM user (longer than 64 characters) or whose name a
+// user already has is found again by name too: a retry on buckets that share none with the
+// grant is ALREADY_EXISTS, never a second key.
+TEST_F(V1alpha2Test, GrantIdempotencyHoldsForNamesNoUserCanHave) {
+  for (const char* b : {"bc-l1", "bc-l2"}) ASSERT_TRUE(Create2(b, {}).ok());
+  storage::UserRecord alice;
+  alice.name = "ba-taken";
+  ASSERT_TRUE(store_->CreateUser(alice).ok());
+  for (const std::string& name : {"ba-" + std::string(250, 'x'), std::string("ba-taken")}) {
+    SCOPED_TRACE(name.substr(0, 20));
+    const Modes one = {{"bc-l1", v2::AccessMode::READ_WRITE}};
+    v2::DriverGrantBucketAccessResponse first, again, refused;
+    ASSERT_TRUE(Grant2(name, one, &first).ok());
+    ASSERT_TRUE(Grant2(name, one, &again).ok());
+    EXPECT_EQ(again.account_id(), first.account_id());
+    ExpectCode(Grant2(name, {{"bc-l2", v2::AccessMode::READ_ONLY}}, &refused),
+               grpc::StatusCode::ALREADY_EXISTS, "ba-");
+    EXPECT_TRUE(store_->ListGrants("bc-l2")->empty());
+    auto key = store_->GetAccessKey(first.account_id());
+    ASSERT_TRUE(key.ok());
+    auto user = store_->GetUserById(key->user_id);
+    ASSERT_TRUE(user.ok());
+    EXPECT_EQ(user->name, storage::GrantUserName(name));
+    ASSERT_TRUE(Revoke2(first.account_id()).ok());
+  }
 }
 
 TEST_F(V1alpha2Test, GrantErrors) {

@@ -468,11 +468,18 @@ TEST_F(UsersTest, GrantsMakeTheirUserAndRevokingRemovesIt) {
   ASSERT_OK(key.status());
   Result<UserRecord> fallback = store_->GetUserById(key->user_id);
   ASSERT_OK(fallback.status());
-  EXPECT_EQ(fallback->name, "cosi-cbgrant3");
-  // Deleting the bucket revokes the grant, and its user goes.
+  EXPECT_EQ(fallback->name, GrantUserName("ba-2"));
+  // ... and when that name is taken too, one named after the key.
+  ASSERT_OK(store_->CreateUser(User(GrantUserName("ba-3"))).status());
+  ASSERT_OK(store_->CreateUser(User("ba-3")).status());
+  key = store_->GetOrCreateGrant("b", "ba-3", Grant("b", "ba-3", "CBGRANT4"), &created);
+  ASSERT_OK(key.status());
+  EXPECT_EQ(store_->GetUserById(key->user_id)->name, "cosi-cbgrant4");
+  // Deleting the bucket revokes the grants, and their users go.
   ASSERT_OK(store_->DeleteBucket("b", false));
   EXPECT_EQ(store_->GetAccessKey("CBGRANT3").status().code(), Code::kNoSuchAccessKey);
-  EXPECT_EQ(store_->GetUser("cosi-cbgrant3").status().code(), Code::kNoSuchEntity);
+  EXPECT_EQ(store_->GetUser(GrantUserName("ba-2")).status().code(), Code::kNoSuchEntity);
+  EXPECT_EQ(store_->GetUser("cosi-cbgrant4").status().code(), Code::kNoSuchEntity);
   ASSERT_OK(store_->GetUser("ba-2").status());  // the unrelated user stays
 }
 
