@@ -9,8 +9,10 @@
 #   server's idle RSS before and after; 4 KiB GETs at c=32 by root and by a non-root user whose
 #   only right is the last of a bucket policy's 20 statements (access control, issue 13); the
 #   64 MiB PUT and GET and the 4 KiB GET c=32 again with SSE-S3 (sse-put, sse-get: issue 16),
-#   each GET right after its plain cell, the PUT in alternating half cells with plain PUTs. A default run takes about 5 minutes on 2 cores, half
-#   of it filling the bucket. Each 64 MiB PUT cell, and each disk baseline, starts after a
+#   each GET right after its plain cell, the PUT in alternating half cells with plain PUTs;
+#   4 KiB PUTs at c=32 into a versioned and an unversioned bucket (issue 14) and into a bucket
+#   with a quota and one without (put-quota, put-noquota: issue 17), each pair in alternating
+#   half cells. A default run takes about 5 minutes on 2 cores, half of it filling the bucket. Each 64 MiB PUT cell, and each disk baseline, starts after a
 #   syncfs(2) of the data filesystem (outside the timed window), so none inherits the
 #   writeback of what ran before it; each PUT cell follows a cell-long stretch of new files.
 #
@@ -404,6 +406,25 @@ for _ in 1 2; do
   cell put-ver put "$small" "$high" --bucket bench-versioned --duration "$half"
   cell put-unv put "$small" "$high" --bucket bench-unversioned --duration "$half"
 done
+
+# Bucket quotas (issue 17): 4 KiB PUTs at c=$high into a bucket with a quota (1 TiB and 10^12
+# objects: never reached, but every PUT checks it, before its body and again before its commit)
+# against a bucket without one, in alternating half cells.
+quota_bucket() {
+  local code
+  code=$(root_request PUT "/$1" "")
+  [[ $code == 200 ]] && code=$(root_request PUT "/_cubby/quota?bucket=$1" \
+    '{"bytes": 1099511627776, "objects": 1000000000000}')
+  if [[ $code != 200 ]]; then
+    failed=1
+    echo "# quota bucket $1: HTTP $code $(cat "$tmp/request.out")"
+  fi
+}
+quota_bucket bench-quota
+for _ in 1 2; do
+  cell put-quota put "$small" "$high" --bucket bench-quota --duration "$half"
+  cell put-noquota put "$small" "$high" --bucket bench-noquota --duration "$half"
+done
 if ((version_objects > 0)); then
   version_keys=$((version_objects / 100 > 0 ? version_objects / 100 : 1))
   versioned_bucket bench-versions
@@ -507,6 +528,9 @@ awk -v small="$small" -v high="$high" -v large="$large" -v full="put@$list_label
     # Versions (issue 14).
     target(small " PUT c=" high ", versioned bucket / unversioned",
            quotient(ops["put-ver" small_hi], ops["put-unv" small_hi]), ">=", "0.9", 3)
+    # Bucket quotas (issue 17): a PUT into a bucket with a quota, at most 10% slower.
+    target(small " PUT c=" high ", bucket with a quota / without",
+           quotient(ops["put-quota" small_hi], ops["put-noquota" small_hi]), ">=", "0.9", 3)
     if (versions) {
       vk = "versions 1000 1"
       target("ListObjectVersions 1000-entry page p50, ms (" version_count " versions)",

@@ -3,8 +3,8 @@
 # (no rebuild), GET bodies verified: 4 KiB and 1 MiB objects, concurrency 4, a listing bucket
 # of 2500 objects (three pages of up to 1000 keys, every full pass checked). It checks that
 # everything runs, not how fast: it fails unless run.sh succeeds and prints every result row
-# (33 cubby rows, alternating halves counted twice, plus the 2 HTTP-ceiling rows with
-# baselines), each with non-zero ops/s and zero errors, and all 19 target lines with a value
+# (37 cubby rows, alternating halves counted twice, plus the 2 HTTP-ceiling rows with
+# baselines), each with non-zero ops/s and zero errors, and all 20 target lines with a value
 # (PASS and MISS are both fine; without baselines the 6 lines that need one say n/a).
 # usage: bench/smoke.sh CUBBY_BIN LOADGEN_BIN [BASELINE_BIN]
 #   BASELINE_BIN defaults to cubby-baseline beside LOADGEN_BIN; if there is none, the run
@@ -18,11 +18,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 baseline=${3:-$(dirname "$2")/cubby-baseline}
 if [[ -x $baseline ]]; then
   baseline_args=(--baseline "$baseline")
-  want_rows=35 want_values=19
+  want_rows=39 want_values=20
 else
   echo "bench smoke: no $baseline, running without baselines"
   baseline_args=(--no-baselines)
-  want_rows=33 want_values=13
+  want_rows=37 want_values=14
 fi
 out=$(bash "$here/run.sh" --quick --large 1MiB --high-concurrency 4 --list-objects 2500 --version-objects 2500 --verify \
         --cubby "$1" --loadgen "$2" "${baseline_args[@]}" 2>&1)
@@ -53,7 +53,7 @@ echo "$out" | awk -v want_rows="$want_rows" -v want_values="$want_values" '
     if ($9 != "0") { print "bench smoke: errors: " $0; bad++ } }
   END {
     if (rows != want_rows) { print "bench smoke: expected " want_rows " result rows, got " rows + 0; bad++ }
-    if (targets != 19) { print "bench smoke: expected 19 target lines, got " targets + 0; bad++ }
+    if (targets != 20) { print "bench smoke: expected 20 target lines, got " targets + 0; bad++ }
     if (values != want_values) {
       print "bench smoke: expected " want_values " target lines with a value, got " values + 0; bad++
     }

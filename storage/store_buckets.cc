@@ -151,17 +151,24 @@ Result<bool> StoreImpl::BucketIsEmpty(std::string_view name) {
 
 Result<BucketStats> StoreImpl::GetBucketStats(std::string_view bucket) {
   if (Status s = RequireBucket(bucket); !s.ok()) return s;
-  Result<std::optional<std::string>> raw = GetRaw(kDefaultCf, codec::StatsKey(bucket), nullptr);
-  if (!raw.ok()) return raw.status();
-  BucketStats stats;
-  if (!raw->has_value()) return stats;
-  int64_t objects, bytes;
-  if (!codec::DecodeStatsDelta(**raw, &objects, &bytes) || objects < 0 || bytes < 0) {
-    return Status(Code::kCorruption, "bad bucket stats record");
-  }
-  stats.objects = static_cast<uint64_t>(objects);
-  stats.bytes = static_cast<uint64_t>(bytes);
-  return stats;
+  return stats_cache_.Get(bucket, [&]() -> Result<std::pair<BucketStats, uint64_t>> {
+    // A snapshot, so the cache knows which writes the value includes (stats_cache.h).
+    const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
+    const uint64_t sequence = snapshot->GetSequenceNumber();
+    Result<std::optional<std::string>> raw =
+        GetRaw(kDefaultCf, codec::StatsKey(bucket), snapshot);
+    db_->ReleaseSnapshot(snapshot);
+    if (!raw.ok()) return raw.status();
+    BucketStats stats;
+    if (!raw->has_value()) return std::make_pair(stats, sequence);
+    int64_t objects, bytes;
+    if (!codec::DecodeStatsDelta(**raw, &objects, &bytes) || objects < 0 || bytes < 0) {
+      return Status(Code::kCorruption, "bad bucket stats record");
+    }
+    stats.objects = static_cast<uint64_t>(objects);
+    stats.bytes = static_cast<uint64_t>(bytes);
+    return std::make_pair(stats, sequence);
+  });
 }
 
 Status StoreImpl::RequireBucket(std::string_view name) {

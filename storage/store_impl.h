@@ -58,6 +58,7 @@
 #include "storage/codec.h"
 #include "storage/db_options.h"
 #include "storage/records.h"
+#include "storage/stats_cache.h"
 #include "storage/status.h"
 #include "storage/store.h"
 
@@ -593,6 +594,7 @@ class StoreImpl final : public Store {
   bool reclaiming_ = false;
   bool stopping_ = false;
   Status last_reclaim_;
+  StatsCache stats_cache_;  // GetBucketStats without a merge-chain walk; Apply keeps it in step
   std::mutex kms_mu_;      // the KMS's key and alias records (store_kms.cc): check, then write
   std::thread reclaimer_;  // last: started once everything above exists
 };

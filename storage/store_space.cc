@@ -154,7 +154,9 @@ uint64_t StoreImpl::ReserveFor(const FsSpace& space) const {
 
 Status StoreImpl::Apply(rocksdb::WriteBatch* batch) {
   if (Status room = CheckEngineHeadroom(); !room.ok()) return room;
-  return FromRocks(db_->Write(sync_, batch));
+  Status s = FromRocks(db_->Write(sync_, batch));
+  stats_cache_.Applied(*batch, cf(kDefaultCf)->GetID(), s.ok());
+  return s;
 }
 
 Status StoreImpl::ApplyPut(rocksdb::ColumnFamilyHandle* family, const rocksdb::Slice& key,
