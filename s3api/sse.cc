@@ -1,8 +1,5 @@
 #include "s3api/sse.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -161,8 +158,6 @@ class PlainReader final : public storage::ObjectReader {
     }
   }
 
-  ~PlainReader() override { Unmap(); }
-
   const storage::ObjectMeta& meta() const override { return meta_; }
 
   storage::Status Seek(uint64_t offset) override {
@@ -173,7 +168,6 @@ class PlainReader final : public storage::ObjectReader {
     out_.clear();
     out_off_ = 0;
     pending_ = storage::Status::Ok();
-    map_window_ = kMapFirstBytes;
     return storage::Status::Ok();
   }
 
@@ -209,13 +203,6 @@ class PlainReader final : public storage::ObjectReader {
 
   // Whole segments opened per storage read when the caller's buffer has room for them.
   static constexpr uint64_t kBatchSegments = 4;
-  // Stored bytes are mapped (MapFrom) for reads of at least a full batch, in windows growing
-  // from kMapFirstBytes to kMapMaxBytes while the reading goes on in order. 16 MiB windows
-  // cost a little less CPU than 8 MiB ones (~2%), but add to the server's RSS (mapped page
-  // cache) for every large encrypted GET in flight.
-  static constexpr size_t kMapMinBytes = kBatchSegments * crypt::kSealedSegmentBytes;
-  static constexpr size_t kMapFirstBytes = 1 << 20;
-  static constexpr size_t kMapMaxBytes = 8 << 20;
 
   // Opens the segment(s) at pos_: the whole ones that fit in out[0, room) straight there
   // (adding their bytes to *copied and pos_), else the one segment into out_. A segment that
@@ -289,15 +276,6 @@ class PlainReader final : public storage::ObjectReader {
 
   // The stored bytes [offset, offset + length), valid until the next call.
   storage::Result<std::string_view> SealedBytes(uint64_t offset, size_t length) {
-    if (map_ != nullptr && offset >= map_begin_ && offset + length <= map_end_) {
-      return std::string_view(map_data_ + (offset - map_begin_), length);
-    }
-    Unmap();
-    if (length >= kMapMinBytes) {
-      storage::Result<bool> mapped = MapFrom(offset, length);
-      if (!mapped.ok()) return mapped.status();
-      if (*mapped) return std::string_view(map_data_, length);
-    }
     if (offset != sealed_pos_) {
       if (storage::Status s = sealed_->Seek(offset); !s.ok()) return s;
       sealed_pos_ = offset;
@@ -320,48 +298,6 @@ class PlainReader final : public storage::ObjectReader {
     return std::string_view(buffer_.data(), length);
   }
 
-  // Maps the stored bytes from `offset` on (at least `length`, up to map_window_) when they
-  // are in a file. False: they are not (the caller reads them); the sealed reader's position
-  // is then unknown either way.
-  //
-  // Why: opening from the page cache's own pages spares pread(2) its copy of every byte (a
-  // tenth of a large encrypted GET's server CPU, issue 16). MAP_POPULATE maps the window's
-  // pages in one call instead of a fault per 64 KiB. A mapped file that shrinks under the
-  // mapping would raise SIGBUS: storage never truncates a data file (written once under
-  // O_EXCL, then only unlinked, and a pinned one only after its last reader), and OpenFile
-  // checked its size against the record.
-  storage::Result<bool> MapFrom(uint64_t offset, size_t length) {
-    if (offset != sealed_pos_) {
-      if (storage::Status s = sealed_->Seek(offset); !s.ok()) return s;
-    }
-    sealed_pos_ = kUnknown;
-    storage::Result<std::optional<storage::ObjectReader::FileSpan>> span =
-        sealed_->NextFileSpan(std::max(length, map_window_));
-    if (!span.ok()) return span.status();
-    if (!span->has_value() || (*span)->length < length) return false;
-    static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-    const uint64_t file_offset = (*span)->offset;
-    const uint64_t aligned = file_offset - file_offset % page;
-    const size_t map_len = static_cast<size_t>(file_offset - aligned) + (*span)->length;
-    void* p = ::mmap(nullptr, map_len, PROT_READ, MAP_SHARED | MAP_POPULATE, (*span)->fd,
-                     static_cast<off_t>(aligned));
-    if (p == MAP_FAILED) return false;  // e.g. out of address space: read instead
-    map_ = p;
-    map_len_ = map_len;
-    map_data_ = static_cast<const char*>(p) + (file_offset - aligned);
-    map_begin_ = offset;
-    map_end_ = offset + (*span)->length;
-    // Sequential reading earns larger windows (fewer mmap/munmap calls and TLB flushes); a
-    // short ranged read populates little it does not need.
-    map_window_ = std::min(map_window_ * 2, kMapMaxBytes);
-    return true;
-  }
-
-  void Unmap() {
-    if (map_ != nullptr) ::munmap(map_, map_len_);
-    map_ = nullptr;
-  }
-
   static storage::Status Corrupt(std::string what) {
     return storage::Status(storage::Code::kCorruption,
                            "encrypted object data failed to open: " + std::move(what));
@@ -382,12 +318,6 @@ class PlainReader final : public storage::ObjectReader {
   std::string out_;                 // an opened segment read in part
   size_t out_off_ = 0;
   storage::Status pending_;  // a failure after bytes that Read returned; cleared by Seek
-  void* map_ = nullptr;
-  size_t map_len_ = 0;
-  const char* map_data_ = nullptr;
-  uint64_t map_begin_ = 0;
-  uint64_t map_end_ = 0;
-  size_t map_window_ = kMapFirstBytes;  // of the next mapping
 };
 
 }  // namespace
