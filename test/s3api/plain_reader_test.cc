@@ -1,4 +1,4 @@
-// NewPlainReader over a real Store: sealed objects in a data file (opened from a mapping) and in
+// NewPlainReader over a real Store: sealed objects in a data file and in
 // chunks (read), read whole, in reads of odd sizes and from ranges; a damaged segment fails only
 // the reads that reach it, after the bytes before it.
 #include <gtest/gtest.h>
@@ -106,7 +106,7 @@ class PlainReaderTest : public ::testing::Test {
 };
 
 TEST_F(PlainReaderTest, ReadsWholeInPiecesAndRanges) {
-  // 1 MiB - 3 (chunks in the DB) and 9 MiB + 5 (a data file, mapped in growing windows).
+  // 1 MiB - 3 (chunks in the DB) and 9 MiB + 5 (a data file).
   for (size_t size : {size_t{(1 << 20) - 3}, size_t{(9 << 20) + 5}}) {
     SCOPED_TRACE(size);
     const std::string key = "obj" + std::to_string(size);
