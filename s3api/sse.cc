@@ -337,8 +337,8 @@ class PlainReader final : public storage::ObjectReader {
   std::string buffer_;              // sealed bytes read: [buffered_begin_, buffered_end_)
   uint64_t buffered_begin_ = kUnknown;
   uint64_t buffered_end_ = kUnknown;
-  size_t read_ahead_ = 0;           // of the last read
-  std::string out_;                 // an opened segment read in part
+  size_t read_ahead_ = 0;  // of the last read
+  std::string out_;        // an opened segment read in part
   size_t out_off_ = 0;
   storage::Status pending_;  // a failure after bytes that Read returned; cleared by Seek
 };
