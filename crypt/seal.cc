@@ -23,14 +23,19 @@ void MakeNonce(uint64_t index, unsigned char nonce[12]) {
   PutBigEndian64(index, nonce + 4);
 }
 
-// The AAD of segment `index` in *aad (reused between segments).
-void MakeAad(uint64_t index, bool last, std::string_view context, std::string* aad) {
+// The AAD of a segment in *aad, its index and last flag still to be set (SetAadSegment): built
+// once per writer or opener, so sealing and opening a segment allocates nothing.
+void MakeAad(std::string_view context, std::string* aad) {
   aad->resize(kAadFixedBytes + context.size());
   auto* p = reinterpret_cast<unsigned char*>(aad->data());
   std::memcpy(p, kAadLabel, sizeof kAadLabel);
+  std::memcpy(p + kAadFixedBytes, context.data(), context.size());
+}
+
+void SetAadSegment(uint64_t index, bool last, std::string* aad) {
+  auto* p = reinterpret_cast<unsigned char*>(aad->data());
   PutBigEndian64(index, p + sizeof kAadLabel);
   p[sizeof kAadLabel + 8] = last ? 1 : 0;
-  std::memcpy(p + kAadFixedBytes, context.data(), context.size());
 }
 
 unsigned char* U(std::string& s) { return reinterpret_cast<unsigned char*>(s.data()); }
@@ -65,24 +70,22 @@ Result<uint64_t> PlaintextSize(uint64_t sealed_size) {
 // ---- SealWriter
 
 SealWriter::SealWriter(const DataKey& key, std::string context, Sink sink)
-    : gcm_(std::make_unique<internal::GcmContext>(true, key)),
-      context_(std::move(context)),
-      sink_(std::move(sink)) {
+    : gcm_(std::make_unique<internal::GcmContext>(true, key)), sink_(std::move(sink)) {
+  MakeAad(context, &aad_);
   if (!gcm_->ok()) failure_ = Status(Code::kInternal, "AES-256-GCM context setup failed");
 }
 
 SealWriter::~SealWriter() = default;
 
 Status SealWriter::SealSegment(std::string_view plain, bool last) {
-  std::string aad;
-  MakeAad(next_index_, last, context_, &aad);
+  SetAadSegment(next_index_, last, &aad_);
   unsigned char nonce[12];
   MakeNonce(next_index_, nonce);
   const size_t n = plain.size();
   sealed_.resize(n + kSegmentTagBytes);
   Status s =
-      gcm_->Seal(nonce, U(aad), aad.size(), reinterpret_cast<const unsigned char*>(plain.data()), n,
-                 U(sealed_), U(sealed_) + n);
+      gcm_->Seal(nonce, U(aad_), aad_.size(), reinterpret_cast<const unsigned char*>(plain.data()),
+                 n, U(sealed_), U(sealed_) + n);
   if (!s.ok()) return s;
   if (!sink_(sealed_)) return Status(Code::kSinkFailed, "the sink refused a sealed segment");
   ++next_index_;
@@ -153,40 +156,66 @@ SealedRange PlanWhole(uint64_t plaintext_size) {
   return r;
 }
 
+// ---- SegmentOpener
+
+SegmentOpener::SegmentOpener(const DataKey& key, std::string_view context, uint64_t plaintext_size)
+    : gcm_(std::make_unique<internal::GcmContext>(false, key)),
+      plaintext_size_(plaintext_size),
+      segment_count_(SegmentCount(plaintext_size)) {
+  MakeAad(context, &aad_);
+}
+
+SegmentOpener::~SegmentOpener() = default;
+
+size_t SegmentOpener::PlaintextBytes(uint64_t index) const {
+  return static_cast<size_t>(SegmentPlaintextBytes(plaintext_size_, index));
+}
+
+Status SegmentOpener::Open(uint64_t index, std::string_view sealed, char* out) {
+  if (index >= segment_count_) {
+    return Status(Code::kInvalidArgument,
+                  "segment " + std::to_string(index) + " of " + std::to_string(segment_count_));
+  }
+  const size_t n = PlaintextBytes(index);
+  if (sealed.size() != n + kSegmentTagBytes) {
+    return Status(Code::kInvalidArgument, "sealed segment of " + std::to_string(sealed.size()) +
+                                              " bytes, not " +
+                                              std::to_string(n + kSegmentTagBytes));
+  }
+  SetAadSegment(index, index + 1 == segment_count_, &aad_);
+  unsigned char nonce[12];
+  MakeNonce(index, nonce);
+  const auto* in = reinterpret_cast<const unsigned char*>(sealed.data());
+  Status s =
+      gcm_->Open(nonce, U(aad_), aad_.size(), in, n, in + n, reinterpret_cast<unsigned char*>(out));
+  if (s.ok()) return s;
+  // GCM decrypts before it checks the tag: the bytes in `out` are unauthenticated.
+  std::memset(out, 0, n);
+  if (s.code() == Code::kAuthFailed) {
+    return Status(Code::kAuthFailed,
+                  "sealed segment " + std::to_string(index) + " does not authenticate");
+  }
+  return s;
+}
+
 // ---- OpenReader
 
 OpenReader::OpenReader(const DataKey& key, std::string context, const SealedRange& range, Sink sink)
-    : gcm_(std::make_unique<internal::GcmContext>(false, key)),
-      context_(std::move(context)),
+    : opener_(key, context, range.plaintext_size),
       range_(range),
       sink_(std::move(sink)),
-      total_segments_(SegmentCount(range.plaintext_size)),
       index_(range.first_segment) {
   // A small object or range needs less than a segment's buffer.
   sealed_.reserve(
       static_cast<size_t>(std::min<uint64_t>(kSealedSegmentBytes, range.sealed_length)));
-  if (!gcm_->ok()) failure_ = Status(Code::kInternal, "AES-256-GCM context setup failed");
 }
 
 OpenReader::~OpenReader() = default;
 
 Status OpenReader::OpenSegment(std::string_view sealed) {
-  const bool last = index_ + 1 == total_segments_;
-  std::string aad;
-  MakeAad(index_, last, context_, &aad);
-  unsigned char nonce[12];
-  MakeNonce(index_, nonce);
   const size_t n = sealed.size() - kSegmentTagBytes;
-  const auto* in = reinterpret_cast<const unsigned char*>(sealed.data());
   plain_.resize(n);
-  Status s = gcm_->Open(nonce, U(aad), aad.size(), in, n, in + n, U(plain_));
-  if (!s.ok()) {
-    if (s.code() == Code::kAuthFailed) {
-      return Status(Code::kAuthFailed,
-                    "sealed segment " + std::to_string(index_) + " does not authenticate");
-    }
-    return s;
-  }
+  if (Status s = opener_.Open(index_, sealed, plain_.data()); !s.ok()) return s;
   // Verified: release the part of this segment inside the asked range.
   const uint64_t want_begin = range_.first_segment * kSegmentBytes + range_.skip + released_;
   const uint64_t want_end =

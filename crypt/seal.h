@@ -81,7 +81,7 @@ class SealWriter {
   Status SealSegment(std::string_view plain, bool last);
 
   std::unique_ptr<internal::GcmContext> gcm_;
-  std::string context_;
+  std::string aad_;  // the AAD, context included; each segment rewrites its index and last flag
   Sink sink_;
   std::string plain_;   // the segment being filled (at most kSegmentBytes)
   std::string sealed_;  // output buffer of one sealed segment
@@ -110,6 +110,39 @@ Result<SealedRange> PlanRange(uint64_t plaintext_size, uint64_t first, uint64_t 
 // which authenticates that it is empty).
 SealedRange PlanWhole(uint64_t plaintext_size);
 
+// Opens whole segments of one object (or part) into the caller's memory, one call per segment,
+// with no copy through a private buffer and no allocation per segment: for readers that hold
+// whole sealed segments (s3api's plain reader), and the engine of OpenReader. Not thread-safe;
+// any number of segments, in any order.
+class SegmentOpener {
+ public:
+  // `key` is copied; `context` must equal the writer's; `plaintext_size` is the object's (or
+  // part's) size, which fixes the segment count and so the last flag.
+  SegmentOpener(const DataKey& key, std::string_view context, uint64_t plaintext_size);
+  ~SegmentOpener();
+  SegmentOpener(const SegmentOpener&) = delete;
+  SegmentOpener& operator=(const SegmentOpener&) = delete;
+
+  uint64_t segment_count() const { return segment_count_; }
+  // Plaintext bytes of segment `index`: kSegmentBytes except for the last one.
+  // REQUIRES: index < segment_count().
+  size_t PlaintextBytes(uint64_t index) const;
+
+  // Decrypts segment `index` from `sealed` (its whole sealed bytes: PlaintextBytes(index) + 16)
+  // into out[0, PlaintextBytes(index)) and verifies its tag. OK: those bytes are authenticated.
+  // kAuthFailed: the segment does not verify (damaged, another index or object, wrong last
+  // flag, wrong key or context); `out` is then zeroed, the caller must not count it as read.
+  // kInvalidArgument: index >= segment_count() or `sealed` is not that size. kInternal.
+  // REQUIRES: `out` does not overlap `sealed`.
+  Status Open(uint64_t index, std::string_view sealed, char* out);
+
+ private:
+  std::unique_ptr<internal::GcmContext> gcm_;
+  uint64_t plaintext_size_;
+  uint64_t segment_count_;
+  std::string aad_;  // the AAD, context included; Open rewrites only the index and last flag
+};
+
 // Opens the sealed bytes of a SealedRange, fed in order in pieces of any sizes, and gives the
 // sink exactly the plaintext asked for. Each segment is decrypted into a private buffer and its
 // tag verified before any of its bytes reach the sink; a failing segment releases nothing and
@@ -132,11 +165,9 @@ class OpenReader {
  private:
   Status OpenSegment(std::string_view sealed);
 
-  std::unique_ptr<internal::GcmContext> gcm_;
-  std::string context_;
+  SegmentOpener opener_;
   SealedRange range_;
   Sink sink_;
-  uint64_t total_segments_ = 0;
   uint64_t index_ = 0;     // of the segment being filled
   uint64_t fed_ = 0;       // sealed bytes given so far
   uint64_t released_ = 0;  // plaintext bytes given to the sink

@@ -135,7 +135,10 @@ bool ValidContext(std::string_view b64) {
   return i == json.size();
 }
 
-// The ObjectReader over sealed bytes (NewPlainReader).
+// The ObjectReader over sealed bytes (NewPlainReader). The segments a Read covers whole are
+// opened straight into the caller's buffer (no copy through a private one); a segment it covers
+// only in part (a range's first segment, a read smaller than a segment) is opened into out_ and
+// copied from there.
 class PlainReader final : public storage::ObjectReader {
  public:
   PlainReader(std::unique_ptr<storage::ObjectReader> sealed, OpenedKeys keys)
@@ -162,11 +165,14 @@ class PlainReader final : public storage::ObjectReader {
       return storage::Status(storage::Code::kInvalidArgument, "seek past the end of the object");
     }
     pos_ = offset;
-    Reset();
+    out_.clear();
+    out_off_ = 0;
+    pending_ = storage::Status::Ok();
     return storage::Status::Ok();
   }
 
   storage::Result<size_t> Read(char* buf, size_t n) override {
+    if (!pending_.ok()) return pending_;
     size_t copied = 0;
     while (copied < n && pos_ < meta_.size) {
       if (out_off_ < out_.size()) {
@@ -177,16 +183,13 @@ class PlainReader final : public storage::ObjectReader {
         pos_ += take;
         continue;
       }
-      // Opened bytes go straight into the caller's buffer; only what does not fit waits in out_.
-      direct_ = buf + copied;
-      direct_cap_ = n - copied;
-      direct_n_ = 0;
-      storage::Status s = Fill(n - copied);
-      direct_ = nullptr;
-      direct_cap_ = 0;
-      copied += direct_n_;
-      pos_ += direct_n_;
-      if (!s.ok()) return s;
+      storage::Status s = OpenNext(buf + copied, n - copied, &copied);
+      if (s.ok()) continue;
+      // The bytes before the failing segment are authenticated: they are returned, and the
+      // failure with the next Read.
+      if (copied == 0) return s;
+      pending_ = std::move(s);
+      break;
     }
     return copied;
   }
@@ -198,69 +201,121 @@ class PlainReader final : public storage::ObjectReader {
     uint64_t stored;  // offset of its sealed bytes in the stored data
   };
 
-  void Reset() {
-    opener_.reset();
-    out_.clear();
-    out_off_ = 0;
+  // Whole segments opened per storage read when the caller's buffer has room for them.
+  static constexpr uint64_t kBatchSegments = 4;
+  // Sealed bytes read ahead (SealedBytes) of a reading in order: from one batch to four.
+  static constexpr size_t kReadAheadFirstBytes = kBatchSegments * crypt::kSealedSegmentBytes;
+  static constexpr size_t kReadAheadMaxBytes = 4 * kReadAheadFirstBytes;
+
+  // Opens the segment(s) at pos_: the whole ones that fit in out[0, room) straight there
+  // (adding their bytes to *copied and pos_), else the one segment into out_. A segment that
+  // fails to open adds nothing.
+  storage::Status OpenNext(char* out, size_t room, size_t* copied) {
+    if (storage::Status s = EnterPart(); !s.ok()) return s;
+    const Part& p = parts_[part_];
+    const uint64_t in_part = pos_ - p.start;
+    const uint64_t index = in_part / crypt::kSegmentBytes;
+    const size_t skip = static_cast<size_t>(in_part % crypt::kSegmentBytes);
+    if (index >= opener_->segment_count()) return Corrupt("part sizes do not cover the object");
+    uint64_t count = 0;
+    size_t plain = 0;
+    if (skip == 0) {
+      while (count < kBatchSegments && index + count < opener_->segment_count()) {
+        const size_t bytes = opener_->PlaintextBytes(index + count);
+        if (plain + bytes > room) break;
+        plain += bytes;
+        ++count;
+      }
+    }
+    const uint64_t offset = p.stored + index * crypt::kSealedSegmentBytes;
+    const uint64_t part_end = p.stored + crypt::SealedSize(p.size);
+    if (count == 0) {
+      const size_t bytes = opener_->PlaintextBytes(index);
+      storage::Result<std::string_view> sealed =
+          SealedBytes(offset, bytes + crypt::kSegmentTagBytes, part_end);
+      if (!sealed.ok()) return sealed.status();
+      out_.resize(bytes);
+      if (crypt::Status s = opener_->Open(index, *sealed, out_.data()); !s.ok()) {
+        out_.clear();
+        return Corrupt(s.ToString());
+      }
+      out_off_ = skip;
+      return storage::Status::Ok();
+    }
+    storage::Result<std::string_view> sealed =
+        SealedBytes(offset, plain + count * crypt::kSegmentTagBytes, part_end);
+    if (!sealed.ok()) return sealed.status();
+    std::string_view rest = *sealed;
+    for (uint64_t i = 0; i < count; ++i) {
+      const size_t bytes = opener_->PlaintextBytes(index + i);
+      if (crypt::Status s =
+              opener_->Open(index + i, rest.substr(0, bytes + crypt::kSegmentTagBytes), out);
+          !s.ok()) {
+        return Corrupt(s.ToString());
+      }
+      rest.remove_prefix(bytes + crypt::kSegmentTagBytes);
+      out += bytes;
+      *copied += bytes;
+      pos_ += bytes;
+    }
+    return storage::Status::Ok();
   }
 
-  // Decrypts the sealed segments holding the next `want` bytes at pos_ (at most four segments
-  // at a time: few storage calls) into out_. Only segments a read needs are opened, so a
-  // damaged segment fails the reads that touch it and no other.
-  storage::Status Fill(size_t want_plain) {
-    out_.clear();
-    out_off_ = 0;
-    if (!opener_) {
-      part_ = 0;
-      while (part_ + 1 < parts_.size() &&
-             (parts_[part_].size == 0 || pos_ >= parts_[part_].start + parts_[part_].size)) {
-        ++part_;
-      }
-      const Part& p = parts_[part_];
-      if (part_ >= keys_.keys.size()) return Corrupt("no data key for a part");
-      crypt::Result<crypt::SealedRange> range =
-          crypt::PlanRange(p.size, pos_ - p.start, p.size - 1);
-      if (!range.ok()) return Corrupt(range.status().ToString());
-      range_ = *range;
-      fed_ = 0;
-      opener_ = std::make_unique<crypt::OpenReader>(
-          keys_.keys[part_], keys_.contexts[part_], range_, [this](std::string_view plain) {
-            const size_t direct = std::min(plain.size(), direct_cap_ - direct_n_);
-            if (direct > 0) std::memcpy(direct_ + direct_n_, plain.data(), direct);
-            direct_n_ += direct;
-            out_.append(plain.substr(direct));
-            return true;
-          });
-      if (storage::Status s = sealed_->Seek(p.stored + range_.sealed_offset); !s.ok()) return s;
+  // Points part_ at the part holding pos_ (< size) and opener_ at its data key.
+  storage::Status EnterPart() {
+    size_t part = pos_ >= parts_[part_].start ? part_ : 0;
+    while (part + 1 < parts_.size() &&
+           (parts_[part].size == 0 || pos_ >= parts_[part].start + parts_[part].size)) {
+      ++part;
     }
-    const Part& p = parts_[part_];
-    // The next segment to feed starts at this plaintext offset of the part (every segment but
-    // the last is whole); feed those up to the end of the wanted bytes, at least one.
-    const uint64_t next_plain =
-        (range_.first_segment + fed_ / crypt::kSealedSegmentBytes) * crypt::kSegmentBytes;
-    const uint64_t target = std::min<uint64_t>(pos_ - p.start + want_plain, p.size);
-    const uint64_t segments = std::clamp<uint64_t>(
-        (target - std::min(target, next_plain) + crypt::kSegmentBytes - 1) / crypt::kSegmentBytes,
-        1, 4);
-    const uint64_t want =
-        std::min<uint64_t>(segments * crypt::kSealedSegmentBytes, range_.sealed_length - fed_);
+    if (part >= keys_.keys.size()) return Corrupt("no data key for a part");
+    if (!opener_ || opener_part_ != part) {
+      opener_ = std::make_unique<crypt::SegmentOpener>(keys_.keys[part], keys_.contexts[part],
+                                                       parts_[part].size);
+      opener_part_ = part;
+    }
+    part_ = part;
+    return storage::Status::Ok();
+  }
+
+  // The stored bytes [offset, offset + length), valid until the next call. Reads ahead up to
+  // `part_end` (the end of the part's sealed bytes) while the reading goes on in order:
+  // 16-segment preads cost ~5% less CPU per byte than 4-segment ones (fewer page cache
+  // lookups and calls); after a jump (a ranged read, the first read) only what is asked. The
+  // read-ahead is a whole number of segments, so a batch never straddles the end of the buffer.
+  // REQUIRES: offset is a segment's start; offset + length <= part_end.
+  storage::Result<std::string_view> SealedBytes(uint64_t offset, size_t length, uint64_t part_end) {
+    if (offset >= buffered_begin_ && offset + length <= buffered_end_) {
+      return std::string_view(buffer_.data() + (offset - buffered_begin_), length);
+    }
+    read_ahead_ = offset == buffered_end_
+                      ? std::clamp(read_ahead_ * 2, kReadAheadFirstBytes, kReadAheadMaxBytes)
+                      : 0;
+    const size_t want =
+        std::max(length, static_cast<size_t>(std::min<uint64_t>(read_ahead_, part_end - offset)));
+    buffered_begin_ = buffered_end_ = kUnknown;
+    if (offset != sealed_pos_) {
+      if (storage::Status s = sealed_->Seek(offset); !s.ok()) return s;
+      sealed_pos_ = offset;
+    }
     buffer_.resize(want);
     size_t got = 0;
     while (got < want) {
       storage::Result<size_t> r = sealed_->Read(buffer_.data() + got, want - got);
-      if (!r.ok()) return r.status();
-      if (*r == 0) return Corrupt("sealed data is shorter than its record");
+      if (!r.ok()) {
+        sealed_pos_ = kUnknown;
+        return r.status();
+      }
+      if (*r == 0) {
+        sealed_pos_ = kUnknown;
+        return Corrupt("sealed data is shorter than its record");
+      }
       got += *r;
     }
-    fed_ += got;
-    if (crypt::Status s = opener_->Update(std::string_view(buffer_.data(), got)); !s.ok()) {
-      return Corrupt(s.ToString());
-    }
-    if (fed_ == range_.sealed_length) {
-      if (crypt::Status s = opener_->Finish(); !s.ok()) return Corrupt(s.ToString());
-      opener_.reset();  // the next Fill starts at the next part
-    }
-    return storage::Status::Ok();
+    sealed_pos_ += want;
+    buffered_begin_ = offset;
+    buffered_end_ = offset + want;
+    return std::string_view(buffer_.data(), length);
   }
 
   static storage::Status Corrupt(std::string what) {
@@ -268,22 +323,24 @@ class PlainReader final : public storage::ObjectReader {
                            "encrypted object data failed to open: " + std::move(what));
   }
 
+  static constexpr uint64_t kUnknown = UINT64_MAX;
+
   std::unique_ptr<storage::ObjectReader> sealed_;
   OpenedKeys keys_;
   const storage::ObjectMeta& meta_;
   std::vector<Part> parts_;
   uint64_t pos_ = 0;
   size_t part_ = 0;
-  crypt::SealedRange range_;
-  uint64_t fed_ = 0;
-  std::unique_ptr<crypt::OpenReader> opener_;
-  std::string buffer_;
-  std::string out_;
+  std::unique_ptr<crypt::SegmentOpener> opener_;  // for part opener_part_
+  size_t opener_part_ = 0;
+  uint64_t sealed_pos_ = kUnknown;  // where sealed_ reads next
+  std::string buffer_;              // sealed bytes read: [buffered_begin_, buffered_end_)
+  uint64_t buffered_begin_ = kUnknown;
+  uint64_t buffered_end_ = kUnknown;
+  size_t read_ahead_ = 0;  // of the last read
+  std::string out_;        // an opened segment read in part
   size_t out_off_ = 0;
-  // During Fill from Read: the caller's buffer, its room and what the sink put there.
-  char* direct_ = nullptr;
-  size_t direct_cap_ = 0;
-  size_t direct_n_ = 0;
+  storage::Status pending_;  // a failure after bytes that Read returned; cleared by Seek
 };
 
 }  // namespace

@@ -120,7 +120,10 @@ Failure CheckReadKey(const Context& ctx, const storage::ObjectMeta& meta, std::s
 
 // A storage::ObjectReader over a sealed version that reads plaintext: meta() is the version's
 // (size: the plaintext size); Seek and Read address plaintext bytes. Each segment is
-// authenticated before any of its bytes is returned: tampered data is kCorruption with no bytes.
+// authenticated before any of its bytes is returned: a Read that reaches a damaged segment
+// returns the bytes of the segments before it (if any) and the next Read fails with
+// kCorruption, as does every Read until a Seek; nothing of the damaged segment is counted.
+// Segments a Read covers whole are opened straight into its buffer.
 std::unique_ptr<storage::ObjectReader> NewPlainReader(std::unique_ptr<storage::ObjectReader> sealed,
                                                       OpenedKeys keys);
 

@@ -342,4 +342,95 @@ TEST(Seal, CallsAfterFinishAreInvalid) {
 }
 
 }  // namespace
+// ---- SegmentOpener: whole segments into the caller's memory.
+
+// The sealed bytes of segment `index` of `sealed`.
+std::string_view SealedSegment(const std::string& sealed, uint64_t index) {
+  return std::string_view(sealed).substr(index * kSealed, kSealed);
+}
+
+TEST(SegmentOpener, OpensEverySegmentInAnyOrder) {
+  const DataKey key = TestKey(20);
+  for (uint64_t size : {uint64_t{0}, uint64_t{1}, kSeg - 1, kSeg, kSeg + 1, 3 * kSeg + 77}) {
+    SCOPED_TRACE(size);
+    const std::string plain = Plaintext(size);
+    const std::string sealed = SealInPieces(key, "b/k", plain, 0);
+    SegmentOpener opener(key, "b/k", size);
+    ASSERT_EQ(opener.segment_count(), SegmentCount(size));
+    // Backwards: the opener keeps no state between segments.
+    for (uint64_t i = opener.segment_count(); i-- > 0;) {
+      const size_t n = opener.PlaintextBytes(i);
+      EXPECT_EQ(n, std::min<uint64_t>(kSeg, size - i * kSeg));
+      std::string out(n + 1, '#');  // one guard byte after the segment
+      ASSERT_TRUE(opener.Open(i, SealedSegment(sealed, i).substr(0, n + 16), out.data()).ok());
+      EXPECT_EQ(out.substr(0, n), plain.substr(i * kSeg, n));
+      EXPECT_EQ(out[n], '#');
+    }
+  }
+}
+
+TEST(SegmentOpener, DamageFailsAndZeroesTheOutput) {
+  const DataKey key = TestKey(21);
+  const std::string plain = Plaintext(2 * kSeg + 5);
+  const std::string sealed = SealInPieces(key, "b/k", plain, 0);
+  SegmentOpener opener(key, "b/k", plain.size());
+  for (size_t off : {size_t{0}, kSeg / 2, kSeg + 15}) {  // ciphertext start, middle, tag
+    SCOPED_TRACE(off);
+    std::string damaged(SealedSegment(sealed, 1));
+    damaged[off] ^= 0x01;
+    std::string out(kSeg, '#');
+    Status s = opener.Open(1, damaged, out.data());
+    EXPECT_EQ(s.code(), Code::kAuthFailed);
+    EXPECT_EQ(out, std::string(kSeg, '\0'));  // no unauthenticated byte stays
+  }
+  // A failure does not poison the opener: the good segment still opens.
+  std::string out(kSeg, '#');
+  ASSERT_TRUE(opener.Open(1, SealedSegment(sealed, 1), out.data()).ok());
+  EXPECT_EQ(out, plain.substr(kSeg, kSeg));
+}
+
+TEST(SegmentOpener, WrongIndexLastFlagContextOrKeyFails) {
+  const DataKey key = TestKey(22);
+  const std::string plain = Plaintext(2 * kSeg);
+  const std::string sealed = SealInPieces(key, "b/k", plain, 0);
+  std::string out(kSeg, '#');
+  {  // Segment 1's bytes at index 0 (a swap).
+    SegmentOpener opener(key, "b/k", plain.size());
+    EXPECT_EQ(opener.Open(0, SealedSegment(sealed, 1), out.data()).code(), Code::kAuthFailed);
+  }
+  {  // A record claiming a third segment: segment 1 was sealed as the last, opened as not.
+    SegmentOpener opener(key, "b/k", 3 * kSeg);
+    EXPECT_TRUE(opener.Open(0, SealedSegment(sealed, 0), out.data()).ok());
+    EXPECT_EQ(opener.Open(1, SealedSegment(sealed, 1), out.data()).code(), Code::kAuthFailed);
+  }
+  {  // A record claiming one segment: segment 0 was sealed as not the last.
+    SegmentOpener opener(key, "b/k", kSeg);
+    EXPECT_EQ(opener.Open(0, SealedSegment(sealed, 0), out.data()).code(), Code::kAuthFailed);
+  }
+  {  // Moved to another object.
+    SegmentOpener opener(key, "b/other", plain.size());
+    EXPECT_EQ(opener.Open(0, SealedSegment(sealed, 0), out.data()).code(), Code::kAuthFailed);
+  }
+  {  // Another data key.
+    SegmentOpener opener(TestKey(23), "b/k", plain.size());
+    EXPECT_EQ(opener.Open(0, SealedSegment(sealed, 0), out.data()).code(), Code::kAuthFailed);
+  }
+}
+
+TEST(SegmentOpener, BadIndexOrSizeIsInvalidArgument) {
+  const DataKey key = TestKey(24);
+  const std::string plain = Plaintext(kSeg + 100);
+  const std::string sealed = SealInPieces(key, "c", plain, 0);
+  SegmentOpener opener(key, "c", plain.size());
+  std::string out(kSeg, '#');
+  EXPECT_EQ(opener.Open(2, std::string_view(sealed).substr(kSealed), out.data()).code(),
+            Code::kInvalidArgument);
+  // The short last segment handed over with a byte missing, or a full one with a byte extra.
+  EXPECT_EQ(opener.Open(1, std::string_view(sealed).substr(kSealed, 115), out.data()).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(opener.Open(0, std::string_view(sealed).substr(0, kSealed + 1), out.data()).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(out, std::string(kSeg, '#'));  // nothing written
+}
+
 }  // namespace cubby::crypt
