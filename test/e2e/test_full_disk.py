@@ -33,13 +33,29 @@ RESERVE = 16 * MiB
 TICK_WAIT = 10.0  # the server re-reads its capacity every 2 s
 
 
+# The volume of the test under load: RocksDB may keep up to max_total_wal_size (64 MiB) of
+# write-ahead log before it flushes, so on a 64 MiB volume its own logs could take all the space
+# the filler leaves, and freeing the filler would free next to nothing.
+LOADED_FS_BYTES = 256 * MiB
+
+
 @pytest.fixture
 def small_fs():
     """A fresh 64 MiB tmpfs, unmounted at teardown even when the test fails."""
+    yield from tmpfs(FS_BYTES)
+
+
+@pytest.fixture
+def loaded_fs():
+    """A fresh tmpfs of LOADED_FS_BYTES, unmounted at teardown even when the test fails."""
+    yield from tmpfs(LOADED_FS_BYTES)
+
+
+def tmpfs(size):
     if os.geteuid() != 0:
-        pytest.skip("mounting a 64 MiB tmpfs needs root")
+        pytest.skip("mounting a tmpfs needs root")
     mount_point = tempfile.mkdtemp(prefix="cubby-full-disk-")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={FS_BYTES}", "tmpfs",
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
                               mount_point], capture_output=True, text=True)
     if mounted.returncode != 0:  # root in a container without CAP_SYS_ADMIN
         os.rmdir(mount_point)
@@ -303,9 +319,9 @@ class Writers:
 # of fill and free on one server; after each, writes come back without a restart (or, in the
 # one case RocksDB cannot resume in-process, /_cubby/live asks for the restart); after a
 # restart every acknowledged object is intact.
-def test_disk_filled_by_another_process_under_load(small_fs, start_server):
-    data = os.path.join(small_fs, "data")
-    filler = os.path.join(small_fs, "filler")
+def test_disk_filled_by_another_process_under_load(loaded_fs, start_server):
+    data = os.path.join(loaded_fs, "data")
+    filler = os.path.join(loaded_fs, "filler")
     srv = start_server(args=["--disk-reserve", "0"], data_dir=data)
     s3 = make_client(srv)
     bucket = new_bucket_name()
