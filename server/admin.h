@@ -85,4 +85,16 @@ s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& 
                              std::string_view region, std::chrono::system_clock::time_point now,
                              std::string* message, s3api::auth::AuthResult* auth = nullptr);
 
+// An admin endpoint's answer: `body` of `content_type`, never cached.
+inline s3api::HttpResponse AdminResponse(int status, std::string_view content_type,
+                                         std::string body) {
+  s3api::HttpResponse response;
+  response.status = status;
+  response.Set("Content-Type", std::string(content_type));
+  response.Set("Cache-Control", "no-store");
+  response.content_length = body.size();
+  response.body = std::move(body);
+  return response;
+}
+
 }  // namespace cubby::server

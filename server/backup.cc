@@ -75,13 +75,7 @@ const char* StateName(BackupRunner::State state) {
 }
 
 s3api::HttpResponse XmlResponse(int status, std::string body) {
-  s3api::HttpResponse response;
-  response.status = status;
-  response.Set("Content-Type", "application/xml");
-  response.Set("Cache-Control", "no-store");
-  response.content_length = body.size();
-  response.body = std::move(body);
-  return response;
+  return AdminResponse(status, "application/xml", std::move(body));
 }
 
 s3api::HttpResponse Error(const s3api::HttpRequest& request, s3api::ErrorCode code,

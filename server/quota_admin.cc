@@ -20,13 +20,7 @@ using storage::Code;
 using storage::Status;
 
 s3api::HttpResponse JsonResponse(int status, std::string body) {
-  s3api::HttpResponse response;
-  response.status = status;
-  response.Set("Content-Type", "application/json");
-  response.Set("Cache-Control", "no-store");
-  response.content_length = body.size();
-  response.body = std::move(body);
-  return response;
+  return AdminResponse(status, "application/json", std::move(body));
 }
 
 // {"code":"...","message":"..."}: the S3 code's string and status, `message` or its default.
