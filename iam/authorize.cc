@@ -526,6 +526,12 @@ bool AnonymousNeverAllowed(Action action) {
   return true;
 }
 
+// A COSI bucket whose anonymousBucketAccessMode lets uncredentialed users read: its objects are
+// anyone's to read, a rule of the bucket (see Authorizer), never a grant copied onto objects.
+bool CosiAnyoneReads(const storage::BucketRecord& bucket) {
+  return bucket.created_by_cosi && storage::CanRead(bucket.anonymous);
+}
+
 // What the ACLs say (step 4 of Authorizer's evaluation). `object` is read lazily.
 struct AclQuestion {
   const storage::BucketRecord& bucket;
@@ -554,9 +560,6 @@ storage::AclRecord ObjectAclOf(const storage::BucketRecord& bucket,
   acl.owner_id = owner;
   if (!owner.empty()) {
     acl.grants.push_back({GranteeType::kCanonicalUser, owner, AclPermission::kFullControl});
-  }
-  if (AclAllows(BucketAclOf(bucket), AclCaller::Anonymous(), AclPermission::kRead)) {
-    acl.grants.push_back({GranteeType::kGroup, std::string(kAllUsersGroup), AclPermission::kRead});
   }
   return acl;
 }
@@ -609,6 +612,10 @@ bool AclDecides(storage::Store* store, const AclQuestion& q, Action action) {
     }
     read = std::move(head).value();
     object = &read;
+  }
+  if (requirement.permission == AclPermission::kRead && CosiAnyoneReads(q.bucket) &&
+      !ignore_public) {
+    return true;
   }
   const storage::AclRecord object_acl = ObjectAclOf(q.bucket, *object);
   return AclGrants(requirement, BucketAclOf(q.bucket), &object_acl, q.caller, ignore_public);

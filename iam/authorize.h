@@ -206,10 +206,14 @@ class PolicyCache;
 //    write must be a whole object (no copy, no multipart), an anonymous delete needs the
 //    bucket's AllUsers READ as well as WRITE (COSI's WriteOnly mode stays PutObject only), and
 //    requests cubby does not implement are denied.
-// An object without an ACL of its own (written before format 2, or without x-amz-acl or grant
-// headers) is its owner's FULL_CONTROL plus AllUsers READ while the bucket's ACL grants AllUsers
-// READ: cubby's anonymous bucket modes (COSI's anonymousBucketAccessMode, the canned
-// public-read bucket) have always made a bucket's objects readable, and keep doing so.
+// An object without an ACL of its own (written without x-amz-acl or grant headers, or before
+// format 2) is private: its owner's FULL_CONTROL only. A bucket's grants never reach its
+// objects (a bucket READ grant lets others list it, not read what is in it), as in S3
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#canned-acl).
+// A bucket COSI made with a readable anonymousBucketAccessMode (ReadOnly, ReadWrite) is the one
+// bucket-level rule: its objects may be read by anyone (COSI: "uncredentialed users can call
+// ListBucket and GetObject"), as a public bucket policy would allow; IgnorePublicAcls turns it
+// off like the AllUsers grants it stands beside.
 // A bucket with no ACL stored (tests plant them) is storage::BucketAclFor(owner, anonymous).
 // A stored policy that does not parse (none should: they are checked before they are stored)
 // counts as no policy.
@@ -248,8 +252,8 @@ class Authorizer {
 
 // The ACL that counts for an object of `bucket` (what GetObjectAcl answers and evaluation
 // reads): EffectiveAcl under BucketOwnerEnforced; the stored ACL when the object has one; else
-// the default described at Authorizer (owner FULL_CONTROL, plus AllUsers READ while the bucket's
-// ACL grants AllUsers READ). The owner: the object's owner_id, else the bucket's.
+// private: the owner's FULL_CONTROL (see Authorizer). The owner: the object's owner_id, else the
+// bucket's.
 storage::AclRecord ObjectAclOf(const storage::BucketRecord& bucket,
                                const storage::ObjectMeta& object);
 // The ACL that counts for `bucket`: EffectiveAcl of the stored one, or BucketAclFor(owner,

@@ -375,11 +375,12 @@ storage::Status CheckSpace(const Context& ctx) {
 
 }  // namespace
 
-ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource) {
+namespace {
+
+ErrorCode AuthorizeWith(const Context& ctx, iam::Action action, const iam::Resource& resource,
+                        const iam::RequestFacts& facts) {
   const iam::Identity who =
       ctx.auth.anonymous ? iam::Identity::Anonymous() : iam::Identity::Key(*ctx.auth.key);
-  std::string max_keys;
-  const iam::RequestFacts facts = FactsOf(ctx, &max_keys);
   std::optional<iam::Authorizer> local;
   const iam::Authorizer* authorizer = ctx.authorizer;
   if (authorizer == nullptr) authorizer = &local.emplace(ctx.store);
@@ -391,6 +392,40 @@ ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource&
     case iam::Verdict::kStorageFailure: return FromStorage(decision.failure.code());
   }
   return ErrorCode::kAccessDenied;
+}
+
+// Reads whose 404 says that a key (or version) does not exist.
+bool AnswersMissingKey(Operation op) {
+  return op == Operation::kGetObject || op == Operation::kHeadObject ||
+         op == Operation::kGetObjectAttributes;
+}
+
+// S3 tells a caller that a key does not exist (404 NoSuchKey, NoSuchVersion) only when it may
+// list the bucket at that key (s3:ListBucket with s3:prefix = the key); anyone else hears 403
+// AccessDenied, so a caller allowed s3:GetObject alone cannot probe which keys exist
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html, "Permissions"). Asked
+// on the 404 only: a read that finds its object costs nothing more.
+HttpResponse HideMissingKey(const Context& ctx, HttpResponse response) {
+  if (response.status != 404 || !AnswersMissingKey(ctx.route.op)) return response;
+  const std::string& error = ctx.summary->error;
+  if (error != Info(ErrorCode::kNoSuchKey).code && error != Info(ErrorCode::kNoSuchVersion).code) {
+    return response;
+  }
+  std::string max_keys;
+  iam::RequestFacts facts = FactsOf(ctx, &max_keys);
+  facts.prefix = ctx.route.key;
+  if (AuthorizeWith(ctx, iam::Action::kListBucket, {.bucket = ctx.route.bucket}, facts) ==
+      ErrorCode::kNone) {
+    return response;
+  }
+  return ErrorResponse(ctx, ErrorCode::kAccessDenied);
+}
+
+}  // namespace
+
+ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource) {
+  std::string max_keys;
+  return AuthorizeWith(ctx, action, resource, FactsOf(ctx, &max_keys));
 }
 
 OwnerName BucketOwnerName(const Context& ctx) {
@@ -555,8 +590,10 @@ S3Service::~S3Service() = default;
 namespace {
 
 // The pipeline of one request once routed: authenticate, authorize, answer the parameter errors
-// that come before the handler, refuse a write the store has no room for, dispatch. A CORS preflight is answered without
-// authentication (browsers send it without credentials), from the bucket's rules alone.
+// that come before the handler, refuse a write the store has no room for, dispatch, and keep a
+// missing key's 404 from a caller who may not list (HideMissingKey). A CORS preflight is
+// answered without authentication (browsers send it without credentials), from the bucket's
+// rules alone.
 // Each step answers an error or hands on; *auth is what ctx.auth refers to, filled in by the
 // authentication step.
 HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::AuthResult* auth) {
@@ -593,7 +630,7 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
     return ErrorResponse(ctx, route.param_error.code, route.param_error.message);
   }
   if (storage::Status space = CheckSpace(ctx); !space.ok()) return StorageError(ctx, space);
-  return Dispatch(ctx);
+  return HideMissingKey(ctx, Dispatch(ctx));
 }
 
 // A handler threw, which it must not: the client still gets an answer, and the connection

@@ -1,6 +1,8 @@
 #include "server/admin.h"
 
+#include "kms/json.h"
 #include "s3api/auth/auth.h"
+#include "s3api/errors.h"
 
 namespace cubby::server {
 namespace {
@@ -43,6 +45,7 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::BodyReader
   if (name == "metrics") operation = "CubbyMetrics";
   if (name == "backup" && backup_) operation = "CubbyBackup";
   if (name == "quota" && quota_) operation = "CubbyQuota";
+  if (name == "acl-audit" && acl_audit_) operation = "CubbyAclAudit";
   if (summary != nullptr) summary->operation = std::string(operation);
 
   if (operation == "Unknown") {
@@ -57,6 +60,10 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::BodyReader
     *response = quota_(request, body);
     return true;
   }
+  if (operation == "CubbyAclAudit") {
+    *response = acl_audit_(request);
+    return true;
+  }
   if (request.method != "GET" && request.method != "HEAD") {
     *response = TextResponse(405, "method not allowed\n");
     response->Set("Allow", "GET, HEAD");
@@ -64,8 +71,9 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::BodyReader
   }
   if (operation == "CubbyLive") {
     *response = needs_restart_.load()
-                    ? TextResponse(503, "restart needed: the store takes writes again only after "
-                                        "a restart\n")
+                    ? TextResponse(503,
+                                   "restart needed: the store takes writes again only after "
+                                   "a restart\n")
                     : TextResponse(200, "live\n");
   } else if (operation == "CubbyReady") {
     // Full is still ready: taking the pod out of its Service would stop the reads and deletes
@@ -79,7 +87,8 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::BodyReader
   } else {
     ScrapeFigures figures = scrape_ ? scrape_() : ScrapeFigures{};
     figures.ready = ready();
-    *response = TextResponse(200, metrics_->Render(figures), "text/plain; version=0.0.4; charset=utf-8");
+    *response =
+        TextResponse(200, metrics_->Render(figures), "text/plain; version=0.0.4; charset=utf-8");
   }
   return true;
 }
@@ -103,6 +112,33 @@ s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& 
   }
   if (auth != nullptr) *auth = std::move(result);
   return s3api::ErrorCode::kNone;
+}
+
+s3api::HttpResponse AdminError(const s3api::HttpRequest& request, s3api::ErrorCode code,
+                               std::string_view message) {
+  const s3api::ErrorInfo& info = s3api::Info(code);
+  std::string body = "{\"code\":";
+  kms::AppendJsonString(info.code, &body);
+  body += ",\"message\":";
+  kms::AppendJsonString(message.empty() ? info.message : message, &body);
+  body += "}";
+  s3api::HttpResponse response = AdminJson(info.http_status, std::move(body));
+  response.Set("x-amz-request-id", request.request_id);
+  return response;
+}
+
+s3api::HttpResponse AdminStorageError(const s3api::HttpRequest& request,
+                                      const storage::Status& status) {
+  if (status.code() == storage::Code::kNoSuchBucket) {
+    return AdminError(request, s3api::ErrorCode::kNoSuchBucket);
+  }
+  if (status.code() == storage::Code::kInvalidArgument) {
+    return AdminError(request, s3api::ErrorCode::kInvalidArgument, status.message());
+  }
+  if (status.code() == storage::Code::kNoSpace) {
+    return AdminError(request, s3api::ErrorCode::kInsufficientStorage);
+  }
+  return AdminError(request, s3api::ErrorCode::kInternalError);
 }
 
 }  // namespace cubby::server

@@ -11,6 +11,8 @@
 //                        is set
 //   /_cubby/quota        bucket quotas, for the root key only (see quota_admin.h), when a
 //                        handler is set
+//   /_cubby/acl-audit    object ACLs a public bucket's grants reached, for the root key only
+//                        (see acl_audit_admin.h), when a handler is set
 // HEAD works like GET; other methods get 405. Other /_cubby/ paths get 404.
 #pragma once
 
@@ -46,6 +48,8 @@ class AdminEndpoints {
   using BodyHandler =
       std::function<s3api::HttpResponse(const s3api::HttpRequest&, s3api::BodyReader&)>;
   void SetQuotaHandler(BodyHandler handler) { quota_ = std::move(handler); }
+  // Answers /_cubby/acl-audit. Set before the listener starts; thread-safe.
+  void SetAclAuditHandler(Handler handler) { acl_audit_ = std::move(handler); }
 
   void SetReady(bool ready) { ready_.store(ready); }
   bool ready() const { return ready_.load(); }
@@ -57,8 +61,8 @@ class AdminEndpoints {
 
   // True when `request` targets /_cubby/...: then *response is the answer and
   // summary->operation names it (CubbyLive, CubbyReady, CubbyMetrics, CubbyBackup, CubbyQuota,
-  // or Unknown for a 404). `body` is the request's body (read by /_cubby/quota only).
-  // False otherwise, leaving both untouched.
+  // CubbyAclAudit, or Unknown for a 404). `body` is the request's body (read by /_cubby/quota
+  // only). False otherwise, leaving both untouched.
   bool Handle(const s3api::HttpRequest& request, s3api::BodyReader& body,
               s3api::HttpResponse* response, s3api::RequestSummary* summary) const;
   // As above, for a request without a body.
@@ -70,12 +74,14 @@ class AdminEndpoints {
   ScrapeFn scrape_;
   Handler backup_;
   BodyHandler quota_;
+  Handler acl_audit_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> storage_full_{false};
   std::atomic<bool> needs_restart_{false};
 };
 
-// For the root-only admin endpoints (/_cubby/backup, /_cubby/quota): authenticates `request`
+// For the root-only admin endpoints (/_cubby/backup, /_cubby/quota, /_cubby/acl-audit):
+// authenticates `request`
 // (SigV4 or SigV2, header or presigned, against `store`'s keys; `region` is the server's SigV4
 // region, `now` the clock) and requires the root key. kNone with *auth (may be null) set, whose
 // payload mode the body is then read under (s3api::auth::WrapBody); else the S3 error that
@@ -96,5 +102,21 @@ inline s3api::HttpResponse AdminResponse(int status, std::string_view content_ty
   response.body = std::move(body);
   return response;
 }
+
+// A JSON answer of an admin endpoint (AdminResponse with application/json).
+inline s3api::HttpResponse AdminJson(int status, std::string body) {
+  return AdminResponse(status, "application/json", std::move(body));
+}
+
+// A JSON admin endpoint's error: {"code":"...","message":"..."} with the S3 code's string and
+// status, `message` or the code's default message, and the request id.
+s3api::HttpResponse AdminError(const s3api::HttpRequest& request, s3api::ErrorCode code,
+                               std::string_view message = {});
+
+// The store's failures an admin endpoint can meet as AdminError: NoSuchBucket, InvalidArgument
+// (with storage's message), InsufficientStorage; anything else is a 500 whose detail (it may
+// name paths) is not told.
+s3api::HttpResponse AdminStorageError(const s3api::HttpRequest& request,
+                                      const storage::Status& status);
 
 }  // namespace cubby::server

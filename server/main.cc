@@ -26,6 +26,7 @@
 #include "kms/kms.h"
 #include "lifecycle/worker.h"
 #include "s3api/service.h"
+#include "server/acl_audit_admin.h"
 #include "server/admin.h"
 #include "server/backup.h"
 #include "server/backup_command.h"
@@ -653,6 +654,10 @@ class Instance {
     admin_->SetQuotaHandler([this](const s3api::HttpRequest& request, s3api::BodyReader& body) {
       return HandleQuotaRequest(request, body, *store_, config_.region,
                                 std::chrono::system_clock::now());
+    });
+    admin_->SetAclAuditHandler([this](const s3api::HttpRequest& request) {
+      return HandleAclAuditRequest(request, *store_, config_.region,
+                                   std::chrono::system_clock::now());
     });
     http_options_.host = config_.s3_host;
     http_options_.port = config_.s3_port;

@@ -19,39 +19,6 @@ namespace {
 using storage::Code;
 using storage::Status;
 
-s3api::HttpResponse JsonResponse(int status, std::string body) {
-  return AdminResponse(status, "application/json", std::move(body));
-}
-
-// {"code":"...","message":"..."}: the S3 code's string and status, `message` or its default.
-s3api::HttpResponse Error(const s3api::HttpRequest& request, s3api::ErrorCode code,
-                          std::string_view message = {}) {
-  const s3api::ErrorInfo& info = s3api::Info(code);
-  std::string body = "{\"code\":";
-  kms::AppendJsonString(info.code, &body);
-  body += ",\"message\":";
-  kms::AppendJsonString(message.empty() ? info.message : message, &body);
-  body += "}";
-  s3api::HttpResponse response = JsonResponse(info.http_status, std::move(body));
-  response.Set("x-amz-request-id", request.request_id);
-  return response;
-}
-
-// The store's failures this endpoint can meet; anything else is a 500 whose detail (it may
-// name paths) is not told.
-s3api::HttpResponse StorageError(const s3api::HttpRequest& request, const Status& status) {
-  if (status.code() == Code::kNoSuchBucket) {
-    return Error(request, s3api::ErrorCode::kNoSuchBucket);
-  }
-  if (status.code() == Code::kInvalidArgument) {
-    return Error(request, s3api::ErrorCode::kInvalidArgument, status.message());
-  }
-  if (status.code() == Code::kNoSpace) {
-    return Error(request, s3api::ErrorCode::kInsufficientStorage);
-  }
-  return Error(request, s3api::ErrorCode::kInternalError);
-}
-
 void AppendLimit(const std::optional<uint64_t>& limit, std::string* out) {
   *out += limit ? std::to_string(*limit) : "null";
 }
@@ -155,7 +122,7 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
                                        std::chrono::system_clock::time_point now) {
   const std::string& method = request.method;
   if (method != "GET" && method != "PUT" && method != "DELETE") {
-    s3api::HttpResponse response = Error(request, s3api::ErrorCode::kMethodNotAllowed);
+    s3api::HttpResponse response = AdminError(request, s3api::ErrorCode::kMethodNotAllowed);
     response.Set("Allow", "GET, PUT, DELETE");
     return response;
   }
@@ -163,7 +130,7 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
   s3api::auth::AuthResult auth;
   if (s3api::ErrorCode denied = RequireRoot(request, store, region, now, &message, &auth);
       denied != s3api::ErrorCode::kNone) {
-    return Error(request, denied, message);
+    return AdminError(request, denied, message);
   }
   const size_t q = request.target.find('?');
   const std::vector<text::NameValue> params = text::SplitUrlEncodedLenient(
@@ -173,22 +140,22 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
 
   if (bucket == nullptr && method == "GET") {
     storage::Result<std::vector<storage::BucketRecord>> buckets = store.ListBuckets();
-    if (!buckets.ok()) return StorageError(request, buckets.status());
+    if (!buckets.ok()) return AdminStorageError(request, buckets.status());
     std::string out = "{\"buckets\":[";
     for (const storage::BucketRecord& record : *buckets) {
       storage::Result<storage::BucketStats> usage = store.GetBucketStats(record.name);
       // Deleted since the listing: not in the answer.
       if (!usage.ok() && usage.status().code() == Code::kNoSuchBucket) continue;
-      if (!usage.ok()) return StorageError(request, usage.status());
+      if (!usage.ok()) return AdminStorageError(request, usage.status());
       if (out.back() != '[') out += ",";
       out += QuotaJson(record, *usage);
     }
     out += "]}";
-    return JsonResponse(200, std::move(out));
+    return AdminJson(200, std::move(out));
   }
   if (bucket == nullptr || bucket->empty()) {
-    return Error(request, s3api::ErrorCode::kInvalidArgument,
-                 "the bucket query parameter (a bucket name) is required");
+    return AdminError(request, s3api::ErrorCode::kInvalidArgument,
+                      "the bucket query parameter (a bucket name) is required");
   }
 
   if (method == "PUT" || method == "DELETE") {
@@ -196,17 +163,17 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
     if (method == "PUT") {
       std::string doc;
       if (s3api::ErrorCode e = ReadBody(body, auth, &doc, &message); e != s3api::ErrorCode::kNone) {
-        return Error(request, e, message);
+        return AdminError(request, e, message);
       }
       storage::Result<storage::BucketQuota> parsed = ParseQuotaJson(doc);
-      if (!parsed.ok()) return StorageError(request, parsed.status());
+      if (!parsed.ok()) return AdminStorageError(request, parsed.status());
       quota = *parsed;
     }
     Status s = store.UpdateBucket(*bucket, [&quota](storage::BucketRecord* record) {
       record->quota = quota;
       return Status::Ok();
     });
-    if (!s.ok()) return StorageError(request, s);
+    if (!s.ok()) return AdminStorageError(request, s);
     if (method == "DELETE") {
       s3api::HttpResponse response;
       response.status = 204;
@@ -215,10 +182,10 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
     }
   }
   storage::Result<storage::BucketRecord> record = store.GetBucket(*bucket);
-  if (!record.ok()) return StorageError(request, record.status());
+  if (!record.ok()) return AdminStorageError(request, record.status());
   storage::Result<storage::BucketStats> usage = store.GetBucketStats(*bucket);
-  if (!usage.ok()) return StorageError(request, usage.status());
-  return JsonResponse(200, QuotaJson(*record, *usage));
+  if (!usage.ok()) return AdminStorageError(request, usage.status());
+  return AdminJson(200, QuotaJson(*record, *usage));
 }
 
 }  // namespace cubby::server

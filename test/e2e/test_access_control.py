@@ -220,9 +220,18 @@ def test_canned_acls(world):
                 assert client.get_object(Bucket=bucket, Key=canned)["Body"].read() == b"x"
             else:
                 denied(lambda: client.get_object(Bucket=bucket, Key=canned))
-    # Bucket canned ACLs: public-read-write lets anyone write; authenticated-read lists.
+    # Bucket canned ACLs: public-read-write lets anyone write and list, never read an object
+    # without an ACL of its own; authenticated-read lists.
     alice.s3.put_bucket_acl(Bucket=bucket, ACL="public-read-write")
     anon.put_object(Bucket=bucket, Key="anon", Body=b"a")
+    bob.s3.put_object(Bucket=bucket, Key="bobs", Body=b"b")
+    assert {o["Key"] for o in anon.list_objects_v2(Bucket=bucket)["Contents"]} >= {"anon", "bobs"}
+    for key in ("anon", "bobs", "private"):
+        denied(lambda: anon.get_object(Bucket=bucket, Key=key))
+    denied(lambda: world["carol"].s3.get_object(Bucket=bucket, Key="bobs"))
+    denied(lambda: alice.s3.get_object(Bucket=bucket, Key="bobs"))  # bob's, private to bob
+    grants = bob.s3.get_object_acl(Bucket=bucket, Key="bobs")["Grants"]
+    assert [(g["Grantee"].get("ID"), g["Permission"]) for g in grants] == [(bob.id, "FULL_CONTROL")]
     alice.s3.put_bucket_acl(Bucket=bucket, ACL="authenticated-read")
     bob.s3.list_objects_v2(Bucket=bucket)
     denied(lambda: anon.list_objects_v2(Bucket=bucket))

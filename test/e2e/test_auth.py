@@ -157,10 +157,14 @@ def test_anonymous_head_private_is_403(server, s3, bucket):
 
 
 def test_anonymous_on_public_read_bucket(server, s3, anon, bucket):
-    s3.put_object(Bucket=bucket, Key="k", Body=b"public")
+    s3.put_object(Bucket=bucket, Key="k", Body=b"public", ACL="public-read")
+    s3.put_object(Bucket=bucket, Key="private", Body=b"mine")
     s3.put_bucket_acl(Bucket=bucket, ACL="public-read")
-    assert [o["Key"] for o in anon.list_objects_v2(Bucket=bucket)["Contents"]] == ["k"]
-    # cubby has no object ACLs: the bucket's canned ACL governs its objects (agreed behaviour).
+    assert [o["Key"] for o in anon.list_objects_v2(Bucket=bucket)["Contents"]] == ["k", "private"]
+    # The bucket's READ lists; each object's own ACL decides who reads it, as in S3.
+    with pytest.raises(ClientError) as e:
+        anon.get_object(Bucket=bucket, Key="private")
+    assert error_of(e) == ("AccessDenied", 403)
     assert anon.get_object(Bucket=bucket, Key="k")["Body"].read() == b"public"
     assert anon.head_object(Bucket=bucket, Key="k")["ContentLength"] == 6
     raw = raw_request(server, "GET", f"/{bucket}/k", sign=False)
@@ -181,9 +185,13 @@ def test_anonymous_on_public_read_bucket(server, s3, anon, bucket):
         anon.list_buckets()
     assert error_of(e) == ("AccessDenied", 403)
     # Revoking works.
-    s3.put_bucket_acl(Bucket=bucket, ACL="private")
+    s3.put_object_acl(Bucket=bucket, Key="k", ACL="private")
     with pytest.raises(ClientError) as e:
         anon.get_object(Bucket=bucket, Key="k")
+    assert error_of(e) == ("AccessDenied", 403)
+    s3.put_bucket_acl(Bucket=bucket, ACL="private")
+    with pytest.raises(ClientError) as e:
+        anon.list_objects_v2(Bucket=bucket)
     assert error_of(e) == ("AccessDenied", 403)
 
 
@@ -191,7 +199,11 @@ def test_anonymous_on_public_read_write_bucket(server, s3, anon, bucket):
     s3.put_bucket_acl(Bucket=bucket, ACL="public-read-write")
     anon.put_object(Bucket=bucket, Key="anon", Body=b"by anyone")
     assert s3.get_object(Bucket=bucket, Key="anon")["Body"].read() == b"by anyone"
-    assert anon.get_object(Bucket=bucket, Key="anon")["Body"].read() == b"by anyone"
+    # The new object is private (its owner is the bucket's owner): the bucket's grants never
+    # reach its objects.
+    with pytest.raises(ClientError) as e:
+        anon.get_object(Bucket=bucket, Key="anon")
+    assert error_of(e) == ("AccessDenied", 403)
     # Bucket WRITE: "create, overwrite, and delete any object in the bucket"
     # (https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#permissions).
     anon.delete_object(Bucket=bucket, Key="anon")

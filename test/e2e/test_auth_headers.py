@@ -34,9 +34,8 @@ def test_empty_or_absent_authorization_is_anonymous(server, s3, bucket, authoriz
     r = raw_request(server, "PUT", f"/{bucket}/k", body=b"bar",
                     after_sign=set_header("Authorization", authorization))
     assert (r.status, r.code) == (403, "AccessDenied"), r
-    # ... which stored nothing; a public-read bucket lets the anonymous read.
-    s3.put_object(Bucket=bucket, Key="k", Body=b"data")
-    s3.put_bucket_acl(Bucket=bucket, ACL="public-read")
+    # ... which stored nothing; a public-read object lets the anonymous read.
+    s3.put_object(Bucket=bucket, Key="k", Body=b"data", ACL="public-read")
     r = raw_request(server, "GET", f"/{bucket}/k", after_sign=set_header("Authorization", authorization))
     assert (r.status, r.body) == (200, b"data"), r
 

@@ -6,12 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "iam/acl.h"
+#include "storage/users.h"
 #include "test/storage/test_util.h"
 
 namespace cubby::iam {
 namespace {
 
 using storage::AccessMode;
+using storage::Result;
 using storage::testing::Bucket;
 using storage::testing::OpenOrDie;
 using storage::testing::SmallOptions;
@@ -388,6 +391,90 @@ TEST_F(AuthorizeTest, Users) {
                   .Authorize(Identity::Key(bob_key), Action::kListAllMyBuckets,
                              {"alices", "", &other}, kPlain)
                   .allowed());
+}
+
+// A new object is private unless its own ACL says otherwise: a bucket's grants (public-read,
+// public-read-write) let others list it and write into it, never read what is in it. Only a
+// COSI bucket's readable anonymous mode, a rule of the bucket, lets anyone read its objects.
+TEST_F(AuthorizeTest, ObjectsDoNotTakeTheirBucketsGrants) {
+  const std::string alice(64, 'a'), bob(64, 'b'), carol(64, 'c');
+  storage::BucketRecord s3_public = Bucket("s3-public");  // as CreateBucket public-read-write
+  s3_public.owner_id = alice;
+  s3_public.acl = ExpandCanned(CannedAcl::kPublicReadWrite, alice, alice, /*for_bucket=*/true);
+  s3_public.anonymous = AccessMode::kReadWrite;
+  ASSERT_OK(store_->CreateBucket(s3_public));
+  storage::BucketRecord cosi_public = Bucket("cosi-public");  // anonymousBucketAccessMode ReadOnly
+  cosi_public.owner_id = alice;
+  cosi_public.created_by_cosi = true;
+  cosi_public.anonymous = AccessMode::kReadOnly;
+  cosi_public.acl = storage::BucketAclFor(alice, AccessMode::kReadOnly);
+  ASSERT_OK(store_->CreateBucket(cosi_public));
+  storage::BucketRecord ignoring = cosi_public;  // the same, with IgnorePublicAcls
+  ignoring.name = "cosi-ignoring";
+  ignoring.public_access_block.ignore_public_acls = true;
+  ASSERT_OK(store_->CreateBucket(ignoring));
+  // "plain": bob's, written without an ACL; "public": bob's, written with public-read.
+  for (const char* bucket : {"s3-public", "cosi-public", "cosi-ignoring"}) {
+    for (const bool with_acl : {false, true}) {
+      Result<std::unique_ptr<storage::ObjectWriter>> w = store_->NewObjectWriter(bucket);
+      ASSERT_OK(w.status());
+      storage::ObjectMeta meta;
+      meta.etag = "e";
+      meta.owner_id = bob;
+      if (with_acl) meta.acl = ExpandCanned(CannedAcl::kPublicRead, bob, alice, false);
+      ASSERT_OK((*w)->Commit(with_acl ? "public" : "plain", meta, {}).status());
+    }
+  }
+  storage::AccessKeyRecord alice_key, bob_key, carol_key;
+  alice_key.user_id = alice;
+  bob_key.user_id = bob;
+  carol_key.user_id = carol;
+  const Identity anonymous = Identity::Anonymous();
+  const Identity as_alice = Identity::Key(alice_key), as_bob = Identity::Key(bob_key),
+                 as_carol = Identity::Key(carol_key);
+  const Verdict allow = Verdict::kAllow, deny = Verdict::kDeny;
+  struct ObjectCase {
+    const Identity* who;
+    Action action;
+    std::string bucket, key;
+    Verdict verdict;
+  } cases[] = {
+      {&anonymous, Action::kGetObject, "s3-public", "plain", deny},
+      {&as_carol, Action::kGetObject, "s3-public", "plain", deny},
+      {&as_alice, Action::kGetObject, "s3-public", "plain", deny},  // the bucket owner too
+      {&as_bob, Action::kGetObject, "s3-public", "plain", allow},   // the writer owns it
+      {&anonymous, Action::kGetObjectAcl, "s3-public", "plain", deny},
+      {&anonymous, Action::kListBucket, "s3-public", "", allow},    // the bucket's READ: listing
+      {&anonymous, Action::kPutObject, "s3-public", "new", allow},  // its WRITE: writing
+      {&anonymous, Action::kGetObject, "s3-public", "public", allow},
+      {&as_carol, Action::kGetObject, "s3-public", "public", allow},
+      {&anonymous, Action::kGetObject, "cosi-public", "plain", allow},
+      {&as_carol, Action::kGetObject, "cosi-public", "plain", allow},
+      {&anonymous, Action::kGetObjectAcl, "cosi-public", "plain", deny},
+      {&anonymous, Action::kGetObject, "cosi-ignoring", "plain", deny},
+      {&anonymous, Action::kGetObject, "cosi-ignoring", "public", deny},
+      {&as_bob, Action::kGetObject, "cosi-ignoring", "plain", allow},
+  };
+  const Authorizer authorizer(store_.get());
+  for (const ObjectCase& c : cases) {
+    SCOPED_TRACE(
+        std::string(ActionName(c.action)) + " " + c.bucket + "/" + c.key + " by " +
+        (c.who->anonymous() ? std::string("anonymous") : c.who->key->user_id.substr(0, 1)));
+    EXPECT_EQ(authorizer.Authorize(*c.who, c.action, {c.bucket, c.key}, kPlain).verdict, c.verdict);
+  }
+  // GetObjectAcl reports what counts: the owner's FULL_CONTROL alone for an object without ACL.
+  for (const char* bucket : {"s3-public", "cosi-public"}) {
+    SCOPED_TRACE(bucket);
+    Result<storage::BucketRecord> record = store_->GetBucket(bucket);
+    ASSERT_OK(record.status());
+    Result<storage::ObjectMeta> plain = store_->HeadObject(bucket, "plain");
+    ASSERT_OK(plain.status());
+    const storage::AclRecord acl = ObjectAclOf(*record, *plain);
+    EXPECT_EQ(acl.owner_id, bob);
+    ASSERT_EQ(acl.grants.size(), 1u);
+    EXPECT_EQ(acl.grants[0].grantee, bob);
+    EXPECT_EQ(acl.grants[0].permission, storage::AclPermission::kFullControl);
+  }
 }
 
 TEST(ActionNameTest, IamNames) {

@@ -454,7 +454,7 @@ TEST_F(ServiceTest, ResponseHeaderOverrides) {
   EXPECT_EQ(r.Header("Content-Disposition"), "inline");
   EXPECT_EQ(r.Header("Cache-Control"), "max-age=5");
 
-  ASSERT_EQ(Send({.method = "PUT", .path = "/bkt", .query = "acl",
+  ASSERT_EQ(Send({.method = "PUT", .path = "/bkt/k", .query = "acl",
                   .headers = {{"x-amz-acl", "public-read"}}})
                 .status(),
             200);
@@ -646,7 +646,10 @@ TEST_F(ServiceTest, ParameterErrorsAreAnsweredAfterAuthorization) {
 TEST_F(ServiceTest, CannedAclsDriveAnonymousAccess) {
   Reply created = Send({.method = "PUT", .path = "/pub", .headers = {{"x-amz-acl", "public-read"}}});
   ASSERT_EQ(created.status(), 200);
-  ASSERT_EQ(Put("/pub/k", "public data").status(), 200);
+  ASSERT_EQ(Put("/pub/k", "public data", {{"x-amz-acl", "public-read"}}).status(), 200);
+  // An object without an ACL of its own is private, whatever its bucket grants: the bucket's
+  // READ lists it, never reads it.
+  ASSERT_EQ(Put("/pub/mine", "private data").status(), 200);
 
   Reply acl = Do("GET", "/pub", "acl");
   EXPECT_EQ(acl.status(), 200);
@@ -657,6 +660,9 @@ TEST_F(ServiceTest, CannedAclsDriveAnonymousAccess) {
 
   EXPECT_EQ(Get("/pub/k", {}, kAnonymous).body, "public data");
   EXPECT_EQ(Do("HEAD", "/pub/k", "", kAnonymous).status(), 200);
+  EXPECT_EQ(Get("/pub/mine", {}, kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("HEAD", "/pub/mine", "", kAnonymous).status(), 403);
+  EXPECT_FALSE(Contains(Do("GET", "/pub/mine", "acl").body, "AllUsers"));
   EXPECT_EQ(Do("HEAD", "/pub", "", kAnonymous).status(), 200);
   EXPECT_EQ(Do("GET", "/pub", "list-type=2", kAnonymous).status(), 200);
   Reply anon_put = Put("/pub/new", "x", {}, kAnonymous);
@@ -680,7 +686,7 @@ TEST_F(ServiceTest, CannedAclsDriveAnonymousAccess) {
                   .headers = {{"x-amz-acl", "private"}}})
                 .status(),
             200);
-  EXPECT_EQ(Get("/pub/k", {}, kAnonymous).Code(), "AccessDenied");
+  EXPECT_EQ(Do("GET", "/pub", "list-type=2", kAnonymous).Code(), "AccessDenied");
   EXPECT_FALSE(Contains(Do("GET", "/pub", "acl").body, "AllUsers"));
 
   // Every canned ACL is supported (issue 13).

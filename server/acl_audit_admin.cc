@@ -1,0 +1,92 @@
+#include "server/acl_audit_admin.h"
+
+#include <vector>
+
+#include "kms/json.h"
+#include "s3api/errors.h"
+#include "server/admin.h"
+#include "text/uri.h"
+
+namespace cubby::server {
+namespace {
+
+void AppendVersions(const std::vector<iam::AuditedVersion>& versions, std::string* out) {
+  *out += "[";
+  for (const iam::AuditedVersion& v : versions) {
+    if (out->back() != '[') *out += ",";
+    *out += "{\"key\":";
+    kms::AppendJsonString(v.key, out);
+    *out += ",\"version_id\":";
+    kms::AppendJsonString(v.version_id, out);
+    *out += "}";
+  }
+  *out += "]";
+}
+
+}  // namespace
+
+std::string AclAuditJson(const iam::BucketAclAudit& audit) {
+  std::string out = "{\"bucket\":";
+  kms::AppendJsonString(audit.bucket, &out);
+  out += ",\"public_bucket\":";
+  out += audit.public_bucket ? "true" : "false";
+  out += ",\"versions\":" + std::to_string(audit.versions);
+  out += ",\"copied\":";
+  AppendVersions(audit.copied, &out);
+  out += ",\"implicit_count\":" + std::to_string(audit.implicit_count);
+  out += ",\"implicit\":";
+  AppendVersions(audit.implicit, &out);
+  out += ",\"reset\":" + std::to_string(audit.reset) + "}";
+  return out;
+}
+
+s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request, storage::Store& store,
+                                          std::string_view region,
+                                          std::chrono::system_clock::time_point now) {
+  const std::string& method = request.method;
+  if (method != "GET" && method != "POST") {
+    s3api::HttpResponse response = AdminError(request, s3api::ErrorCode::kMethodNotAllowed);
+    response.Set("Allow", "GET, POST");
+    return response;
+  }
+  std::string message;
+  if (s3api::ErrorCode denied = RequireRoot(request, store, region, now, &message);
+      denied != s3api::ErrorCode::kNone) {
+    return AdminError(request, denied, message);
+  }
+  const size_t q = request.target.find('?');
+  const std::vector<text::NameValue> params = text::SplitUrlEncodedLenient(
+      q == std::string::npos ? std::string_view() : std::string_view(request.target).substr(q + 1),
+      text::Plus::kSpace);
+  const bool reset = text::FindValue(params, "reset") != nullptr;
+  if (method == "POST" && !reset) {
+    return AdminError(request, s3api::ErrorCode::kInvalidArgument,
+                      "POST /_cubby/acl-audit resets ACLs and needs the reset parameter");
+  }
+  if (method == "GET" && reset) {
+    return AdminError(request, s3api::ErrorCode::kInvalidArgument, "reset needs a POST");
+  }
+  std::vector<storage::BucketRecord> buckets;
+  if (const std::string* name = text::FindValue(params, "bucket")) {
+    storage::Result<storage::BucketRecord> record = store.GetBucket(*name);
+    if (!record.ok()) return AdminStorageError(request, record.status());
+    buckets.push_back(std::move(record).value());
+  } else {
+    storage::Result<std::vector<storage::BucketRecord>> all = store.ListBuckets();
+    if (!all.ok()) return AdminStorageError(request, all.status());
+    buckets = std::move(all).value();
+  }
+  std::string out = "{\"buckets\":[";
+  for (const storage::BucketRecord& bucket : buckets) {
+    storage::Result<iam::BucketAclAudit> audit = iam::AuditBucketAcls(store, bucket, reset);
+    // Deleted since the listing: not in the answer.
+    if (!audit.ok() && audit.status().code() == storage::Code::kNoSuchBucket) continue;
+    if (!audit.ok()) return AdminStorageError(request, audit.status());
+    if (out.back() != '[') out += ",";
+    out += AclAuditJson(*audit);
+  }
+  out += "]}";
+  return AdminJson(200, std::move(out));
+}
+
+}  // namespace cubby::server
