@@ -41,7 +41,8 @@ storage::Result<BucketAclAudit> AuditBucketAcls(storage::Store& store,
     group_reads |= g.permission == storage::AclPermission::kRead ||
                    g.permission == storage::AclPermission::kFullControl;
   }
-  storage::VersionsQuery query{.bucket = bucket.name};
+  storage::VersionsQuery query;
+  query.bucket = bucket.name;
   for (;;) {
     storage::Result<storage::VersionsPage> page = store.ListObjectVersions(query);
     if (!page.ok()) return page.status();
