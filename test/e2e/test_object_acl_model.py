@@ -496,6 +496,16 @@ def test_new_object_acl_by_anonymous_bucket_owned(world, path):
     run_cases(world, cases)
 
 
+@pytest.mark.parametrize("path", ["put", "post", "copy", "multipart"])
+def test_write_needs_bucket_write_grant_or_policy(world, path):
+    """The third user has neither the bucket policy's grant nor, but in public-read-write
+    buckets, an ACL WRITE grant: its writes are AccessDenied elsewhere (acl-overview.html: a
+    bucket's WRITE lets the grantee create objects). Explicit ACL headers only: writes without
+    one are the other tests' subject."""
+    run_cases(world, [(spec, path, h, THIRD) for spec in VALID_SPECS
+                      for h in ("private", "public-read")])
+
+
 def anon_owned_cases(path):
     cases = [c for c in all_cases(path, (ANON,)) if not anon_not_owned(c)]
     corners = [c for c in cases if c[2] in (None, "public-read")]
