@@ -3,7 +3,7 @@
 #include <array>
 #include <cstdio>
 #include <ctime>
-#include <deque>
+#include <forward_list>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
@@ -16,6 +16,7 @@
 #include "iam/policy.h"
 #include "storage/users.h"
 #include "text/iso8601.h"
+#include "text/time.h"
 #include "text/uri.h"
 
 namespace cubby::iam {
@@ -491,8 +492,8 @@ class RequestKeys final : public ConditionKeys {
   }
   // A value that lives outside the slots (a tag's), with a slot of its own.
   Span Extra(std::string_view value) const {
-    extra_.push_back(value);
-    return {&extra_.back(), 1};
+    extra_.push_front(value);
+    return {&extra_.front(), 1};
   }
   std::optional<std::string_view> Header(std::string_view name) const {
     if (facts_.headers == nullptr) return std::nullopt;
@@ -558,12 +559,7 @@ class RequestKeys final : public ConditionKeys {
     if (key == "s3:max-keys") return Maybe(kMaxKeys, facts_.max_keys);
     if (key == "s3:signatureversion") return NonEmpty(kSignatureVersion, facts_.signature_version);
     if (key == "s3:authtype") return NonEmpty(kAuthType, facts_.auth_type);
-    if (key == "s3:signatureage") {
-      if (!facts_.signature_age_ms) return {};
-      const int n = std::snprintf(age_, sizeof(age_), "%lld",
-                                  static_cast<long long>(*facts_.signature_age_ms));
-      return One(kSignatureAge, std::string_view(age_, n));
-    }
+    if (key == "s3:signatureage") return SignatureAge();
     if (key == "s3:tlsversion") return NonEmpty(kTlsVersion, facts_.tls_version);
     if (key == "s3:resourceaccount") return ResourceAccount();
     if (key == "s3:versionid") return NonEmpty(kVersionId, resource_.version_id);
@@ -647,6 +643,19 @@ class RequestKeys final : public ConditionKeys {
     return v ? Extra(*v) : Span();
   }
 
+  // Milliseconds from the SigV4 signature's date to now; 0 for SigV2, as AWS documents.
+  Span SignatureAge() const {
+    if (facts_.signature_version.empty()) return {};
+    int64_t age = 0;
+    if (facts_.signature_version != "AWS") {
+      std::optional<text::TimePoint> signed_at = text::ParseIso8601Basic(facts_.signature_date);
+      if (!signed_at) return {};
+      age = std::chrono::duration_cast<std::chrono::milliseconds>(facts_.now - *signed_at).count();
+    }
+    const int n = std::snprintf(age_, sizeof(age_), "%lld", static_cast<long long>(age));
+    return One(kSignatureAge, std::string_view(age_, n));
+  }
+
   // Whole days from now to x-amz-object-lock-retain-until-date (rounded down; negative once
   // past), as MinIO and AWS's examples count them.
   Span RemainingDays() const {
@@ -723,7 +732,7 @@ class RequestKeys final : public ConditionKeys {
   std::string_view account_;
   PrincipalKeys principal_;
   mutable std::array<std::string_view, kSlots> slots_{};
-  mutable std::deque<std::string_view> extra_;
+  mutable std::forward_list<std::string_view> extra_;  // allocates only when used
   mutable char epoch_[24] = {};
   mutable char time_[32] = {};
   mutable char age_[24] = {};

@@ -174,9 +174,9 @@ struct RequestFacts {
   std::optional<std::string_view> canned_acl;   // s3:x-amz-acl
   std::string_view signature_version;           // s3:signatureversion: "AWS4-HMAC-SHA256" or "AWS"
   std::string_view auth_type;  // s3:authType: "REST-HEADER", "REST-QUERY-STRING" or "POST"
-  // s3:signatureAge: milliseconds from the signature's date (SigV4's X-Amz-Date) to now; 0 for
-  // SigV2, as AWS has it; absent for anonymous requests.
-  std::optional<int64_t> signature_age_ms;
+  // s3:signatureAge: the SigV4 signature's date, "20130524T000000Z" (X-Amz-Date), compared
+  // with `now` when a condition asks; SigV2 signatures are 0 old, as AWS has it.
+  std::string_view signature_date;
   std::string_view tls_version;  // s3:TlsVersion: "1.2", "1.3"; empty over plain HTTP (absent)
   // The headers the S3 keys are read from (s3:x-amz-server-side-encryption,
   // s3:x-amz-grant-*, s3:x-amz-copy-source, x-amz-tagging for s3:RequestObjectTag, ...); null:

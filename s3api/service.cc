@@ -15,7 +15,6 @@
 #include "storage/users.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
-#include "text/time.h"
 
 namespace cubby::s3api {
 
@@ -229,7 +228,7 @@ iam::RequestFacts FactsOf(const Context& ctx, const BodyFacts& body, const Heade
       .canned_acl = HeaderView(ctx.request, "x-amz-acl"),
       .signature_version = {},  // set below for signed requests
       .auth_type = {},
-      .signature_age_ms = {},
+      .signature_date = {},
       .tls_version = ctx.request.tls_version,
       .headers = headers,
       .location_constraint = body.location_constraint,
@@ -247,14 +246,7 @@ iam::RequestFacts FactsOf(const Context& ctx, const BodyFacts& body, const Heade
     facts.auth_type = op == Operation::kPostObject                   ? "POST"
                       : ctx.request.Find("authorization") != nullptr ? "REST-HEADER"
                                                                      : "REST-QUERY-STRING";
-    // s3:signatureAge: SigV2 signatures are always 0, as AWS documents.
-    facts.signature_age_ms = 0;
-    if (ctx.auth.signature_version != 2) {
-      if (std::optional<text::TimePoint> signed_at = text::ParseIso8601Basic(ctx.auth.amz_date)) {
-        facts.signature_age_ms =
-            std::chrono::duration_cast<std::chrono::milliseconds>(ctx.now - *signed_at).count();
-      }
-    }
+    facts.signature_date = ctx.auth.amz_date;
   }
   return facts;
 }

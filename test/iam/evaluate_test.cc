@@ -15,6 +15,7 @@
 #include "iam/authorize.h"
 #include "storage/users.h"
 #include "test/storage/test_util.h"
+#include "text/time.h"
 
 namespace cubby::iam {
 namespace {
@@ -733,14 +734,35 @@ TEST_F(EvaluateTest, FilledKeys) {
        R"({"NumericLessThan":{"s3:signatureAge":"600000"}})",
        Action::kGetObject,
        {},
-       [](RequestFacts* f) { f->signature_age_ms = 1000; },
+       [](RequestFacts* f) {
+         f->signature_version = "AWS4-HMAC-SHA256";
+         f->signature_date = "20200101T000000Z";
+         f->now = text::FromUnixMillis(1577836801000);  // a second later
+       },
        kAllow},
       {"signature too old",
        R"({"NumericLessThan":{"s3:signatureAge":"600000"}})",
        Action::kGetObject,
        {},
-       [](RequestFacts* f) { f->signature_age_ms = 700000; },
+       [](RequestFacts* f) {
+         f->signature_version = "AWS4-HMAC-SHA256";
+         f->signature_date = "20200101T000000Z";
+         f->now = text::FromUnixMillis(1577836800000 + 700000);
+       },
        kDeny},
+      {"signature age, SigV2",
+       R"({"NumericEquals":{"s3:signatureAge":"0"}})",
+       Action::kGetObject,
+       {},
+       [](RequestFacts* f) { f->signature_version = "AWS"; },
+       kAllow},
+      {"signature age, anonymous",
+       R"({"Null":{"s3:signatureAge":"true"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow,
+       "anonymous"},
       {"tls version",
        R"({"NumericGreaterThanEquals":{"s3:TlsVersion":"1.2"}})",
        Action::kGetObject,
