@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdio>
 #include <ctime>
+#include <forward_list>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
@@ -14,6 +15,9 @@
 #include "iam/acl.h"
 #include "iam/policy.h"
 #include "storage/users.h"
+#include "text/iso8601.h"
+#include "text/time.h"
+#include "text/uri.h"
 
 namespace cubby::iam {
 
@@ -250,6 +254,7 @@ class PolicyCache {
   struct UserEntry {
     uint64_t generation = 0;
     std::string user_id, name, arn;
+    std::vector<std::pair<std::string, std::string>> tags;  // aws:PrincipalTag
     std::shared_ptr<const UserPolicies> policies;
   };
 
@@ -322,6 +327,7 @@ class PolicyCache {
     entry->user_id = user->user_id;
     entry->name = user->name;
     entry->arn = storage::UserArn(AccountId(store), *user);
+    entry->tags = user->tags;
     if (old && old->policies->texts == user->policies) {
       entry->policies = old->policies;
     } else {
@@ -369,63 +375,375 @@ class PolicyCache {
 
 namespace {
 
-// The condition keys of one request, computed when a policy first asks (policy.h).
+// Who asks, as the condition keys name it.
+struct PrincipalKeys {
+  std::string_view type;     // aws:PrincipalType: "User" or "Anonymous"
+  std::string_view name;     // aws:username
+  std::string_view user_id;  // aws:userid
+  std::string_view arn;      // aws:PrincipalArn
+  std::string_view account;  // aws:PrincipalAccount
+  const std::vector<std::pair<std::string, std::string>>* tags = nullptr;  // aws:PrincipalTag
+};
+
+// The actions a condition key applies to, as the Service Authorization Reference lists them
+// for S3: a key that AWS does not fill for an action is absent there, whatever the request
+// carries.
+bool WritesObject(Action a) { return a == Action::kPutObject; }  // also copy, multipart
+bool SetsAcl(Action a) {
+  return a == Action::kPutObject || a == Action::kPutObjectAcl ||
+         a == Action::kPutObjectVersionAcl || a == Action::kPutBucketAcl ||
+         a == Action::kCreateBucket;
+}
+bool TagsObject(Action a) {
+  return a == Action::kPutObject || a == Action::kPutObjectTagging ||
+         a == Action::kPutObjectVersionTagging;
+}
+// The actions on an object that exists, whose tags s3:ExistingObjectTag reads (not PutObject,
+// DeleteObject, the multipart calls: AWS does not fill it for them).
+bool ReadsExistingObject(Action a) {
+  switch (a) {
+    case Action::kGetObject:
+    case Action::kGetObjectVersion:
+    case Action::kGetObjectAcl:
+    case Action::kGetObjectVersionAcl:
+    case Action::kPutObjectAcl:
+    case Action::kPutObjectVersionAcl:
+    case Action::kGetObjectTagging:
+    case Action::kGetObjectVersionTagging:
+    case Action::kPutObjectTagging:
+    case Action::kPutObjectVersionTagging:
+    case Action::kDeleteObjectTagging:
+    case Action::kDeleteObjectVersionTagging:
+    case Action::kGetObjectRetention:
+    case Action::kPutObjectRetention:
+    case Action::kGetObjectLegalHold:
+    case Action::kPutObjectLegalHold:
+    case Action::kGetObjectAttributes:
+    case Action::kGetObjectVersionAttributes:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The condition keys of one request, computed when a policy first asks (policy.h); what is
+// read or parsed (the object's tags, x-amz-tagging, x-amz-copy-source) is kept for the rest of
+// the evaluation. Spans stay valid for the object's life: fixed keys have a slot each, tag keys
+// (any suffix) get a new one per call.
 class RequestKeys final : public ConditionKeys {
  public:
-  RequestKeys(const RequestFacts& facts, std::string_view user_name, std::string_view user_id,
-              std::string_view principal_type)
-      : facts_(facts), user_name_(user_name), user_id_(user_id), principal_type_(principal_type) {}
+  RequestKeys(const RequestFacts& facts, Action action, const Resource& resource,
+              const storage::BucketRecord* bucket, storage::Store* store, std::string_view account,
+              const PrincipalKeys& principal)
+      : facts_(facts),
+        action_(action),
+        resource_(resource),
+        bucket_(bucket),
+        store_(store),
+        account_(account),
+        principal_(principal) {}
 
   std::span<const std::string_view> Values(std::string_view key) const override {
-    auto one = [&](size_t slot, std::string_view value) -> std::span<const std::string_view> {
-      slots_[slot] = value;
-      return {&slots_[slot], 1};
-    };
-    auto maybe =
-        [&](size_t slot,
-            const std::optional<std::string_view>& v) -> std::span<const std::string_view> {
-      if (!v) return {};
-      return one(slot, *v);
-    };
-    if (key == "aws:sourceip") return facts_.source_ip.empty() ? Empty() : one(0, facts_.source_ip);
-    if (key == "aws:securetransport") return one(1, facts_.secure_transport ? "true" : "false");
+    if (key.starts_with("aws:")) return Global(key);
+    if (key.starts_with("s3:")) return S3(key);
+    return {};
+  }
+
+ private:
+  enum Slot {
+    kSourceIp,
+    kSecureTransport,
+    kEpochTime,
+    kCurrentTime,
+    kUserName,
+    kUserId,
+    kPrincipalType,
+    kPrincipalArn,
+    kPrincipalAccount,
+    kReferer,
+    kUserAgent,
+    kResourceAccount,
+    kPrefix,
+    kDelimiter,
+    kMaxKeys,
+    kSignatureVersion,
+    kAuthType,
+    kSignatureAge,
+    kTlsVersion,
+    kHeader,  // the s3:x-amz-* keys: one at a time is enough, each a distinct slot below
+    kCopySource = kHeader + 16,
+    kVersionId,
+    kLocationConstraint,
+    kRemainingDays,
+    kSlots,
+  };
+
+  using Span = std::span<const std::string_view>;
+
+  Span One(int slot, std::string_view value) const {
+    slots_[slot] = value;
+    return {&slots_[slot], 1};
+  }
+  Span Maybe(int slot, const std::optional<std::string_view>& value) const {
+    return value ? One(slot, *value) : Span();
+  }
+  Span NonEmpty(int slot, std::string_view value) const {
+    return value.empty() ? Span() : One(slot, value);
+  }
+  // A value that lives outside the slots (a tag's), with a slot of its own.
+  Span Extra(std::string_view value) const {
+    extra_.push_front(value);
+    return {&extra_.front(), 1};
+  }
+  std::optional<std::string_view> Header(std::string_view name) const {
+    if (facts_.headers == nullptr) return std::nullopt;
+    return facts_.headers->Find(name);
+  }
+  static std::optional<std::string_view> TagValue(
+      const std::vector<std::pair<std::string, std::string>>& tags, std::string_view key) {
+    for (const auto& [k, v] : tags) {
+      if (k == key) return std::string_view(v);
+    }
+    return std::nullopt;
+  }
+
+  Span Global(std::string_view key) const {
+    if (key == "aws:sourceip") return NonEmpty(kSourceIp, facts_.source_ip);
+    if (key == "aws:securetransport") {
+      return One(kSecureTransport, facts_.secure_transport ? "true" : "false");
+    }
     if (key == "aws:currenttime" || key == "aws:epochtime") {
       if (facts_.now == std::chrono::system_clock::time_point{}) return {};
       const int64_t secs =
           std::chrono::duration_cast<std::chrono::seconds>(facts_.now.time_since_epoch()).count();
       if (key == "aws:epochtime") {
         const int n = std::snprintf(epoch_, sizeof(epoch_), "%lld", static_cast<long long>(secs));
-        return one(2, std::string_view(epoch_, n));
+        return One(kEpochTime, std::string_view(epoch_, n));
       }
       const time_t t = static_cast<time_t>(secs);
       struct tm tm;
       gmtime_r(&t, &tm);
       const size_t n = std::strftime(time_, sizeof(time_), "%Y-%m-%dT%H:%M:%SZ", &tm);
-      return one(3, std::string_view(time_, n));
+      return One(kCurrentTime, std::string_view(time_, n));
     }
-    if (key == "aws:username") return user_name_.empty() ? Empty() : one(4, user_name_);
-    if (key == "aws:userid") return user_id_.empty() ? Empty() : one(5, user_id_);
-    if (key == "aws:principaltype") return one(6, principal_type_);
-    if (key == "aws:referer") return maybe(7, facts_.referer);
-    if (key == "aws:useragent") return maybe(8, facts_.user_agent);
-    if (key == "s3:prefix") return maybe(9, facts_.prefix);
-    if (key == "s3:delimiter") return maybe(10, facts_.delimiter);
-    if (key == "s3:max-keys") return maybe(11, facts_.max_keys);
-    if (key == "s3:x-amz-acl") return maybe(12, facts_.canned_acl);
-    if (key == "s3:signatureversion") {
-      return facts_.signature_version.empty() ? Empty() : one(13, facts_.signature_version);
+    if (key == "aws:username") return NonEmpty(kUserName, principal_.name);
+    if (key == "aws:userid") return NonEmpty(kUserId, principal_.user_id);
+    if (key == "aws:principaltype") return One(kPrincipalType, principal_.type);
+    if (key == "aws:principalarn") return NonEmpty(kPrincipalArn, principal_.arn);
+    if (key == "aws:principalaccount") return NonEmpty(kPrincipalAccount, principal_.account);
+    if (key == "aws:referer") return Maybe(kReferer, facts_.referer);
+    if (key == "aws:useragent") return Maybe(kUserAgent, facts_.user_agent);
+    if (key == "aws:resourceaccount") return ResourceAccount();
+    if (key.starts_with("aws:principaltag/")) {
+      if (principal_.tags == nullptr) return {};
+      std::optional<std::string_view> v = TagValue(*principal_.tags, key.substr(17));
+      return v ? Extra(*v) : Span();
     }
-    if (key == "s3:authtype") return facts_.auth_type.empty() ? Empty() : one(14, facts_.auth_type);
     return {};
   }
 
- private:
-  static std::span<const std::string_view> Empty() { return {}; }
+  Span ResourceAccount() const {
+    return resource_.bucket.empty() ? Span() : NonEmpty(kResourceAccount, account_);
+  }
+
+  // The x-amz-* header of an s3:x-amz-* key, on the actions it applies to.
+  Span HeaderKey(int slot, std::string_view header, bool applies) const {
+    if (!applies) return {};
+    return Maybe(kHeader + slot, Header(header));
+  }
+
+  Span S3(std::string_view key) const {
+    const Action a = action_;
+    if (key == "s3:prefix") return Maybe(kPrefix, facts_.prefix);
+    if (key == "s3:delimiter") return Maybe(kDelimiter, facts_.delimiter);
+    if (key == "s3:max-keys") return Maybe(kMaxKeys, facts_.max_keys);
+    if (key == "s3:signatureversion") return NonEmpty(kSignatureVersion, facts_.signature_version);
+    if (key == "s3:authtype") return NonEmpty(kAuthType, facts_.auth_type);
+    if (key == "s3:signatureage") return SignatureAge();
+    if (key == "s3:tlsversion") return NonEmpty(kTlsVersion, facts_.tls_version);
+    if (key == "s3:resourceaccount") return ResourceAccount();
+    if (key == "s3:versionid") return NonEmpty(kVersionId, resource_.version_id);
+    if (key == "s3:locationconstraint") {
+      return a == Action::kCreateBucket ? Maybe(kLocationConstraint, facts_.location_constraint)
+                                        : Span();
+    }
+    if (key == "s3:x-amz-acl") {
+      return SetsAcl(a) ? Maybe(kHeader + 0, facts_.canned_acl) : Span();
+    }
+    if (key == "s3:x-amz-grant-read") return HeaderKey(1, "x-amz-grant-read", SetsAcl(a));
+    if (key == "s3:x-amz-grant-write") return HeaderKey(2, "x-amz-grant-write", SetsAcl(a));
+    if (key == "s3:x-amz-grant-read-acp") {
+      return HeaderKey(3, "x-amz-grant-read-acp", SetsAcl(a));
+    }
+    if (key == "s3:x-amz-grant-write-acp") {
+      return HeaderKey(4, "x-amz-grant-write-acp", SetsAcl(a));
+    }
+    if (key == "s3:x-amz-grant-full-control") {
+      return HeaderKey(5, "x-amz-grant-full-control", SetsAcl(a));
+    }
+    if (key == "s3:x-amz-server-side-encryption") {
+      return HeaderKey(6, "x-amz-server-side-encryption", WritesObject(a));
+    }
+    if (key == "s3:x-amz-server-side-encryption-aws-kms-key-id") {
+      return HeaderKey(7, "x-amz-server-side-encryption-aws-kms-key-id", WritesObject(a));
+    }
+    if (key == "s3:x-amz-server-side-encryption-customer-algorithm") {
+      return HeaderKey(8, "x-amz-server-side-encryption-customer-algorithm", WritesObject(a));
+    }
+    if (key == "s3:x-amz-metadata-directive") {
+      return HeaderKey(9, "x-amz-metadata-directive", WritesObject(a) && facts_.copy_source);
+    }
+    if (key == "s3:x-amz-storage-class") {
+      return HeaderKey(10, "x-amz-storage-class", WritesObject(a));
+    }
+    if (key == "s3:x-amz-website-redirect-location") {
+      return HeaderKey(11, "x-amz-website-redirect-location", WritesObject(a));
+    }
+    if (key == "s3:x-amz-content-sha256") return HeaderKey(12, "x-amz-content-sha256", true);
+    if (key == "s3:x-amz-object-ownership") {
+      return HeaderKey(13, "x-amz-object-ownership", a == Action::kCreateBucket);
+    }
+    if (key == "s3:if-match") return HeaderKey(14, "if-match", WritesObject(a));
+    if (key == "s3:if-none-match") return HeaderKey(15, "if-none-match", WritesObject(a));
+    if (key == "s3:object-lock-mode") return ExtraHeader(WritesObject(a), "x-amz-object-lock-mode");
+    if (key == "s3:object-lock-legal-hold") {
+      return ExtraHeader(WritesObject(a), "x-amz-object-lock-legal-hold");
+    }
+    if (key == "s3:object-lock-retain-until-date") {
+      return ExtraHeader(WritesObject(a), "x-amz-object-lock-retain-until-date");
+    }
+    if (key == "s3:object-lock-remaining-retention-days") return RemainingDays();
+    if (key == "s3:x-amz-copy-source") return CopySource();
+    if (key == "s3:requestobjecttagkeys") {
+      if (!TagsObject(a) || RequestTags() == nullptr) return {};
+      return request_tag_keys_;
+    }
+    if (key.starts_with("s3:requestobjecttag/")) {
+      if (!TagsObject(a) || RequestTags() == nullptr) return {};
+      std::optional<std::string_view> v = TagValue(*RequestTags(), key.substr(20));
+      return v ? Extra(*v) : Span();
+    }
+    if (key.starts_with("s3:existingobjecttag/")) {
+      if (!ReadsExistingObject(a) || ExistingObject() == nullptr) return {};
+      std::optional<std::string_view> v = TagValue(ExistingObject()->tags, key.substr(21));
+      return v ? Extra(*v) : Span();
+    }
+    if (key.starts_with("s3:buckettag/")) {
+      if (bucket_ == nullptr) return {};
+      std::optional<std::string_view> v = TagValue(bucket_->tags, key.substr(13));
+      return v ? Extra(*v) : Span();
+    }
+    return {};
+  }
+
+  // A header's value in a slot of its own (for the keys past the fixed header slots).
+  Span ExtraHeader(bool applies, std::string_view header) const {
+    if (!applies) return {};
+    std::optional<std::string_view> v = Header(header);
+    return v ? Extra(*v) : Span();
+  }
+
+  // Milliseconds from the SigV4 signature's date to now; 0 for SigV2, as AWS documents.
+  Span SignatureAge() const {
+    if (facts_.signature_version.empty()) return {};
+    int64_t age = 0;
+    if (facts_.signature_version != "AWS") {
+      std::optional<text::TimePoint> signed_at = text::ParseIso8601Basic(facts_.signature_date);
+      if (!signed_at) return {};
+      age = std::chrono::duration_cast<std::chrono::milliseconds>(facts_.now - *signed_at).count();
+    }
+    const int n = std::snprintf(age_, sizeof(age_), "%lld", static_cast<long long>(age));
+    return One(kSignatureAge, std::string_view(age_, n));
+  }
+
+  // Whole days from now to x-amz-object-lock-retain-until-date (rounded down; negative once
+  // past), as MinIO and AWS's examples count them.
+  Span RemainingDays() const {
+    if (!WritesObject(action_)) return {};
+    std::optional<std::string_view> until = Header("x-amz-object-lock-retain-until-date");
+    if (!until) return {};
+    std::optional<text::TimePoint> t = text::ParseIso8601Extended(*until);
+    if (!t) return {};
+    const int64_t days = std::chrono::floor<std::chrono::days>(*t - facts_.now).count();
+    const int n = std::snprintf(days_, sizeof(days_), "%lld", static_cast<long long>(days));
+    return One(kRemainingDays, std::string_view(days_, n));
+  }
+
+  // x-amz-copy-source as AWS matches it: "bucket/key", percent-decoded, without a leading '/'
+  // and without "?versionId=...".
+  Span CopySource() const {
+    if (!WritesObject(action_)) return {};
+    std::optional<std::string_view> raw = Header("x-amz-copy-source");
+    if (!raw) return {};
+    std::string_view path = raw->substr(0, raw->find('?'));
+    copy_source_ = text::PercentDecodeLenient(path, text::Plus::kLiteral);
+    std::string_view decoded = copy_source_;
+    if (decoded.starts_with('/')) decoded.remove_prefix(1);
+    return One(kCopySource, decoded);
+  }
+
+  // The request's tags: the body's (facts.request_tags), else x-amz-tagging's; null when the
+  // request names none or the header does not parse (the handler refuses it).
+  const std::vector<std::pair<std::string, std::string>>* RequestTags() const {
+    if (facts_.request_tags != nullptr) {
+      if (request_tag_keys_.empty() && !facts_.request_tags->empty()) {
+        for (const auto& [k, v] : *facts_.request_tags) request_tag_keys_.push_back(k);
+      }
+      return facts_.request_tags;
+    }
+    if (!tags_parsed_) {
+      tags_parsed_ = true;
+      std::optional<std::string_view> header = Header("x-amz-tagging");
+      std::vector<text::NameValue> pairs;
+      if (header && text::SplitUrlEncodedStrict(*header, text::Plus::kSpace, &pairs)) {
+        for (text::NameValue& p : pairs) {
+          header_tags_.emplace_back(std::move(p.name), std::move(p.value));
+        }
+        for (const auto& [k, v] : header_tags_) request_tag_keys_.push_back(k);
+        has_header_tags_ = true;
+      }
+    }
+    return has_header_tags_ ? &header_tags_ : nullptr;
+  }
+
+  // The object the request addresses (its version when named), read once; null when it does
+  // not exist or cannot be read (the handler answers that).
+  const storage::ObjectMeta* ExistingObject() const {
+    if (resource_.object != nullptr) return resource_.object;
+    if (!object_read_) {
+      object_read_ = true;
+      if (store_ != nullptr && !resource_.key.empty()) {
+        storage::Result<storage::ObjectMeta> head =
+            resource_.version_id.empty()
+                ? store_->HeadObject(resource_.bucket, resource_.key)
+                : store_->HeadObjectVersion(resource_.bucket, resource_.key, resource_.version_id,
+                                            nullptr);
+        if (head.ok()) object_ = std::move(head).value();
+      }
+    }
+    return object_ ? &*object_ : nullptr;
+  }
+
   const RequestFacts& facts_;
-  std::string_view user_name_, user_id_, principal_type_;
-  mutable std::array<std::string_view, 15> slots_{};
+  const Action action_;
+  const Resource& resource_;
+  const storage::BucketRecord* bucket_;
+  storage::Store* store_;
+  std::string_view account_;
+  PrincipalKeys principal_;
+  mutable std::array<std::string_view, kSlots> slots_{};
+  mutable std::forward_list<std::string_view> extra_;  // allocates only when used
   mutable char epoch_[24] = {};
   mutable char time_[32] = {};
+  mutable char age_[24] = {};
+  mutable char days_[24] = {};
+  mutable std::string copy_source_;
+  mutable bool tags_parsed_ = false;
+  mutable bool has_header_tags_ = false;
+  mutable std::vector<std::pair<std::string, std::string>> header_tags_;
+  mutable std::vector<std::string_view> request_tag_keys_;
+  mutable bool object_read_ = false;
+  mutable std::optional<storage::ObjectMeta> object_;
 };
 
 // "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key", in a buffer reused by the thread.
@@ -678,7 +996,14 @@ Decision Authorizer::AuthorizeUser(const storage::AccessKeyRecord& key, Action a
 
   bool allowed = false;
   if (!user_policies.empty() || bucket_policy != nullptr) {
-    const RequestKeys keys(facts, (*user)->name, (*user)->user_id, "User");
+    const PrincipalKeys principal{.type = "User",
+                                  .name = (*user)->name,
+                                  .user_id = (*user)->user_id,
+                                  .arn = (*user)->arn,
+                                  .account = cache_->AccountId(store_),
+                                  .tags = &(*user)->tags};
+    const RequestKeys keys(facts, action, resource, bucket, store_, cache_->AccountId(store_),
+                           principal);
     const std::string_view principals[] = {(*user)->arn, (*user)->user_id,
                                            cache_->AccountId(store_)};
     const RequestContext request{.principals = principals,
@@ -736,7 +1061,8 @@ Decision Authorizer::AuthorizeAnonymous(Action action, const Resource& resource,
   if (action == Action::kPutObject && (facts.copy_source || facts.multipart)) return Of(false);
   if (const PolicyCache::BucketPolicy* policy = (*entry)->policy.get();
       policy != nullptr && policy->policy) {
-    const RequestKeys keys(facts, {}, {}, "Anonymous");
+    const RequestKeys keys(facts, action, resource, &bucket, store_, cache_->AccountId(store_),
+                           {.type = "Anonymous"});
     const RequestContext request{.principals = {},  // anonymous: only "*" matches
                                  .action = ActionName(action),
                                  .resource = ResourceArn(resource),

@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "storage/records.h"
 #include "storage/status.h"
@@ -33,8 +36,8 @@ enum class Action {
   kGetObjectAcl,
   kGetObjectVersion,     // GetObject, HeadObject and a copy's source, with a versionId
   kGetObjectVersionAcl,  // GetObjectAcl with a versionId
-  kPutObject,     // PutObject, CopyObject, and the multipart calls that write an upload
-  kDeleteObject,  // DeleteObject, and each key of DeleteObjects
+  kPutObject,            // PutObject, CopyObject, and the multipart calls that write an upload
+  kDeleteObject,         // DeleteObject, and each key of DeleteObjects
   kDeleteObjectVersion,  // the same with a versionId
   kBypassGovernanceRetention,  // x-amz-bypass-governance-retention: true on a delete or retention
   kAbortMultipartUpload,
@@ -49,9 +52,9 @@ enum class Action {
   kGetBucketOwnershipControls,
   kPutBucketOwnershipControls,  // Put and DeleteBucketOwnershipControls
   kGetBucketPublicAccessBlock,
-  kPutBucketPublicAccessBlock,  // Put and DeletePublicAccessBlock
-  kGetLifecycleConfiguration,   // GetBucketLifecycleConfiguration
-  kPutLifecycleConfiguration,   // Put and DeleteBucketLifecycle(Configuration), as AWS has it
+  kPutBucketPublicAccessBlock,        // Put and DeletePublicAccessBlock
+  kGetLifecycleConfiguration,         // GetBucketLifecycleConfiguration
+  kPutLifecycleConfiguration,         // Put and DeleteBucketLifecycle(Configuration), as AWS has it
   kGetBucketObjectLockConfiguration,  // GetObjectLockConfiguration
   kPutBucketObjectLockConfiguration,  // PutObjectLockConfiguration
   kGetObjectRetention,
@@ -59,7 +62,7 @@ enum class Action {
   kGetObjectLegalHold,
   kPutObjectLegalHold,
   kGetObjectTagging,
-  kGetObjectVersionTagging,     // GetObjectTagging with a versionId
+  kGetObjectVersionTagging,  // GetObjectTagging with a versionId
   // GetObjectAttributes asks for these besides kGetObject (kGetObjectVersion with a versionId).
   kGetObjectAttributes,
   kGetObjectVersionAttributes,  // GetObjectAttributes with a versionId
@@ -69,8 +72,8 @@ enum class Action {
   kDeleteObjectVersionTagging,  // DeleteObjectTagging with a versionId
   kGetBucketTagging,
   kPutBucketTagging,  // Put and DeleteBucketTagging, as AWS has it
-  kGetBucketCors,  // GetBucketCors (IAM spells it s3:GetBucketCORS)
-  kPutBucketCors,  // Put and DeleteBucketCors, as AWS has it (s3:PutBucketCORS)
+  kGetBucketCors,     // GetBucketCors (IAM spells it s3:GetBucketCORS)
+  kPutBucketCors,     // Put and DeleteBucketCors, as AWS has it (s3:PutBucketCORS)
   // The bucket sub-resources cubby keeps no configuration for (s3api/bucket_subresources.cc):
   // the Get (and List) calls need the Get action, Put and Delete the Put one (DeleteBucketWebsite
   // has its own).
@@ -137,14 +140,29 @@ struct Resource {
   std::string_view version_id = {};
 };
 
+// The request's headers, read only when a policy's condition asks for a key that comes from one
+// (the front door implements it over its own request; iam/ sees no HTTP).
+class RequestHeaders {
+ public:
+  // The first value of header `name` (lowercase), as received; nullopt when absent. The view
+  // stays valid until the Authorize call returns.
+  virtual std::optional<std::string_view> Find(std::string_view name) const = 0;
+
+ protected:
+  ~RequestHeaders() = default;
+};
+
 // What the request says about itself beyond action and resource: what policies' condition keys
 // read (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html,
+// https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazons3.html,
 // https://docs.aws.amazon.com/AmazonS3/latest/API/bucket-policy-s3-sigv4-conditions.html), and
 // the two facts an anonymous writer is held to (a whole object: no copy, no multipart). Views
-// must outlive the Authorize call. Absent values: the request has no such key.
+// must outlive the Authorize call. Absent values: the request has no such key. Nothing here is
+// computed for a request no condition asks about: headers are looked up, tags parsed and the
+// object's tags read only when a policy names such a key.
 struct RequestFacts {
-  bool copy_source = false;  // x-amz-copy-source is set (IAM's s3:x-amz-copy-source key)
-  bool multipart = false;    // the request writes a multipart upload (create, part, complete)
+  bool copy_source = false;       // x-amz-copy-source is set
+  bool multipart = false;         // the request writes a multipart upload (create, part, complete)
   std::string_view source_ip;     // aws:SourceIp: the peer's address, "192.0.2.7" / "2001:db8::1"
   bool secure_transport = false;  // aws:SecureTransport: the request came over TLS
   std::chrono::system_clock::time_point now{};  // aws:CurrentTime, aws:EpochTime (epoch: absent)
@@ -156,6 +174,19 @@ struct RequestFacts {
   std::optional<std::string_view> canned_acl;   // s3:x-amz-acl
   std::string_view signature_version;           // s3:signatureversion: "AWS4-HMAC-SHA256" or "AWS"
   std::string_view auth_type;  // s3:authType: "REST-HEADER", "REST-QUERY-STRING" or "POST"
+  // s3:signatureAge: the SigV4 signature's date, "20130524T000000Z" (X-Amz-Date), compared
+  // with `now` when a condition asks; SigV2 signatures are 0 old, as AWS has it.
+  std::string_view signature_date;
+  std::string_view tls_version;  // s3:TlsVersion: "1.2", "1.3"; empty over plain HTTP (absent)
+  // The headers the S3 keys are read from (s3:x-amz-server-side-encryption,
+  // s3:x-amz-grant-*, s3:x-amz-copy-source, x-amz-tagging for s3:RequestObjectTag, ...); null:
+  // none.
+  const RequestHeaders* headers = nullptr;
+  // s3:LocationConstraint: CreateBucket's body's LocationConstraint ("" for none given).
+  std::optional<std::string_view> location_constraint;
+  // s3:RequestObjectTag/<key> and s3:RequestObjectTagKeys from a body (PutObjectTagging);
+  // null: from the x-amz-tagging header, if any.
+  const std::vector<std::pair<std::string, std::string>>* request_tags = nullptr;
 };
 
 enum class Verdict {

@@ -662,9 +662,10 @@ bool MayCallIam(storage::Store& store, const storage::AccessKeyRecord& caller,
 }
 
 std::string PolicyDocumentProblem(std::string_view document) {
-  Result<Policy> policy = Parse(
-      document,
-      {.kind = PolicyKind::kIdentity, .bucket = {}, .max_bytes = storage::kMaxPolicyDocumentBytes});
+  Result<Policy> policy = Parse(document, {.kind = PolicyKind::kIdentity,
+                                           .bucket = {},
+                                           .max_bytes = storage::kMaxPolicyDocumentBytes,
+                                           .keys = KeyCheck::kFilled});
   return policy.ok() ? std::string() : policy.status().message();
 }
 

@@ -90,7 +90,8 @@ IamError ParseIamForm(std::string_view form, IamRequest* out, std::string* messa
 bool MayCallIam(storage::Store& store, const storage::AccessKeyRecord& caller,
                 std::string_view action, std::string_view target_user);
 
-// Empty when `document` is acceptable as an inline user policy (iam::Parse as kIdentity), else
+// Empty when `document` is acceptable as an inline user policy (iam::Parse as kIdentity, with
+// KeyCheck::kFilled: only condition keys cubby fills), else
 // the parser's message (answered as MalformedPolicyDocument).
 std::string PolicyDocumentProblem(std::string_view document);
 

@@ -37,70 +37,129 @@ std::string NormalizeKey(std::string_view key) {
   return out;
 }
 
-// S3's own condition keys (Service Authorization Reference, "Condition keys for Amazon S3"),
-// normalized. A key ending in '/' takes any suffix (a tag key).
-constexpr std::string_view kS3ConditionKeys[] = {
-    "s3:accessgrantsinstancearn",
-    "s3:accesspointnetworkorigin",
-    "s3:authtype",
-    "s3:buckettag/",
-    "s3:dataaccesspointaccount",
-    "s3:dataaccesspointarn",
-    "s3:delimiter",
-    "s3:existingjoboperation",
-    "s3:existingjobpriority",
-    "s3:existingobjecttag/",
-    "s3:if-match",
-    "s3:if-none-match",
-    "s3:jobsuspendedcause",
-    "s3:locationconstraint",
-    "s3:max-keys",
-    "s3:object-lock-legal-hold",
-    "s3:object-lock-mode",
-    "s3:object-lock-remaining-retention-days",
-    "s3:object-lock-retain-until-date",
-    "s3:objectcreationoperation",
-    "s3:prefix",
-    "s3:requestjoboperation",
-    "s3:requestjobpriority",
-    "s3:requestobjecttag/",
-    "s3:requestobjecttagkeys",
-    "s3:resourceaccount",
-    "s3:signatureage",
-    "s3:signatureversion",
-    "s3:tlsversion",
-    "s3:versionid",
-    "s3:x-amz-acl",
-    "s3:x-amz-content-sha256",
-    "s3:x-amz-copy-source",
-    "s3:x-amz-grant-full-control",
-    "s3:x-amz-grant-read",
-    "s3:x-amz-grant-read-acp",
-    "s3:x-amz-grant-write",
-    "s3:x-amz-grant-write-acp",
-    "s3:x-amz-metadata-directive",
-    "s3:x-amz-object-ownership",
-    "s3:x-amz-server-side-encryption",
-    "s3:x-amz-server-side-encryption-aws-kms-key-id",
-    "s3:x-amz-server-side-encryption-customer-algorithm",
-    "s3:x-amz-storage-class",
-    "s3:x-amz-website-redirect-location",
+// Every condition key AWS defines for S3 requests (the Service Authorization Reference, "Condition
+// keys for Amazon S3", and the global keys), normalized, and whether cubby's Authorizer fills it
+// (iam/authorize.cc RequestKeys). A key ending in '/' takes any non-empty suffix (a tag key).
+struct KeyInfo {
+  std::string_view name;
+  bool filled;
 };
 
-// A bucket policy may name any global key ("aws:...": AWS accepts unknown ones too) and S3's.
-bool IsBucketConditionKey(std::string_view normalized) {
-  if (normalized.starts_with("aws:") && normalized.size() > 4) return true;
-  for (std::string_view known : kS3ConditionKeys) {
-    if (known.back() == '/') {
-      if (normalized.size() > known.size() &&
-          text::EqualsIgnoreCase(normalized.substr(0, known.size()), known)) {
-        return true;
+constexpr KeyInfo kConditionKeys[] = {
+    // Global keys S3 requests carry.
+    {"aws:currenttime", true},
+    {"aws:epochtime", true},
+    {"aws:principalaccount", true},
+    {"aws:principalarn", true},
+    {"aws:principaltag/", true},
+    {"aws:principaltype", true},
+    {"aws:referer", true},
+    {"aws:resourceaccount", true},
+    {"aws:securetransport", true},
+    {"aws:sourceip", true},
+    {"aws:useragent", true},
+    {"aws:userid", true},
+    {"aws:username", true},
+    // Global keys of AWS's that cubby has nothing to fill with (no VPCs, no organizations, no
+    // MFA, no temporary credentials, no service principals, no request or resource tags on IAM).
+    {"aws:assumedroot", false},
+    {"aws:calledvia", false},
+    {"aws:calledviafirst", false},
+    {"aws:calledvialast", false},
+    {"aws:ec2instancesourceprivateipv4", false},
+    {"aws:ec2instancesourcevpc", false},
+    {"aws:federatedprovider", false},
+    {"aws:multifactorauthage", false},
+    {"aws:multifactorauthpresent", false},
+    {"aws:principalisawsservice", false},
+    {"aws:principalorgid", false},
+    {"aws:principalorgpaths", false},
+    {"aws:principalservicename", false},
+    {"aws:principalservicenameslist", false},
+    {"aws:requestedregion", false},
+    {"aws:requesttag/", false},
+    {"aws:resourceorgid", false},
+    {"aws:resourceorgpaths", false},
+    {"aws:resourcetag/", false},
+    {"aws:sourceaccount", false},
+    {"aws:sourcearn", false},
+    {"aws:sourceidentity", false},
+    {"aws:sourceorgid", false},
+    {"aws:sourceorgpaths", false},
+    {"aws:sourcevpc", false},
+    {"aws:sourcevpcarn", false},
+    {"aws:sourcevpce", false},
+    {"aws:tagkeys", false},
+    {"aws:tokenissuetime", false},
+    {"aws:viaawsservice", false},
+    {"aws:vpcsourceip", false},
+    // S3's own.
+    {"s3:accessgrantsinstancearn", false},   // no access grants
+    {"s3:accesspointnetworkorigin", false},  // no access points
+    {"s3:authtype", true},
+    {"s3:buckettag/", true},
+    {"s3:dataaccesspointaccount", false},
+    {"s3:dataaccesspointarn", false},
+    {"s3:delimiter", true},
+    {"s3:existingjoboperation", false},  // no batch operations
+    {"s3:existingjobpriority", false},
+    {"s3:existingobjecttag/", true},
+    {"s3:if-match", true},
+    {"s3:if-none-match", true},
+    {"s3:jobsuspendedcause", false},
+    {"s3:locationconstraint", true},
+    {"s3:max-keys", true},
+    {"s3:object-lock-legal-hold", true},
+    {"s3:object-lock-mode", true},
+    {"s3:object-lock-remaining-retention-days", true},
+    {"s3:object-lock-retain-until-date", true},
+    {"s3:objectcreationoperation", false},
+    {"s3:prefix", true},
+    {"s3:requestjoboperation", false},
+    {"s3:requestjobpriority", false},
+    {"s3:requestobjecttag/", true},
+    {"s3:requestobjecttagkeys", true},
+    {"s3:resourceaccount", true},
+    {"s3:signatureage", true},
+    {"s3:signatureversion", true},
+    {"s3:tlsversion", true},
+    {"s3:versionid", true},
+    {"s3:x-amz-acl", true},
+    {"s3:x-amz-content-sha256", true},
+    {"s3:x-amz-copy-source", true},
+    {"s3:x-amz-grant-full-control", true},
+    {"s3:x-amz-grant-read", true},
+    {"s3:x-amz-grant-read-acp", true},
+    {"s3:x-amz-grant-write", true},
+    {"s3:x-amz-grant-write-acp", true},
+    {"s3:x-amz-metadata-directive", true},
+    {"s3:x-amz-object-ownership", true},
+    {"s3:x-amz-server-side-encryption", true},
+    {"s3:x-amz-server-side-encryption-aws-kms-key-id", true},
+    {"s3:x-amz-server-side-encryption-customer-algorithm", true},
+    {"s3:x-amz-storage-class", true},
+    {"s3:x-amz-website-redirect-location", true},
+};
+
+// The row of `normalized` in kConditionKeys, or null for a key AWS does not define.
+const KeyInfo* FindConditionKey(std::string_view normalized) {
+  for (const KeyInfo& known : kConditionKeys) {
+    if (known.name.back() == '/') {
+      if (normalized.size() > known.name.size() && normalized.starts_with(known.name)) {
+        return &known;
       }
-    } else if (text::EqualsIgnoreCase(normalized, known)) {
-      return true;
+    } else if (normalized == known.name) {
+      return &known;
     }
   }
-  return false;
+  return nullptr;
+}
+
+// What the language accepts in a bucket policy: any global key ("aws:...": AWS accepts unknown
+// ones too) and S3's own.
+bool IsBucketConditionKey(std::string_view normalized) {
+  if (normalized.starts_with("aws:") && normalized.size() > 4) return true;
+  return normalized.starts_with("s3:") && FindConditionKey(normalized) != nullptr;
 }
 
 // ---- Patterns -------------------------------------------------------------------------------
@@ -1034,13 +1093,7 @@ class PolicyParser {
       for (const text::JsonMember& k : m.value.members) {
         Condition cond = base;
         cond.key = NormalizeKey(k.name);
-        if (options_.kind == PolicyKind::kBucket && !IsBucketConditionKey(cond.key)) {
-          return Fail("Policy has an invalid condition key");
-        }
-        if (options_.kind == PolicyKind::kIdentity &&
-            (cond.key.find(':') == std::string::npos || cond.key.front() == ':')) {
-          return Fail("Policy has an invalid condition key");
-        }
+        if (!ConditionKey(cond.key, k.name)) return false;
         std::vector<const JsonValue*> values;
         if (k.value.type == JsonType::kArray) {
           for (const JsonValue& item : k.value.items) values.push_back(&item);
@@ -1063,6 +1116,32 @@ class PolicyParser {
       }
     }
     return true;
+  }
+
+  // Whether a condition may name `key` (normalized; `written`: as the policy wrote it, for the
+  // message).
+  bool ConditionKey(const std::string& key, const std::string& written) {
+    const std::string invalid = "Policy has an invalid condition key: " + written;
+    switch (options_.keys) {
+      case KeyCheck::kLanguage:
+        if (options_.kind == PolicyKind::kBucket && !IsBucketConditionKey(key)) {
+          return Fail(invalid);
+        }
+        if (options_.kind == PolicyKind::kIdentity &&
+            (key.find(':') == std::string::npos || key.front() == ':')) {
+          return Fail(invalid);
+        }
+        return true;
+      case KeyCheck::kFilled: {
+        const KeyInfo* info = FindConditionKey(key);
+        if (info == nullptr) return Fail(invalid);
+        if (!info->filled) {
+          return Fail("Policy has a condition key cubby does not support: " + written);
+        }
+        return true;
+      }
+    }
+    return Fail(invalid);
   }
 
   bool ConditionValueFor(ConditionOp op, const std::string& op_name, ConditionValue* cv) {

@@ -40,6 +40,20 @@ enum class Match {
 // enforcing IAM's limit should do so on its own count).
 inline constexpr size_t kMaxBucketPolicyBytes = 20 * 1024;
 
+// Which condition keys a policy may name.
+enum class KeyCheck {
+  // What the language allows: in kBucket policies any "aws:..." key and S3's own keys, in
+  // kIdentity policies any "<service>:<name>". For policies stored before cubby refused keys
+  // it never fills: they keep evaluating as they did (such a key is absent).
+  kLanguage,
+  // Only the keys cubby fills from a request (README, "Policies"): what PutBucketPolicy and
+  // PutUserPolicy accept. A key AWS defines but cubby never fills (aws:SourceVpc,
+  // s3:DataAccessPointArn, ...) is refused as "Policy has a condition key cubby does not
+  // support: <key>", any other as "Policy has an invalid condition key: <key>" (AWS accepts
+  // some unknown keys, which then never match; a refusal says so at once).
+  kFilled,
+};
+
 struct ParseOptions {
   PolicyKind kind = PolicyKind::kBucket;
   // kBucket: the bucket the policy is for. Every Resource must be "arn:aws:s3:::<bucket>" or
@@ -47,6 +61,7 @@ struct ParseOptions {
   // kIdentity.
   std::string_view bucket;
   size_t max_bytes = kMaxBucketPolicyBytes;
+  KeyCheck keys = KeyCheck::kLanguage;
 };
 
 // The condition keys of one request, computed when a policy first asks for one (most requests
@@ -201,7 +216,8 @@ class Policy {
 //   repeated Sids), "Missing required field Action", "Policy has invalid action", "Missing
 //   required field Resource", "Policy has invalid resource", "Action does not apply to any
 //   resource(s) in statement", "Invalid Condition type : <operator>", "Policy has an invalid
-//   condition key", "Invalid IP address in Conditions".
+//   condition key: <key>" (AWS's text, with the key named), "Invalid IP address in Conditions";
+//   with KeyCheck::kFilled also "Policy has a condition key cubby does not support: <key>".
 // cubby's own, where no AWS text is known: "Policy has duplicate field <name>" (a JSON object
 // naming a member twice), "Policy has invalid Id", "Policy has invalid Sid", "Invalid value in
 // Conditions for operator <operator>" (a number, date, Bool or Null value that does not parse, or

@@ -135,7 +135,27 @@ HttpResponse ListBuckets(const Context& ctx) {
 }
 
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateBucket.html
+// Authorized here, once the body is read, so that s3:LocationConstraint sees it; a body that
+// cannot be read or parsed is answered only to a caller allowed without it.
 HttpResponse CreateBucket(const Context& ctx) {
+  std::string body;
+  const ErrorCode read = ReadSmallBody(ctx, &body);
+  XmlNode root;
+  const bool parsed =
+      read == ErrorCode::kNone &&
+      (body.empty() || (ParseXml(body, &root) && root.name == "CreateBucketConfiguration"));
+  std::string constraint;
+  if (parsed && !body.empty()) {
+    if (const XmlNode* location = root.Child("LocationConstraint")) constraint = location->text;
+  }
+  BodyFacts facts;
+  if (parsed) facts.location_constraint = constraint;
+  if (ErrorCode denied = AuthorizeRequest(ctx, facts); denied != ErrorCode::kNone) {
+    return ErrorResponse(ctx, denied);
+  }
+  if (read != ErrorCode::kNone) return ErrorResponse(ctx, read);
+  if (!parsed) return ErrorResponse(ctx, ErrorCode::kMalformedXML);
+
   const std::string& name = ctx.route.bucket;
   if (storage::Status valid = storage::ValidateBucketName(name); !valid.ok()) {
     return ErrorResponse(ctx, ErrorCode::kInvalidBucketName, valid.message());
@@ -154,17 +174,7 @@ HttpResponse CreateBucket(const Context& ctx) {
     record.versioning = storage::VersioningState::kEnabled;
   }
 
-  std::string body;
-  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e);
-  }
   if (!body.empty()) {
-    XmlNode root;
-    if (!ParseXml(body, &root) || root.name != "CreateBucketConfiguration") {
-      return ErrorResponse(ctx, ErrorCode::kMalformedXML);
-    }
-    const XmlNode* location = root.Child("LocationConstraint");
-    std::string constraint = location ? location->text : "";
     bool ok = constraint == ctx.options.region ||
               (constraint.empty() && ctx.options.region == "us-east-1");
     if (!ok) return ErrorResponse(ctx, ErrorCode::kInvalidLocationConstraint);

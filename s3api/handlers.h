@@ -126,8 +126,22 @@ ErrorCode ReadVerifiedSmallBody(const Context& ctx, std::string* out, std::strin
 // caller on a missing bucket; the storage error when the bucket could not be read). The service
 // asks it once per request before the handler; handlers ask it again only for what the request
 // names besides its own bucket and key (the source of a copy, each key of DeleteObjects).
-// The request's condition keys (iam::RequestFacts) are computed from ctx.
-ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource);
+// The request's condition keys (iam::RequestFacts) are computed from ctx (its headers are read
+// only when a condition asks), with `body`'s for the keys that come from a body.
+// CreateBucket and PutObjectTagging are authorized by their handler once it has read the body
+// (the service skips them): the keys s3:LocationConstraint and s3:RequestObjectTag come from it.
+struct BodyFacts {
+  std::optional<std::string_view> location_constraint;  // CreateBucket's, "" when none given
+  const std::vector<std::pair<std::string, std::string>>* tags = nullptr;  // PutObjectTagging's
+};
+ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource,
+                    const BodyFacts& body);
+inline ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource) {
+  return Authorize(ctx, action, resource, BodyFacts{});
+}
+// Authorize for the request's own action on its bucket and key (what the service asks before
+// every handler but those above). service.cc.
+ErrorCode AuthorizeRequest(const Context& ctx, const BodyFacts& body = {});
 
 // An owner as S3 writes it (<Owner><ID/><DisplayName/></Owner>).
 struct OwnerName {

@@ -45,7 +45,8 @@ HttpResponse PutBucketPolicy(const Context& ctx) {
   }
   storage::Result<iam::Policy> policy = iam::Parse(body, {.kind = iam::PolicyKind::kBucket,
                                                           .bucket = ctx.route.bucket,
-                                                          .max_bytes = iam::kMaxBucketPolicyBytes});
+                                                          .max_bytes = iam::kMaxBucketPolicyBytes,
+                                                          .keys = iam::KeyCheck::kFilled});
   if (!policy.ok()) {
     return ErrorResponse(ctx, ErrorCode::kMalformedPolicy, policy.status().message());
   }

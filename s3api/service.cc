@@ -196,9 +196,22 @@ bool IsListObjects(Operation op) {
   return op == Operation::kListObjects || op == Operation::kListObjectsV2;
 }
 
+// The request's headers for the condition keys that read one (iam::RequestHeaders).
+class HeadersOf final : public iam::RequestHeaders {
+ public:
+  explicit HeadersOf(const HttpRequest& request) : request_(request) {}
+  std::optional<std::string_view> Find(std::string_view name) const override {
+    return HeaderView(request_, name);
+  }
+
+ private:
+  const HttpRequest& request_;
+};
+
 // What the request says about itself, for policies' condition keys. `max_keys` holds the
-// s3:max-keys text the facts point into.
-iam::RequestFacts FactsOf(const Context& ctx, std::string* max_keys) {
+// s3:max-keys text the facts point into; `headers` is what they read headers through.
+iam::RequestFacts FactsOf(const Context& ctx, const BodyFacts& body, const HeadersOf* headers,
+                          std::string* max_keys) {
   const Operation op = ctx.route.op;
   iam::RequestFacts facts{
       .copy_source = ctx.request.Find("x-amz-copy-source") != nullptr,
@@ -215,8 +228,13 @@ iam::RequestFacts FactsOf(const Context& ctx, std::string* max_keys) {
       .canned_acl = HeaderView(ctx.request, "x-amz-acl"),
       .signature_version = {},  // set below for signed requests
       .auth_type = {},
+      .signature_date = {},
+      .tls_version = ctx.request.tls_version,
+      .headers = headers,
+      .location_constraint = body.location_constraint,
+      .request_tags = body.tags,
   };
-  if (IsListObjects(op)) {
+  if (IsListObjects(op) || op == Operation::kListObjectVersions) {
     facts.prefix = ctx.route.list.prefix;
     if (!ctx.route.list.delimiter.empty()) facts.delimiter = ctx.route.list.delimiter;
     *max_keys = std::to_string(ctx.route.list.max_entries);
@@ -224,21 +242,35 @@ iam::RequestFacts FactsOf(const Context& ctx, std::string* max_keys) {
   }
   if (!ctx.auth.anonymous) {
     facts.signature_version = ctx.auth.signature_version == 2 ? "AWS" : "AWS4-HMAC-SHA256";
-    facts.auth_type =
-        ctx.request.Find("authorization") != nullptr ? "REST-HEADER" : "REST-QUERY-STRING";
+    // POST Object's form fields are the headers of the PUT it stands for (post_object.cc).
+    facts.auth_type = op == Operation::kPostObject                   ? "POST"
+                      : ctx.request.Find("authorization") != nullptr ? "REST-HEADER"
+                                                                     : "REST-QUERY-STRING";
+    facts.signature_date = ctx.auth.amz_date;
   }
   return facts;
 }
 
+// Operations whose condition keys come from their body (s3:LocationConstraint,
+// s3:RequestObjectTag): their handler asks AuthorizeRequest once it has read the body.
+bool AuthorizesAfterBody(Operation op) {
+  return op == Operation::kCreateBucket || op == Operation::kPutObjectTagging;
+}
+
+}  // namespace
+
 // The request's own question: its action on its bucket and key.
-ErrorCode AuthorizeRequest(const Context& ctx) {
+ErrorCode AuthorizeRequest(const Context& ctx, const BodyFacts& body) {
   return Authorize(ctx, ActionOf(ctx.route),
                    {.bucket = ctx.route.bucket,
                     .key = ctx.route.key,
                     .upload_id = ctx.route.upload_id,
                     .version_id = ctx.route.version_id ? std::string_view(*ctx.route.version_id)
-                                                      : std::string_view()});
+                                                      : std::string_view()},
+                   body);
 }
+
+namespace {
 
 // A malformed parameter is answered here, after authorization, where the handlers answered it
 // before routes were typed; GetObject answers its partNumber itself (see Route::param_error).
@@ -412,8 +444,11 @@ HttpResponse HideMissingKey(const Context& ctx, HttpResponse response) {
     return response;
   }
   std::string max_keys;
-  iam::RequestFacts facts = FactsOf(ctx, &max_keys);
+  const HeadersOf headers(ctx.request);
+  iam::RequestFacts facts = FactsOf(ctx, BodyFacts{}, &headers, &max_keys);
   facts.prefix = ctx.route.key;
+  facts.delimiter.reset();
+  facts.max_keys.reset();
   if (AuthorizeWith(ctx, iam::Action::kListBucket, {.bucket = ctx.route.bucket}, facts) ==
       ErrorCode::kNone) {
     return response;
@@ -423,9 +458,11 @@ HttpResponse HideMissingKey(const Context& ctx, HttpResponse response) {
 
 }  // namespace
 
-ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource) {
+ErrorCode Authorize(const Context& ctx, iam::Action action, const iam::Resource& resource,
+                    const BodyFacts& body) {
   std::string max_keys;
-  return AuthorizeWith(ctx, action, resource, FactsOf(ctx, &max_keys));
+  const HeadersOf headers(ctx.request);
+  return AuthorizeWith(ctx, action, resource, FactsOf(ctx, body, &headers, &max_keys));
 }
 
 OwnerName BucketOwnerName(const Context& ctx) {
@@ -619,8 +656,10 @@ HttpResponse Pipeline(const Context& ctx, const auth::KeyLookup& lookup, auth::A
     return refused;
   }
 
-  if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
-    return ErrorResponse(ctx, denied);
+  if (!AuthorizesAfterBody(route.op)) {
+    if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
+      return ErrorResponse(ctx, denied);
+    }
   }
   if (ErrorCode denied = CheckExpectedBucketOwner(ctx, kExpectedBucketOwner, route.bucket);
       denied != ErrorCode::kNone) {

@@ -187,15 +187,29 @@ HttpResponse GetObjectTagging(const Context& ctx) {
 // The body needs Content-MD5 or a checksum: the API marks PutObjectTagging
 // httpChecksumRequired. Replaces the version's tags in place (its data, etag and Last-Modified
 // stay).
+// Authorized here, once the body is read, so that s3:RequestObjectTag and
+// s3:RequestObjectTagKeys see its tags; a body that cannot be read or parsed is answered only to
+// a caller allowed without them.
 HttpResponse PutObjectTagging(const Context& ctx) {
   std::string body;
   std::string message;
   if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
+    if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
+      return ErrorResponse(ctx, denied);
+    }
     return ErrorResponse(ctx, e, message);
   }
   TagSet tags;
   if (XmlBodyError e = ParseTagging(body, TagTarget::kObject, &tags); !e.ok()) {
+    if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
+      return ErrorResponse(ctx, denied);
+    }
     return ErrorResponse(ctx, e.code, e.message);
+  }
+  BodyFacts facts;
+  facts.tags = &tags;
+  if (ErrorCode denied = AuthorizeRequest(ctx, facts); denied != ErrorCode::kNone) {
+    return ErrorResponse(ctx, denied);
   }
   storage::Result<std::string> changed = ctx.store->PutObjectTags(
       ctx.route.bucket, ctx.route.key, ctx.route.version_id.value_or(""), tags);

@@ -51,6 +51,22 @@ constexpr size_t kReadBufferBytes = 64 << 10;
 
 bool IsTimeout(const boost::system::error_code& ec) { return ec == asio::error::timed_out; }
 
+// The negotiated protocol as s3:TlsVersion compares it (a number: "1.2", "1.3").
+std::string_view TlsVersionOf(const SSL* ssl) {
+  switch (SSL_version(ssl)) {
+    case TLS1_3_VERSION:
+      return "1.3";
+    case TLS1_2_VERSION:
+      return "1.2";
+    case TLS1_1_VERSION:
+      return "1.1";
+    case TLS1_VERSION:
+      return "1.0";
+    default:
+      return {};
+  }
+}
+
 // One read from the socket into `buffer`, at most 64 KiB. At the peer's close: the parser's
 // verdict on the message so far (partial_message unless it is complete), or end_of_stream if
 // nothing of it arrived, as Beast's own read does.
@@ -509,6 +525,7 @@ class Session {
     s3api::HttpRequest request =
         ToHttpRequest(header, content_length, remote_, env_.request_ids.Next());
     request.secure = ssl_ != nullptr;
+    if (ssl_) request.tls_version = TlsVersionOf(ssl_.get());
     const bool is_head = header.method() == http::verb::head;
     ParserBodyReader body(stream_, buffer_, parser,
                           HeaderEquals(header, http::field::expect, "100-continue"),

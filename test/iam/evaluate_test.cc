@@ -3,7 +3,11 @@
 // every Allow, anonymous callers, block public access and condition keys, against a real store.
 #include <gtest/gtest.h>
 
+#include <ctime>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +15,7 @@
 #include "iam/authorize.h"
 #include "storage/users.h"
 #include "test/storage/test_util.h"
+#include "text/time.h"
 
 namespace cubby::iam {
 namespace {
@@ -391,6 +396,498 @@ TEST_F(EvaluateTest, ConditionKeys) {
   EXPECT_EQ(Ask(a, "bob", Action::kGetObject, "alice/x"), kDeny);
 }
 
+// Headers of a test request (iam::RequestHeaders over a map).
+class MapHeaders final : public RequestHeaders {
+ public:
+  explicit MapHeaders(std::map<std::string, std::string> headers) : headers_(std::move(headers)) {}
+  std::optional<std::string_view> Find(std::string_view name) const override {
+    auto it = headers_.find(std::string(name));
+    if (it == headers_.end()) return std::nullopt;
+    return std::string_view(it->second);
+  }
+
+ private:
+  std::map<std::string, std::string> headers_;
+};
+
+// Each key cubby fills, on an action AWS fills it for: an Allow for everyone conditioned on it
+// lets bob in when the request carries the value, and keeps him out (the ACL denies) when the
+// key is absent, or when the action is not one the key applies to.
+TEST_F(EvaluateTest, FilledKeys) {
+  const Authorizer a(store_.get());
+  ASSERT_OK(store_->TagUser("bob", {{"team", "red"}}));
+  SetBucket([](storage::BucketRecord* b) { b->tags = {{"env", "prod"}}; });
+  {
+    storage::Result<storage::ObjectMeta> meta = store_->HeadObject("alices", "doc");
+    ASSERT_TRUE(meta.ok());
+    ASSERT_TRUE(store_->PutObjectTags("alices", "doc", "", {{"Project", "X"}}).ok());
+    ASSERT_TRUE(storage::testing::PutObject(*store_, "alices", "untagged", "data").ok());
+  }
+  const std::string in_two_years = [] {
+    const auto t = std::chrono::system_clock::now() + std::chrono::hours(24 * 730);
+    const time_t secs = std::chrono::system_clock::to_time_t(t);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return std::string(buf);
+  }();
+  using Headers = std::map<std::string, std::string>;
+  struct Row {
+    std::string name;
+    std::string condition;
+    Action asked;
+    Headers headers;
+    std::function<void(RequestFacts*)> facts;  // null: none beyond the headers
+    Verdict want;
+    std::string who = "bob";
+    std::string key = "doc";
+    std::string version_id = {};
+  };
+  const std::string kSse = R"({"StringEquals":{"s3:x-amz-server-side-encryption":"AES256"}})";
+  const auto copy = [](RequestFacts* f) { f->copy_source = true; };
+  const std::vector<Row> rows = {
+      {"sse filled",
+       kSse,
+       Action::kPutObject,
+       {{"x-amz-server-side-encryption", "AES256"}},
+       {},
+       kAllow},
+      {"sse other",
+       kSse,
+       Action::kPutObject,
+       {{"x-amz-server-side-encryption", "aws:kms"}},
+       {},
+       kDeny},
+      {"sse absent", kSse, Action::kPutObject, {}, {}, kDeny},
+      {"sse not on GetObject",
+       kSse,
+       Action::kGetObject,
+       {{"x-amz-server-side-encryption", "AES256"}},
+       {},
+       kDeny},
+      {"sse absent, negated",
+       R"({"StringNotEquals":{"s3:x-amz-server-side-encryption":"AES256"}})",
+       Action::kPutObject,
+       {},
+       {},
+       kAllow},
+      {"kms key id",
+       R"({"StringLike":{"s3:x-amz-server-side-encryption-aws-kms-key-id":"k-*"}})",
+       Action::kPutObject,
+       {{"x-amz-server-side-encryption-aws-kms-key-id", "k-1"}},
+       {},
+       kAllow},
+      {"kms key id absent",
+       R"({"StringLike":{"s3:x-amz-server-side-encryption-aws-kms-key-id":"k-*"}})",
+       Action::kPutObject,
+       {},
+       {},
+       kDeny},
+      {"sse-c algorithm",
+       R"({"StringEquals":{"s3:x-amz-server-side-encryption-customer-algorithm":"AES256"}})",
+       Action::kPutObject,
+       {{"x-amz-server-side-encryption-customer-algorithm", "AES256"}},
+       {},
+       kAllow},
+      {"sse-c algorithm absent, IfExists",
+       R"({"StringEqualsIfExists":{"s3:x-amz-server-side-encryption-customer-algorithm":"x"}})",
+       Action::kPutObject,
+       {},
+       {},
+       kAllow},
+      {"canned acl",
+       R"({"StringEquals":{"s3:x-amz-acl":"public-read"}})",
+       Action::kPutObject,
+       {},
+       [](RequestFacts* f) { f->canned_acl = "public-read"; },
+       kAllow},
+      {"grant read",
+       R"({"StringEquals":{"s3:x-amz-grant-read":"id=abc"}})",
+       Action::kPutObject,
+       {{"x-amz-grant-read", "id=abc"}},
+       {},
+       kAllow},
+      {"grant read absent",
+       R"({"StringEquals":{"s3:x-amz-grant-read":"id=abc"}})",
+       Action::kPutObject,
+       {},
+       {},
+       kDeny},
+      {"grant write",
+       R"({"StringEquals":{"s3:x-amz-grant-write":"id=abc"}})",
+       Action::kPutObjectAcl,
+       {{"x-amz-grant-write", "id=abc"}},
+       {},
+       kAllow},
+      {"grant read-acp",
+       R"({"StringEquals":{"s3:x-amz-grant-read-acp":"id=abc"}})",
+       Action::kPutObject,
+       {{"x-amz-grant-read-acp", "id=abc"}},
+       {},
+       kAllow},
+      {"grant write-acp",
+       R"({"StringEquals":{"s3:x-amz-grant-write-acp":"id=abc"}})",
+       Action::kPutObject,
+       {{"x-amz-grant-write-acp", "id=abc"}},
+       {},
+       kAllow},
+      {"grant full control",
+       R"({"StringEquals":{"s3:x-amz-grant-full-control":"id=abc"}})",
+       Action::kPutObjectAcl,
+       {{"x-amz-grant-full-control", "id=abc"}},
+       {},
+       kAllow},
+      {"copy source",
+       R"({"StringLike":{"s3:x-amz-copy-source":"src/a b*"}})",
+       Action::kPutObject,
+       {{"x-amz-copy-source", "/src/a%20b.txt?versionId=1"}},
+       copy,
+       kAllow},
+      {"copy source other",
+       R"({"StringLike":{"s3:x-amz-copy-source":"src/a b*"}})",
+       Action::kPutObject,
+       {{"x-amz-copy-source", "other/a%20b.txt"}},
+       copy,
+       kDeny},
+      {"copy source absent",
+       R"({"StringLike":{"s3:x-amz-copy-source":"src/*"}})",
+       Action::kPutObject,
+       {},
+       {},
+       kDeny},
+      {"metadata directive",
+       R"({"StringEquals":{"s3:x-amz-metadata-directive":"REPLACE"}})",
+       Action::kPutObject,
+       {{"x-amz-copy-source", "src/k"}, {"x-amz-metadata-directive", "REPLACE"}},
+       copy,
+       kAllow},
+      {"metadata directive absent",
+       R"({"StringEquals":{"s3:x-amz-metadata-directive":"REPLACE"}})",
+       Action::kPutObject,
+       {{"x-amz-copy-source", "src/k"}},
+       copy,
+       kDeny},
+      {"storage class",
+       R"({"StringEquals":{"s3:x-amz-storage-class":"STANDARD_IA"}})",
+       Action::kPutObject,
+       {{"x-amz-storage-class", "STANDARD_IA"}},
+       {},
+       kAllow},
+      {"content sha256",
+       R"({"StringNotEquals":{"s3:x-amz-content-sha256":"UNSIGNED-PAYLOAD"}})",
+       Action::kGetObject,
+       {{"x-amz-content-sha256", "UNSIGNED-PAYLOAD"}},
+       {},
+       kDeny},
+      {"content sha256 signed",
+       R"({"StringNotEquals":{"s3:x-amz-content-sha256":"UNSIGNED-PAYLOAD"}})",
+       Action::kGetObject,
+       {{"x-amz-content-sha256", "e3b0c442"}},
+       {},
+       kAllow},
+      {"website redirect",
+       R"({"StringLike":{"s3:x-amz-website-redirect-location":"/*"}})",
+       Action::kPutObject,
+       {{"x-amz-website-redirect-location", "/x"}},
+       {},
+       kAllow},
+      {"if-none-match",
+       R"({"StringEquals":{"s3:if-none-match":"*"}})",
+       Action::kPutObject,
+       {{"if-none-match", "*"}},
+       {},
+       kAllow},
+      {"request tag",
+       R"({"StringEquals":{"s3:RequestObjectTag/Project":"X"}})",
+       Action::kPutObject,
+       {{"x-amz-tagging", "Project=X&b=2"}},
+       {},
+       kAllow},
+      {"request tag, case of the tag key",
+       R"({"StringEquals":{"s3:RequestObjectTag/project":"X"}})",
+       Action::kPutObject,
+       {{"x-amz-tagging", "Project=X"}},
+       {},
+       kDeny},
+      {"request tag absent",
+       R"({"StringEquals":{"s3:RequestObjectTag/Project":"X"}})",
+       Action::kPutObject,
+       {},
+       {},
+       kDeny},
+      {"request tag keys, all",
+       R"({"ForAllValues:StringEquals":{"s3:RequestObjectTagKeys":["Project","b"]}})",
+       Action::kPutObject,
+       {{"x-amz-tagging", "Project=X&b=2"}},
+       {},
+       kAllow},
+      {"request tag keys, one too many",
+       R"({"ForAllValues:StringEquals":{"s3:RequestObjectTagKeys":["Project"]}})",
+       Action::kPutObject,
+       {{"x-amz-tagging", "Project=X&b=2"}},
+       {},
+       kDeny},
+      {"request tag keys, any, absent",
+       R"({"ForAnyValue:StringEquals":{"s3:RequestObjectTagKeys":["Project"]}})",
+       Action::kPutObject,
+       {},
+       {},
+       kDeny},
+      {"request tag from a body",
+       R"({"StringEquals":{"s3:RequestObjectTag/Project":"Y"}})",
+       Action::kPutObjectTagging,
+       {{"x-amz-tagging", "Project=X"}},
+       [](RequestFacts* f) {
+         static const std::vector<std::pair<std::string, std::string>> tags = {{"Project", "Y"}};
+         f->request_tags = &tags;
+       },
+       kAllow},
+      {"existing tag",
+       R"({"StringEquals":{"s3:ExistingObjectTag/Project":"X"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow},
+      {"existing tag, untagged object",
+       R"({"StringEquals":{"s3:ExistingObjectTag/Project":"X"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kDeny,
+       "bob",
+       "untagged"},
+      {"existing tag, missing object",
+       R"({"StringEquals":{"s3:ExistingObjectTag/Project":"X"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kDeny,
+       "bob",
+       "missing"},
+      {"existing tag on GetObjectTagging",
+       R"({"StringEquals":{"s3:ExistingObjectTag/Project":"X"}})",
+       Action::kGetObjectTagging,
+       {},
+       {},
+       kAllow},
+      {"existing tag not on PutObject",
+       R"({"StringEquals":{"s3:ExistingObjectTag/Project":"X"}})",
+       Action::kPutObject,
+       {},
+       {},
+       kDeny},
+      {"version id",
+       R"({"StringEquals":{"s3:VersionId":"v1"}})",
+       Action::kGetObjectVersion,
+       {},
+       {},
+       kAllow,
+       "bob",
+       "doc",
+       "v1"},
+      {"version id absent",
+       R"({"StringEquals":{"s3:VersionId":"v1"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kDeny},
+      {"lock mode",
+       R"({"StringEquals":{"s3:object-lock-mode":"GOVERNANCE"}})",
+       Action::kPutObject,
+       {{"x-amz-object-lock-mode", "GOVERNANCE"}},
+       {},
+       kAllow},
+      {"lock legal hold",
+       R"({"StringEquals":{"s3:object-lock-legal-hold":"ON"}})",
+       Action::kPutObject,
+       {{"x-amz-object-lock-legal-hold", "ON"}},
+       {},
+       kAllow},
+      {"lock retain until",
+       R"({"DateGreaterThan":{"s3:object-lock-retain-until-date":"2030-01-01T00:00:00Z"}})",
+       Action::kPutObject,
+       {{"x-amz-object-lock-retain-until-date", "2031-06-01T00:00:00.000Z"}},
+       {},
+       kAllow},
+      {"lock remaining days",
+       R"({"NumericGreaterThan":{"s3:object-lock-remaining-retention-days":"700"}})",
+       Action::kPutObject,
+       {{"x-amz-object-lock-retain-until-date", in_two_years}},
+       [](RequestFacts* f) { f->now = std::chrono::system_clock::now(); },
+       kAllow},
+      {"lock remaining days, too few",
+       R"({"NumericGreaterThan":{"s3:object-lock-remaining-retention-days":"800"}})",
+       Action::kPutObject,
+       {{"x-amz-object-lock-retain-until-date", in_two_years}},
+       [](RequestFacts* f) { f->now = std::chrono::system_clock::now(); },
+       kDeny},
+      {"prefix on ListBucketVersions",
+       R"({"StringLike":{"s3:prefix":"home/*"}})",
+       Action::kListBucketVersions,
+       {},
+       [](RequestFacts* f) { f->prefix = "home/x"; },
+       kAllow,
+       "bob",
+       ""},
+      {"signature age",
+       R"({"NumericLessThan":{"s3:signatureAge":"600000"}})",
+       Action::kGetObject,
+       {},
+       [](RequestFacts* f) {
+         f->signature_version = "AWS4-HMAC-SHA256";
+         f->signature_date = "20200101T000000Z";
+         f->now = text::FromUnixMillis(1577836801000);  // a second later
+       },
+       kAllow},
+      {"signature too old",
+       R"({"NumericLessThan":{"s3:signatureAge":"600000"}})",
+       Action::kGetObject,
+       {},
+       [](RequestFacts* f) {
+         f->signature_version = "AWS4-HMAC-SHA256";
+         f->signature_date = "20200101T000000Z";
+         f->now = text::FromUnixMillis(1577836800000 + 700000);
+       },
+       kDeny},
+      {"signature age, SigV2",
+       R"({"NumericEquals":{"s3:signatureAge":"0"}})",
+       Action::kGetObject,
+       {},
+       [](RequestFacts* f) { f->signature_version = "AWS"; },
+       kAllow},
+      {"signature age, anonymous",
+       R"({"Null":{"s3:signatureAge":"true"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow,
+       "anonymous"},
+      {"tls version",
+       R"({"NumericGreaterThanEquals":{"s3:TlsVersion":"1.2"}})",
+       Action::kGetObject,
+       {},
+       [](RequestFacts* f) { f->tls_version = "1.3"; },
+       kAllow},
+      {"no tls",
+       R"({"NumericGreaterThanEquals":{"s3:TlsVersion":"1.2"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kDeny},
+      {"resource account",
+       R"({"StringEquals":{"s3:ResourceAccount":")" + account_ + "\"}}",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow},
+      {"aws resource account",
+       R"({"StringEquals":{"aws:ResourceAccount":")" + account_ + "\"}}",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow},
+      {"principal arn",
+       R"({"ArnEquals":{"aws:PrincipalArn":")" + arn("bob") + "\"}}",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow},
+      {"principal arn, anonymous",
+       R"({"Null":{"aws:PrincipalArn":"true"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow,
+       "anonymous"},
+      {"principal account",
+       R"({"StringEquals":{"aws:PrincipalAccount":")" + account_ + "\"}}",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow},
+      {"principal type",
+       R"({"StringEquals":{"aws:PrincipalType":"User"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow},
+      {"principal tag",
+       R"({"StringEquals":{"aws:PrincipalTag/team":"red"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow},
+      {"principal tag other",
+       R"({"StringEquals":{"aws:PrincipalTag/team":"blue"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kDeny},
+      {"principal tag, a user without it",
+       R"({"StringEquals":{"aws:PrincipalTag/team":"red"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kDeny,
+       "carol"},
+      {"bucket tag",
+       R"({"StringEquals":{"s3:BucketTag/env":"prod"}})",
+       Action::kGetObject,
+       {},
+       {},
+       kAllow},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    const std::string resource = row.key.empty() ? "arn:aws:s3:::alices" : "arn:aws:s3:::alices/*";
+    SetBucket([&](storage::BucketRecord* b) {
+      b->policy = AllowPolicy(R"("*")", std::string(ActionName(row.asked)), resource, "Allow",
+                              row.condition);
+    });
+    const MapHeaders headers(row.headers);
+    RequestFacts facts;
+    facts.headers = &headers;
+    if (row.facts) row.facts(&facts);
+    const Resource asked{.bucket = "alices", .key = row.key, .version_id = row.version_id};
+    EXPECT_EQ(a.Authorize(Who(row.who), row.asked, asked, facts).verdict, row.want);
+  }
+}
+
+// s3:LocationConstraint and s3:x-amz-object-ownership on CreateBucket, through a user policy
+// (a bucket to be made has no bucket policy): a Deny unless the body named us-east-1.
+TEST_F(EvaluateTest, CreateBucketKeys) {
+  const Authorizer a(store_.get());
+  ASSERT_OK(store_->PutUserPolicy(
+      "bob", "p",
+      R"({"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"s3:CreateBucket",)"
+      R"("Resource":"*","Condition":{"StringNotEquals":{"s3:LocationConstraint":"us-east-1"}}},)"
+      R"({"Effect":"Deny","Action":"s3:CreateBucket","Resource":"*","Condition":)"
+      R"({"StringEquals":{"s3:x-amz-object-ownership":"ObjectWriter"}}}]})"));
+  struct Row {
+    std::optional<std::string_view> location;
+    std::map<std::string, std::string> headers;
+    Verdict want;
+  };
+  const Row rows[] = {
+      {"us-east-1", {}, kAllow},
+      {"eu-west-1", {}, kDeny},
+      {std::nullopt, {}, kDeny},  // absent: StringNotEquals holds
+      {"us-east-1", {{"x-amz-object-ownership", "ObjectWriter"}}, kDeny},
+      {"us-east-1", {{"x-amz-object-ownership", "BucketOwnerEnforced"}}, kAllow},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(std::string(row.location.value_or("(absent)")));
+    const MapHeaders headers(row.headers);
+    RequestFacts facts;
+    facts.headers = &headers;
+    facts.location_constraint = row.location;
+    EXPECT_EQ(
+        a.Authorize(Who("bob"), Action::kCreateBucket, {.bucket = "newbucket"}, facts).verdict,
+        row.want);
+  }
+}
+
 // The cache follows the stored text: a changed policy counts at once.
 TEST_F(EvaluateTest, ChangedPoliciesCountAtOnce) {
   const Authorizer a(store_.get());
@@ -413,8 +910,7 @@ TEST_F(EvaluateTest, ChangedPoliciesCountAtOnce) {
   EXPECT_EQ(Ask(a, "carol", Action::kGetObject), kDeny);
   // An ACL grant, and its removal.
   SetBucket([&](storage::BucketRecord* b) {
-    b->acl.grants.push_back(
-        {GranteeType::kCanonicalUser, id("carol"), AclPermission::kRead});
+    b->acl.grants.push_back({GranteeType::kCanonicalUser, id("carol"), AclPermission::kRead});
   });
   EXPECT_EQ(Ask(a, "carol", Action::kListBucket), kAllow);
   SetBucket([&](storage::BucketRecord* b) { b->acl.grants.pop_back(); });

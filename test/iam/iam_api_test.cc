@@ -256,6 +256,22 @@ TEST_F(IamApiTest, PoliciesAndTags) {
   EXPECT_EQ(Call("Action=DeleteUser&UserName=alice").status, 409);  // a policy remains
   ASSERT_EQ(Call("Action=DeleteUserPolicy&UserName=alice&PolicyName=p1").status, 200);
 
+  // A condition key cubby never fills, and one that is no AWS key: refused, the key named.
+  for (const auto& [key, message] : std::vector<std::pair<std::string, std::string>>{
+           {"aws:SourceVpc", "Policy has a condition key cubby does not support: aws:SourceVpc"},
+           {"s3:NoSuchKey", "Policy has an invalid condition key: s3:NoSuchKey"}}) {
+    const std::string conditioned =
+        R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*",)"
+        R"("Resource":"*","Condition":{"StringEquals":{")" +
+        key + R"(":"x"}}}]})";
+    r = Call("Action=PutUserPolicy&UserName=alice&PolicyName=p2&PolicyDocument=" +
+             text::UriEncode(conditioned, text::Slash::kEncode));
+    EXPECT_EQ(r.status, 400) << key;
+    EXPECT_EQ(Tag(r.body, "Code"), "MalformedPolicyDocument");
+    EXPECT_EQ(Tag(r.body, "Message"), message);
+  }
+  EXPECT_EQ(store_->GetUser("alice")->policies.count("p2"), 0u);
+
   ASSERT_EQ(Call("Action=TagUser&UserName=alice&Tags.member.1.Key=a&Tags.member.1.Value=1&"
                  "Tags.member.2.Key=b&Tags.member.2.Value=2")
                 .status,
