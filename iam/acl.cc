@@ -1,5 +1,6 @@
 #include "iam/acl.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "text/ascii.h"
@@ -170,8 +171,9 @@ AclRecord ExpandCanned(CannedAcl acl, std::string_view owner_id, std::string_vie
                        bool for_bucket) {
   AclRecord record;
   record.owner_id = owner_id;
-  record.grants.push_back(UserGrant(owner_id, AclPermission::kFullControl));
   const bool separate_bucket_owner = !for_bucket && bucket_owner_id != owner_id;
+  // The group grants come first, the users' after (see the header); the owner's FULL_CONTROL is
+  // inserted before the first user grant below.
   switch (acl) {
     case CannedAcl::kPrivate:
     case CannedAcl::kAwsExecRead:
@@ -201,6 +203,10 @@ AclRecord ExpandCanned(CannedAcl acl, std::string_view owner_id, std::string_vie
       record.grants.push_back(GroupGrant(kLogDeliveryGroup, AclPermission::kReadAcp));
       break;
   }
+  const auto first_user =
+      std::find_if(record.grants.begin(), record.grants.end(),
+                   [](const AclGrant& g) { return g.type != GranteeType::kGroup; });
+  record.grants.insert(first_user, UserGrant(owner_id, AclPermission::kFullControl));
   return record;
 }
 
@@ -233,6 +239,8 @@ AclStatus ParseGrantHeaders(const GrantHeaders& headers, std::string_view owner_
       rest.remove_prefix(comma + 1);
     }
   }
+  std::stable_partition(record.grants.begin(), record.grants.end(),
+                        [](const AclGrant& g) { return g.type == GranteeType::kGroup; });
   *out = std::move(record);
   return {};
 }

@@ -95,7 +95,7 @@ std::string_view CannedAclName(CannedAcl acl);
 AclStatus ParseCannedAcl(std::string_view value, CannedAcl* out);
 
 // The ACL a canned ACL stands for, owned by `owner_id` (the new resource's owner; for a bucket
-// also `bucket_owner_id`). Every canned ACL starts with the owner's FULL_CONTROL, then:
+// also `bucket_owner_id`). Every canned ACL has the owner's FULL_CONTROL, and:
 //   private                   nothing more
 //   public-read               AllUsers READ
 //   public-read-write         AllUsers READ, AllUsers WRITE
@@ -109,6 +109,9 @@ AclStatus ParseCannedAcl(std::string_view value, CannedAcl* out);
 //                             object gets the same grants)
 // The bucket owner's grant is left out when the bucket owner is the owner: the owner's
 // FULL_CONTROL already says it (so bucket-owner-full-control by the bucket owner is private).
+// Order: the group grants in the order above, then the owner's FULL_CONTROL, then the bucket
+// owner's grant, as Ceph RGW lists them (clients and test suites index grants by position:
+// public-read-write is AllUsers READ, AllUsers WRITE, owner FULL_CONTROL).
 AclRecord ExpandCanned(CannedAcl acl, std::string_view owner_id, std::string_view bucket_owner_id,
                        bool for_bucket);
 
@@ -138,8 +141,9 @@ struct GrantHeaders {
 // of `type=value` (spaces around each part allowed, as S3 and Ceph RGW accept them): type `id`
 // (a canonical id), `emailAddress` (resolved through the resolver to a canonical id; S3 stores
 // the user, not the address) or `uri` (a group); type names match case-insensitively and the
-// value may be in double quotes. Grants come in header order read, write, read-acp, write-acp,
-// full-control and in list order within one header; the owner gets nothing it is not named for
+// value may be in double quotes. Group grants come before user grants (as ExpandCanned orders
+// them); within each, in header order read, write, read-acp, write-acp, full-control and in list
+// order within one header. The owner gets nothing it is not named for
 // (S3 adds no implicit FULL_CONTROL when grants are given).
 // Errors: kInvalidArgument for an empty list item, a missing '=', an unknown type, an empty or
 // unterminated quoted value, an unknown group URI or an id the resolver does not know;

@@ -9,6 +9,7 @@
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/preconditions.h"
+#include "s3api/sse.h"
 #include "s3api/xml.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
@@ -116,6 +117,13 @@ HttpResponse GetObjectAttributes(const Context& ctx) {
       r.Set("Last-Modified", HttpDate(meta.last_modified_ms));
       return r;
     }
+  }
+  // An SSE-C object's attributes need its key, as its body does (GetObject's checks and
+  // answers; the API page: "you must use the following headers").
+  OpenedKeys keys;
+  if (Failure failure = CheckReadKey(ctx, meta, ctx.route.bucket, ctx.route.key, kCustomerPrefix,
+                                     /*need_keys=*/false, &keys)) {
+    return failure.TakeResponse();
   }
 
   XmlWriter w;

@@ -146,10 +146,18 @@ HttpResponse PostObject(const Context& ctx) {
     return ErrorResponse(ctx, e);
   }
 
-  // A form without a key is refused before anything else is looked at.
+  // A form without a key is refused before anything else is looked at. The policy sees the key
+  // with ${filename} replaced, as S3 checks it.
   const std::string* key_field = FindFormField(fields, "key");
   if (key_field == nullptr) {
     return ErrorResponse(ctx, ErrorCode::kInvalidArgument, MissingPostField("key"));
+  }
+  const std::string key = PostObjectKey(*key_field, filename);
+  for (FormField& field : fields) {
+    if (field.name == "key") {
+      field.value = key;
+      break;
+    }
   }
 
   // Authentication, then the policy (signed forms only).
@@ -178,13 +186,6 @@ HttpResponse PostObject(const Context& ctx) {
     }
   }
 
-  // The key, with ${filename} replaced by the file's name (its last path segment: old browsers
-  // sent the whole path).
-  std::string key = *key_field;
-  if (const size_t at = key.find("${filename}"); at != std::string::npos) {
-    const size_t slash = filename.find_last_of("/\\");
-    key.replace(at, 11, slash == std::string::npos ? filename : filename.substr(slash + 1));
-  }
   if (key.empty()) {
     return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
                          "User key must have a length greater than 0.");

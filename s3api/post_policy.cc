@@ -44,6 +44,17 @@ const std::string* FieldValue(const std::vector<FormField>& fields, std::string_
 
 }  // namespace
 
+std::string PostObjectKey(std::string_view key_field, std::string_view filename) {
+  std::string key(key_field);
+  constexpr std::string_view kPlaceholder = "${filename}";
+  if (const size_t at = key.find(kPlaceholder); at != std::string::npos) {
+    const size_t slash = filename.find_last_of("/\\");
+    key.replace(at, kPlaceholder.size(),
+                slash == std::string_view::npos ? filename : filename.substr(slash + 1));
+  }
+  return key;
+}
+
 const std::string* FindFormField(const std::vector<FormField>& fields, std::string_view name) {
   for (const FormField& f : fields) {
     if (f.name == name) return &f.value;

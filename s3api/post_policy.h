@@ -55,6 +55,13 @@ ErrorCode ParsePostPolicy(std::string_view json, PostPolicy* out, std::string* m
 ErrorCode CheckPostPolicy(const PostPolicy& policy, const std::vector<FormField>& fields,
                           std::string_view bucket, int64_t now_ms, std::string* message);
 
+// The object key a form names: its key field with the first "${filename}" replaced by the
+// file's name, of which only the last path segment counts (old browsers sent the whole path,
+// with '/' or '\\'). S3 checks the policy's "$key" conditions against this key, not the field as
+// sent (so ["eq", "$key", "uploads/photo.jpg"] accepts key "uploads/${filename}" and a file
+// photo.jpg).
+std::string PostObjectKey(std::string_view key_field, std::string_view filename);
+
 // The value of the first field named `name` (lowercase), or nullptr.
 const std::string* FindFormField(const std::vector<FormField>& fields, std::string_view name);
 

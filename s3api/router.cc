@@ -422,12 +422,13 @@ void ParseListObjectsV2(const Query& query, Route* r) {
     r->list.start_after = *v;
     r->list.start_key = *v;
   }
-  // An empty token is taken as absent, as AWS does.
-  if (const std::string* token = text::FindValue(query, "continuation-token");
-      token != nullptr && !token->empty()) {
+  // The token is echoed as sent, an empty one too (ListObjectsV2's ContinuationToken: "If
+  // ContinuationToken was sent with the request, it is included in the response"); an empty one
+  // lists from the start (or from start-after).
+  if (const std::string* token = text::FindValue(query, "continuation-token")) {
     r->list.continuation_token = *token;
     // The token is opaque to clients: base64 of the last key or common prefix returned.
-    if (!text::Base64Decode(*token, &r->list.start_key)) {
+    if (!token->empty() && !text::Base64Decode(*token, &r->list.start_key)) {
       Refuse(r, "The continuation token provided is incorrect");
     }
   }

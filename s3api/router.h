@@ -135,7 +135,7 @@ struct ListParams {
   bool url_encode = false;                        // encoding-type=url
   size_t max_entries = kMaxListEntries;           // max-keys, max-uploads or max-parts, capped
   std::string marker;                             // ListObjects
-  std::optional<std::string> continuation_token;  // ListObjectsV2, as sent (echoed back)
+  std::optional<std::string> continuation_token;  // ListObjectsV2, as sent (echoed back, "" too)
   std::optional<std::string> start_after;         // ListObjectsV2
   std::string start_key;     // ListObjectsV2: the token's key when one is sent, else start-after
   bool fetch_owner = false;  // ListObjectsV2: fetch-owner=true

@@ -238,7 +238,9 @@ HttpResponse GetBucketTagging(const Context& ctx) {
 }
 
 // Replaces the bucket's tags (an empty TagSet removes them). The body needs Content-MD5 or a
-// checksum (httpChecksumRequired). 204, as S3 answers.
+// checksum (httpChecksumRequired). 200 with no body, as Ceph RGW and MinIO answer: S3 documents
+// 204, which every AWS SDK takes as any 2xx, but minio-js (8) takes only 200 and reports an
+// S3Error without a code for 204.
 HttpResponse PutBucketTagging(const Context& ctx) {
   std::string body;
   std::string message;
@@ -254,9 +256,7 @@ HttpResponse PutBucketTagging(const Context& ctx) {
     return Failure::None();
   });
   if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  return HttpResponse{};
 }
 
 HttpResponse DeleteBucketTagging(const Context& ctx) {

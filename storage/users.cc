@@ -125,14 +125,14 @@ size_t PolicyChars(std::string_view document) {
 AclRecord BucketAclFor(std::string_view owner_id, AccessMode anonymous) {
   AclRecord acl;
   acl.owner_id = std::string(owner_id);
-  acl.grants.push_back(
-      {GranteeType::kCanonicalUser, std::string(owner_id), AclPermission::kFullControl});
   if (CanRead(anonymous)) {
     acl.grants.push_back({GranteeType::kGroup, std::string(kAllUsersGroup), AclPermission::kRead});
   }
   if (CanWrite(anonymous)) {
     acl.grants.push_back({GranteeType::kGroup, std::string(kAllUsersGroup), AclPermission::kWrite});
   }
+  acl.grants.push_back(
+      {GranteeType::kCanonicalUser, std::string(owner_id), AclPermission::kFullControl});
   return acl;
 }
 

@@ -69,9 +69,10 @@ std::string UserArn(std::string_view account_id, const UserRecord& user);
 // The characters of `document` other than white space (IAM's measure of policy size).
 size_t PolicyChars(std::string_view document);
 
-// A bucket's ACL as it follows from its owner and its anonymous mode: the owner FULL_CONTROL,
-// plus AllUsers READ when `anonymous` is readable and AllUsers WRITE when writable (the COSI
-// anonymousBucketAccessMode and the format-2 migration of earlier buckets).
+// A bucket's ACL as it follows from its owner and its anonymous mode: AllUsers READ when
+// `anonymous` is readable, AllUsers WRITE when writable, then the owner FULL_CONTROL (the order
+// of the canned ACLs public-read and public-read-write; the COSI anonymousBucketAccessMode and
+// the format-2 migration of earlier buckets).
 AclRecord BucketAclFor(std::string_view owner_id, AccessMode anonymous);
 
 }  // namespace cubby::storage

@@ -239,7 +239,7 @@ std::optional<Credential> ParseCredential(std::string_view text) {
     if (slash == std::string_view::npos) return std::nullopt;
     parts[i] = text.substr(slash + 1);
     text = text.substr(0, slash);
-    if (parts[i].empty()) return std::nullopt;
+    if (parts[i].empty() && i != 1) return std::nullopt;
   }
   if (text.empty()) return std::nullopt;
   Credential c;

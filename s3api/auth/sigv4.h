@@ -22,7 +22,8 @@ inline constexpr std::string_view kChunkAlgorithm = "AWS4-HMAC-SHA256-PAYLOAD";
 inline constexpr std::string_view kTrailerAlgorithm = "AWS4-HMAC-SHA256-TRAILER";
 inline constexpr std::string_view kService = "s3";
 // The IAM query API on the S3 port (VerifyIamHeader): its service, and the region the aws cli
-// and SDKs sign IAM requests for whatever the endpoint.
+// and SDKs sign IAM requests for whatever the endpoint. IAM is a global service: a scope with
+// this region, or with none, is accepted whatever the server's region (as is the server's own).
 inline constexpr std::string_view kIamService = "iam";
 inline constexpr std::string_view kIamSigningRegion = "us-east-1";
 // The KMS JSON API on the S3 port (VerifyIamHeader with this service): signed for the server's
@@ -148,8 +149,10 @@ struct Credential {
   std::string Scope() const;
 };
 
-// "AKID/20130524/us-east-1/s3/aws4_request". The four scope parts are taken from the right
-// and none may be empty. Only the shape is checked here.
+// "AKID/20130524/us-east-1/s3/aws4_request". The four scope parts are taken from the right;
+// none but the region may be empty (botocore signs a global service's request with an empty
+// region when it has none; CheckScope decides whether the region fits). Only the shape is
+// checked here.
 std::optional<Credential> ParseCredential(std::string_view text);
 
 // Why a credential's scope does not fit this server, or "" if it does: date must equal

@@ -102,9 +102,13 @@ AuthResult VerifyIamHeader(const VerifyInput& in, std::string_view authorization
   }
   SignedRequest s;
   s.amz_date = text::FormatIso8601Basic(*when);
-  const std::string_view region =
-      service == kIamService && parsed->credential.region == kIamSigningRegion ? kIamSigningRegion
-                                                                               : in.region;
+  // IAM is global: AWS takes its requests signed for us-east-1, and botocore signs them with an
+  // empty region when the client has none.
+  const bool global_region =
+      parsed->credential.region == kIamSigningRegion || parsed->credential.region.empty();
+  const std::string_view region = service == kIamService && global_region
+                                      ? std::string_view(parsed->credential.region)
+                                      : in.region;
   why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), region, service);
   if (!why.empty()) {
     return Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);

@@ -30,8 +30,9 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization);
 
 // The IAM query API's form of a header-signed request (service "iam"), whose whole body is
 // already read: the payload hash is the SHA-256 of `body` (x-amz-content-sha256 is optional,
-// and must then be that hash); the credential's region may be in.region or "us-east-1" (the aws
-// cli and SDKs sign IAM for us-east-1 whatever the endpoint). Otherwise as VerifyHeader: a
+// and must then be that hash); the credential's region may be in.region, "us-east-1" or empty
+// (IAM is global: the aws cli and SDKs sign it for us-east-1 whatever the endpoint, botocore with
+// no region when it has none). Otherwise as VerifyHeader: a
 // malformed header or a wrong scope → AuthorizationHeaderMalformed; unsigned host or x-amz-*
 // headers → AccessDenied; skew → RequestTimeTooSkewed; unknown key → InvalidAccessKeyId; wrong
 // signature → SignatureDoesNotMatch (the IAM front maps these to IAM's codes).

@@ -47,16 +47,20 @@ PresignParams FindPresignParams(const std::vector<text::NameValue>& params) {
   return p;
 }
 
-// X-Amz-Expires as a number of seconds, or the error.
+// X-Amz-Expires as a number of seconds, or the error, in S3's words. S3 documents
+// AuthorizationQueryParametersError as 400 (ErrorResponses.html#ErrorCodeList). 0 is not one:
+// such a URL is well formed but has expired when it is made (VerifyPresigned: 403 AccessDenied).
 AuthResult ParseExpires(const std::string& text, int64_t* seconds) {
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, *seconds);
   if (text.empty() || error != std::errc() || stop != end) {
     return QueryError("X-Amz-Expires should be a number");
   }
-  if (*seconds < 1) return QueryError("X-Amz-Expires must be at least one second");
+  if (*seconds < 0) return QueryError("X-Amz-Expires must be non-negative");
   if (*seconds > kMaxPresignExpiresSeconds) {
-    return QueryError("X-Amz-Expires must be less than a week (in seconds) that is 604800");
+    return QueryError(
+        "X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires "
+        "must be less than 604800 seconds");
   }
   return {};
 }
@@ -134,7 +138,7 @@ AuthResult VerifyPresigned(const VerifyInput& in) {
   result = RequireSigned(in.request.headers, s.signed_headers, std::move(result));
   if (result.error != ErrorCode::kNone) return result;
   if (when - in.now > kMaxSkew) return Refuse(ErrorCode::kAccessDenied, "Request is not valid yet");
-  if (in.now > when + std::chrono::seconds(expires_seconds)) {
+  if (expires_seconds == 0 || in.now > when + std::chrono::seconds(expires_seconds)) {
     return Refuse(ErrorCode::kAccessDenied, "Request has expired");
   }
   s.canonical_query = CanonicalQueryString(in.params, kQuerySignature);

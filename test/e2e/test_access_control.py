@@ -238,6 +238,31 @@ def test_canned_acls(world):
     denied(lambda: anon.put_object(Bucket=bucket, Key="anon2", Body=b"a"))
 
 
+def test_canned_and_header_grants_list_groups_first(world):
+    """GetBucketAcl/GetObjectAcl list a canned ACL's or grant headers' group grants before the
+    users' (as Ceph RGW does; clients and suites index them: Grants[2] of public-read-write is
+    the owner's FULL_CONTROL). An AccessControlPolicy body keeps its own order
+    (test_acl_xml_round_trip)."""
+    alice, bob, bucket = world["alice"], world["bob"], world["bucket"]
+
+    def listed(acl):
+        return [(g["Grantee"].get("URI") or g["Grantee"].get("ID"), g["Permission"])
+                for g in acl["Grants"]]
+
+    alice.s3.put_bucket_acl(Bucket=bucket, ACL="public-read-write")
+    got = alice.s3.get_bucket_acl(Bucket=bucket)
+    assert listed(got) == [(ALL_USERS, "READ"), (ALL_USERS, "WRITE"), (alice.id, "FULL_CONTROL")]
+    assert got["Grants"][2]["Grantee"]["ID"] == got["Owner"]["ID"]
+    alice.s3.put_object(Bucket=bucket, Key="canned", Body=b"x", ACL="public-read")
+    assert listed(alice.s3.get_object_acl(Bucket=bucket, Key="canned")) == \
+        [(ALL_USERS, "READ"), (alice.id, "FULL_CONTROL")]
+    alice.s3.put_object_acl(Bucket=bucket, Key="canned", GrantFullControl=f"id={alice.id}",
+                            GrantRead=f'id={bob.id}, uri="{ALL_USERS}"')
+    assert listed(alice.s3.get_object_acl(Bucket=bucket, Key="canned")) == \
+        [(ALL_USERS, "READ"), (bob.id, "READ"), (alice.id, "FULL_CONTROL")]
+    alice.s3.put_bucket_acl(Bucket=bucket, ACL="private")
+
+
 def test_acl_xml_round_trip(world):
     alice, bob, bucket = world["alice"], world["bob"], world["bucket"]
     grants = [

@@ -262,11 +262,24 @@ def test_presigned_expired(server, s3, bucket):
     assert get_url(server, url).status == 200
 
 
-def test_presigned_expires_too_long(server, bucket):
-    url = presign_url(server, "GET", f"/{bucket}/x", expires=604801)
+@pytest.mark.parametrize("expires,status,code,message", [
+    # S3 documents AuthorizationQueryParametersError as 400 Bad Request, in these words.
+    (604801, 400, "AuthorizationQueryParametersError",
+     "X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires "
+     "must be less than 604800 seconds"),
+    (-7, 400, "AuthorizationQueryParametersError", "X-Amz-Expires must be non-negative"),
+    ("soon", 400, "AuthorizationQueryParametersError", "X-Amz-Expires should be a number"),
+    # Well formed, but a URL of zero seconds has expired when it is made.
+    (0, 403, "AccessDenied", "Request has expired"),
+])
+def test_presigned_expires_out_of_range(server, s3, bucket, expires, status, code, message):
+    s3.put_object(Bucket=bucket, Key="x", Body=b"x")
+    # botocore signs whatever it is given, as s3-tests' generate_presigned_url(ExpiresIn=...).
+    url = presign_url(server, "GET", f"/{bucket}/x", expires=expires)
     resp = get_url(server, url)
-    assert resp.status == 400
-    assert resp.code == "AuthorizationQueryParametersError"
+    assert (resp.status, resp.code, resp.error()["Message"]) == (status, code, message), resp
+    assert get_url(server, presign_url(server, "GET", f"/{bucket}/x", expires=604800)).status \
+        == 200
 
 
 def _replace_param(url, name, fn):

@@ -7,9 +7,12 @@ import json
 import subprocess
 
 import boto3
+import botocore.auth
 import pytest
+from botocore.awsrequest import AWSRequest
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.credentials import Credentials
+from botocore.exceptions import ClientError, NoRegionError
 
 import cubby_e2e
 from cubby_e2e import aws_cli_binary, client_env, make_client, new_bucket_name
@@ -142,6 +145,44 @@ def test_boto3_iam_errors_and_tags(server):
     with pytest.raises(ClientError) as e:
         iam_client(server, key_id, secret).list_users()
     assert error_of(e) == ("AccessDenied", 403)
+
+
+def test_iam_is_global_whatever_the_servers_region(start_server):
+    """IAM is a global service: a server in eu-west-1 takes IAM requests signed for us-east-1
+    (boto3 and the aws cli sign IAM so whatever the endpoint) and with an empty region (botocore's
+    signer when it has none), but not for another region."""
+    server = start_server(args=["--region", "eu-west-1"])
+    iam = iam_client(server)  # region us-east-1
+    iam.create_user(UserName="globe")
+    policy = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*",' \
+             '"Resource":"*"}]}'
+    iam.put_user_policy(UserName="globe", PolicyName="all", PolicyDocument=policy)
+    assert iam.get_user_policy(UserName="globe", PolicyName="all")["PolicyName"] == "all"
+
+    def signed_for(region):
+        body = b"Action=ListUsers&Version=2010-05-08"
+        host = f"{server.host}:{server.port}"
+        req = AWSRequest(method="POST", url=f"http://{host}/", data=body, headers={
+            "Host": host, "Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
+        botocore.auth.SigV4Auth(Credentials(server.access_key, server.secret_key), "iam",
+                                region).add_auth(req)
+        return cubby_e2e.send(server, "POST", "/", dict(req.headers.items()), body)
+
+    for region in ("", "us-east-1", "eu-west-1"):
+        r = signed_for(region)
+        assert r.status == 200 and b"<UserName>globe</UserName>" in r.body, (region, r)
+    r = signed_for("us-west-2")
+    assert r.status == 400 and b"<Code>IncompleteSignature</Code>" in r.body, r
+
+    # A client with no region at all, where this botocore allows one for IAM.
+    session = boto3.session.Session(aws_access_key_id=server.access_key,
+                                    aws_secret_access_key=server.secret_key, region_name=None)
+    try:
+        no_region = session.client("iam", endpoint_url=server.endpoint, region_name=None)
+        users = no_region.list_users()["Users"]
+    except NoRegionError:
+        return
+    assert "globe" in [u["UserName"] for u in users]
 
 
 def test_users_own_their_buckets(server):

@@ -294,6 +294,17 @@ def test_invalid_max_keys(server, bucket, query):
     assert resp.code == "InvalidArgument"
 
 
+def test_empty_continuation_token_is_echoed(server, s3, tree):
+    """An empty continuation-token lists from the start and comes back as an empty
+    <ContinuationToken/> (as s3-tests' test_bucket_listv2_continuationtoken_empty reads it)."""
+    resp = s3.list_objects_v2(Bucket=tree, ContinuationToken="")
+    assert resp["ContinuationToken"] == ""
+    assert _keys(resp) == TREE and resp["IsTruncated"] is False
+    raw = raw_request(server, "GET", f"/{tree}", query="continuation-token=&list-type=2")
+    assert b"<ContinuationToken></ContinuationToken>" in raw.body, raw
+    assert "ContinuationToken" not in s3.list_objects_v2(Bucket=tree)
+
+
 def test_invalid_continuation_token(server, tree):
     resp = raw_request(server, "GET", f"/{tree}",
                        query="continuation-token=%21%21not-a-token%21%21&list-type=2")

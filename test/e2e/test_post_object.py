@@ -128,6 +128,20 @@ def test_filename_and_fields_stored(server, s3, bucket):
     assert head["ContentDisposition"] == "inline"
 
 
+def test_key_condition_checks_key_with_filename(server, s3, bucket):
+    """The policy's $key conditions see the key with ${filename} replaced, as S3 checks them: a
+    condition naming the file holds for that file and fails for another."""
+    fields = presigned(s3, bucket, "uploads/${filename}",
+                       conditions=[["eq", "$key", "uploads/photo.jpg"]])
+    r = post(server, bucket, fields, b"jpeg", filename="photo.jpg")
+    assert r.status == 204, r.body
+    assert s3.get_object(Bucket=bucket, Key="uploads/photo.jpg")["Body"].read() == b"jpeg"
+    r = post(server, bucket, fields, b"png", filename="other.png")
+    assert r.status == 403, r.body
+    assert error_code(r) == ("AccessDenied", "Invalid according to Policy: Policy Condition "
+                             "failed: [\"eq\", \"$key\", \"uploads/photo.jpg\"]")
+
+
 def test_fields_case_insensitive_and_after_file_ignored(server, s3, bucket):
     fields = [(k.upper() if k == "key" else k, v) for k, v in presigned(s3, bucket, "ci")]
     r = post(server, bucket, fields, b"x", after=[("x-amz-meta-late", "ignored")])
@@ -145,6 +159,18 @@ def test_acl_and_tagging_fields(server, s3, bucket, anon):
     assert anon.get_object(Bucket=bucket, Key="pub")["Body"].read() == b"public"
     tags = s3.get_object_tagging(Bucket=bucket, Key="pub")["TagSet"]
     assert tags == [{"Key": "team", "Value": "web app"}]
+
+
+def test_too_many_tags_field(server, s3, bucket):
+    """The tagging field counts as the other paths do: 10 tags at most, more is S3's
+    BadRequest "Object tags cannot be greater than 10"."""
+    tags = "".join(f"<Tag><Key>k{i}</Key><Value>v</Value></Tag>" for i in range(11))
+    tagging = f"<Tagging><TagSet>{tags}</TagSet></Tagging>"
+    fields = presigned(s3, bucket, "tagged", fields={"tagging": tagging},
+                       conditions=[{"tagging": tagging}])
+    r = post(server, bucket, fields, b"x")
+    assert r.status == 400, r.body
+    assert error_code(r) == ("BadRequest", "Object tags cannot be greater than 10")
 
 
 def test_checksum_field(server, s3, bucket):

@@ -148,6 +148,25 @@ def test_get_head_wrong_key(ssec_s3, ssec_bucket, stored):
     expect_head_status(ssec_s3, 403, Bucket=ssec_bucket, Key="c", **other.params())
 
 
+def test_object_attributes_need_the_key(ssec_s3, ssec_bucket, key, stored):
+    """GetObjectAttributes of an SSE-C object is refused without its key, and with another key,
+    as GetObject is; with the key it answers."""
+    def with_key(k):
+        # This botocore does not encode the key for GetObjectAttributes: give the header values.
+        return {"SSECustomerAlgorithm": "AES256", "SSECustomerKey": k.b64,
+                "SSECustomerKeyMD5": k.md5_b64}
+
+    attrs = ["ETag", "ObjectSize"]
+    e = expect_error(ssec_s3.get_object_attributes, "InvalidRequest", 400, Bucket=ssec_bucket,
+                     Key="c", ObjectAttributes=attrs)
+    assert SSEC_KEY not in str(e.response)
+    expect_error(ssec_s3.get_object_attributes, "AccessDenied", 403, Bucket=ssec_bucket, Key="c",
+                 ObjectAttributes=attrs, **with_key(new_ssec_key()))
+    got = ssec_s3.get_object_attributes(Bucket=ssec_bucket, Key="c", ObjectAttributes=attrs,
+                                        **with_key(key))
+    assert got["ObjectSize"] == len(stored)
+
+
 def test_get_key_md5_mismatch(ssec_server, ssec_bucket, key, stored):
     h = key.headers()
     h[SSEC_MD5] = new_ssec_key().md5_b64

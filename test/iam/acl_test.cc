@@ -96,11 +96,12 @@ TEST(AclTest, ParseCannedAcl) {
 }
 
 // acl-overview.html#canned-acl, row by row, on an object (Alice writes into Bob's bucket), on
-// an object the bucket owner writes, and on a bucket.
+// an object the bucket owner writes, and on a bucket. Group grants come first, then the owner's
+// FULL_CONTROL, then the other users' grants (Ceph RGW's order: clients index grants by position).
 TEST(AclTest, ExpandCannedTable) {
   struct Case {
     CannedAcl acl;
-    std::vector<AclGrant> object_by_other;  // after the owner's FULL_CONTROL
+    std::vector<AclGrant> object_by_other;  // besides the owner's FULL_CONTROL
     std::vector<AclGrant> object_by_bucket_owner;
     std::vector<AclGrant> bucket;
   };
@@ -130,8 +131,14 @@ TEST(AclTest, ExpandCannedTable) {
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(CannedAclName(c.acl)));
     auto expect = [](const std::string& owner, const std::vector<AclGrant>& extra) {
-      AclRecord r{owner, {User(owner, kFull)}};
-      r.grants.insert(r.grants.end(), extra.begin(), extra.end());
+      AclRecord r{owner, {}};
+      for (const AclGrant& g : extra) {
+        if (g.type == GranteeType::kGroup) r.grants.push_back(g);
+      }
+      r.grants.push_back(User(owner, kFull));
+      for (const AclGrant& g : extra) {
+        if (g.type != GranteeType::kGroup) r.grants.push_back(g);
+      }
       return r;
     };
     EXPECT_EQ(ExpandCanned(c.acl, kAlice, kBob, /*for_bucket=*/false),
@@ -144,6 +151,10 @@ TEST(AclTest, ExpandCannedTable) {
       EXPECT_EQ(ExpandCanned(c.acl, kAlice, kBob, /*for_bucket=*/true), expect(kAlice, none));
     }
   }
+  // Spelled out for the case suites index: Grants[2] of public-read-write is the owner.
+  EXPECT_EQ(ExpandCanned(CannedAcl::kPublicReadWrite, kBob, kBob, /*for_bucket=*/true).grants,
+            (std::vector<AclGrant>{Group(kAllUsersGroup, kRead), Group(kAllUsersGroup, kWrite),
+                                   User(kBob, kFull)}));
 }
 
 TEST(AclTest, ParseGrantHeadersAccepts) {
@@ -155,6 +166,10 @@ TEST(AclTest, ParseGrantHeadersAccepts) {
   const std::string id_alice = "id=" + kAlice;
   const std::string quoted_bob = "id=\"" + kBob + "\"";
   const std::string two = " ID = \"" + kAlice + "\" ,  Id=" + kBob + " ";
+  const std::string alice_then_all_users =
+      id_alice + ", uri=http://acs.amazonaws.com/groups/global/AllUsers";
+  const std::string log_delivery_then_alice =
+      "uri=http://acs.amazonaws.com/groups/s3/LogDelivery, " + id_alice;
   const Case cases[] = {
       {"none", {}, {}},
       {"id unquoted", {.read = id_alice}, {User(kAlice, kRead)}},
@@ -180,6 +195,11 @@ TEST(AclTest, ParseGrantHeadersAccepts) {
         .write_acp = id_alice,
         .full_control = id_alice},
        {User(kAlice, kRead), User(kAlice, kWrite), User(kAlice, kReadAcp), User(kAlice, kWriteAcp),
+        User(kAlice, kFull)}},
+      // Groups before users, as ExpandCanned lists them; each part in header order.
+      {"groups first",
+       {.read = alice_then_all_users, .full_control = log_delivery_then_alice},
+       {Group(kAllUsersGroup, kRead), Group(kLogDeliveryGroup, kFull), User(kAlice, kRead),
         User(kAlice, kFull)}},
   };
   for (const Case& c : cases) {

@@ -47,6 +47,8 @@ TEST(ErrorsTest, SpotChecks) {
                         Case{ErrorCode::kNoSuchObjectLockConfiguration,
                              "NoSuchObjectLockConfiguration", 404},
                         Case{ErrorCode::kMethodNotAllowed, "MethodNotAllowed", 405},
+                        Case{ErrorCode::kAuthorizationQueryParametersError,
+                             "AuthorizationQueryParametersError", 400},
                         Case{ErrorCode::kSignatureDoesNotMatch, "SignatureDoesNotMatch", 403},
                         Case{ErrorCode::kRequestTimeTooSkewed, "RequestTimeTooSkewed", 403},
                         Case{ErrorCode::kInternalError, "InternalError", 500},

@@ -71,6 +71,29 @@ TEST_F(IamFrontTest, SignedForIamAsPostOrGet) {
   EXPECT_EQ(r.summary.operation, "iam:GetUser");
 }
 
+// IAM is a global service: whatever the server's region, a request signed for us-east-1 or
+// with an empty region (botocore's when the client has none) is taken; any other region is not.
+TEST_F(IamFrontTest, GlobalRegionsWhateverTheServersRegion) {
+  ServiceOptions options;
+  options.region = "eu-west-1";
+  options.clock = [this] { return now_; };
+  service_ = std::make_unique<S3Service>(store_.get(), options);
+  struct Case {
+    std::string signed_region;
+    int status;
+  } cases[] = {{"", 200}, {"us-east-1", 200}, {"eu-west-1", 200}, {"us-west-2", 400}};
+  for (const Case& c : cases) {
+    Req req = Form("Action=ListUsers&Version=2010-05-08");
+    req.region = c.signed_region;
+    Reply r = Send(req);
+    EXPECT_EQ(r.status(), c.status) << "'" << c.signed_region << "'\n" << r.body;
+  }
+  // S3 is regional: an empty region is the wrong one.
+  Req s3;
+  s3.region = "";
+  EXPECT_EQ(Send(s3).Code(), "AuthorizationHeaderMalformed");
+}
+
 TEST_F(IamFrontTest, AuthenticationFailuresInIamsWords) {
   storage::AccessKeyRecord wrong;  // a key whose secret is not the one the fixture signs with
   wrong.access_key_id = "CBWRONGSECRET";

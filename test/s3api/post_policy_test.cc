@@ -142,6 +142,37 @@ TEST(PostPolicyTest, Check) {
   }
 }
 
+TEST(PostPolicyTest, ObjectKeyReplacesFilename) {
+  struct Case {
+    std::string key, filename, want;
+  } cases[] = {
+      {"uploads/${filename}", "photo.jpg", "uploads/photo.jpg"},
+      {"uploads/${filename}", "C:\\docs\\photo.jpg", "uploads/photo.jpg"},
+      {"uploads/${filename}", "/home/me/photo.jpg", "uploads/photo.jpg"},
+      {"${filename}.bak/${filename}", "a", "a.bak/${filename}"},  // the first only
+      {"plain", "photo.jpg", "plain"},
+      {"uploads/${filename}", "", "uploads/"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(PostObjectKey(c.key, c.filename), c.want) << c.key << " " << c.filename;
+  }
+}
+
+// A condition naming the file holds for the key S3 writes, ${filename} replaced; the key field
+// as sent would fail it.
+TEST(PostPolicyTest, KeyConditionsSeeTheFilesName) {
+  PostPolicy policy;
+  std::string message;
+  ASSERT_EQ(ParsePostPolicy(Doc(R"(["eq", "$key", "uploads/photo.jpg"])"), &policy, &message),
+            ErrorCode::kNone);
+  const std::string key = PostObjectKey("uploads/${filename}", "photo.jpg");
+  EXPECT_EQ(CheckPostPolicy(policy, {{"key", key}}, "b", kNow, &message), ErrorCode::kNone)
+      << message;
+  EXPECT_EQ(CheckPostPolicy(policy, {{"key", PostObjectKey("uploads/${filename}", "other.jpg")}},
+                            "b", kNow, &message),
+            ErrorCode::kAccessDenied);
+}
+
 constexpr char kKeyId[] = "AKIAIOSFODNN7EXAMPLE";
 constexpr char kSecret[] = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 

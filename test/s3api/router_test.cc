@@ -437,11 +437,11 @@ TEST(RouterTest, TypedParameters) {
          EXPECT_EQ(r.list.start_key, "s");
          EXPECT_FALSE(r.list.fetch_owner);
        }},
-      // An empty token is absent (as AWS): start-after decides, and no token is echoed.
+      // An empty token starts nowhere (start-after decides) but is echoed as sent.
       {"GET", "/bkt?list-type=2&continuation-token=&start-after=s", Operation::kListObjectsV2,
        [](const Route& r) {
          EXPECT_EQ(r.param_error.code, ErrorCode::kNone);
-         EXPECT_EQ(r.list.continuation_token, std::nullopt);
+         EXPECT_EQ(r.list.continuation_token, std::optional<std::string>(""));
          EXPECT_EQ(r.list.start_key, "s");
        }},
       {"GET", "/bkt?list-type=2&start-after=", Operation::kListObjectsV2,

@@ -85,8 +85,9 @@ struct Req {
   std::string query;       // encoded, without '?'
   std::vector<Header> headers;
   std::string body;
-  std::string key_id = kRootId;  // kAnonymous for unsigned requests
-  std::string service = "s3";    // the SigV4 scope's service ("iam" for the IAM API)
+  std::string key_id = kRootId;      // kAnonymous for unsigned requests
+  std::string service = "s3";        // the SigV4 scope's service ("iam" for the IAM API)
+  std::string region = "us-east-1";  // the SigV4 scope's region
   std::optional<std::optional<uint64_t>> content_length;  // override; default body.size()
   std::optional<std::string> payload_sha256;              // override what is signed
   // Send `chunked->data` aws-chunked in chunked->mode (signing fields are filled in by Send);
@@ -195,7 +196,7 @@ class ServiceTest : public ::testing::Test {
                                              : text::HexEncode(auth::Sha256(req.body));
       in.access_key_id = req.key_id;
       in.secret_key = req.key_id == std::string(kRootId) ? kRootSecret : kKeySecret;
-      in.region = "us-east-1";
+      in.region = req.region;
       in.service = req.service;
       in.now = now_;
       for (Header& h : auth::SignV4(in)) {

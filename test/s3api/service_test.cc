@@ -602,11 +602,14 @@ TEST_F(ListTest, EncodingTypeUrl) {
   EXPECT_TRUE(Contains(v1_prefix.body, "<Key>c%20d</Key>"));
 }
 
-TEST_F(ListTest, EmptyContinuationTokenIsAbsent) {
+// An empty token lists from start-after (or the start) and is echoed empty, as sent.
+TEST_F(ListTest, EmptyContinuationTokenIsEchoed) {
   Reply r = Do("GET", "/lst", "list-type=2&continuation-token=&start-after=b");
   ASSERT_EQ(r.status(), 200) << r.body;
   EXPECT_TRUE(Contains(r.body, "<KeyCount>3</KeyCount>"));
-  EXPECT_FALSE(Contains(r.body, "<ContinuationToken>"));
+  EXPECT_TRUE(Contains(r.body, "<ContinuationToken></ContinuationToken>")) << r.body;
+  r = Do("GET", "/lst", "list-type=2");
+  EXPECT_FALSE(Contains(r.body, "<ContinuationToken>")) << "not sent, not echoed";
 }
 
 TEST_F(ListTest, InvalidArguments) {

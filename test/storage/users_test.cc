@@ -140,12 +140,13 @@ TEST(UserRules, DerivedValues) {
     AclRecord acl = BucketAclFor(owner, c.mode);
     EXPECT_EQ(acl.owner_id, owner);
     ASSERT_EQ(acl.grants.size(), 1 + c.group.size());
-    EXPECT_EQ(acl.grants[0],
-              (AclGrant{GranteeType::kCanonicalUser, owner, AclPermission::kFullControl}));
     for (size_t i = 0; i < c.group.size(); ++i) {
-      EXPECT_EQ(acl.grants[1 + i],
+      EXPECT_EQ(acl.grants[i],
                 (AclGrant{GranteeType::kGroup, std::string(kAllUsersGroup), c.group[i]}));
     }
+    // The owner after the groups, as the canned ACLs public-read(-write) list it.
+    EXPECT_EQ(acl.grants.back(),
+              (AclGrant{GranteeType::kCanonicalUser, owner, AclPermission::kFullControl}));
   }
 }
 

@@ -671,7 +671,8 @@ std::vector<QueryCase> QueryCases() {
       {"Expired", nothing, E::kAccessDenied, seconds(3601)},
       {"NotYetValid", nothing, E::kAccessDenied, -minutes(15) - seconds(1)},
       {"ExpiresOverAWeek", nothing, E::kAuthorizationQueryParametersError, {}, 604801},
-      {"ExpiresZero", nothing, E::kAuthorizationQueryParametersError, {}, 0},
+      // Well formed, but over when it is made (as S3 answers it).
+      {"ExpiresZero", nothing, E::kAccessDenied, {}, 0},
       {"ExpiresNegative", set("X-Amz-Expires", "-5"), E::kAuthorizationQueryParametersError},
       {"ExpiresNotANumber", set("X-Amz-Expires", "soon"), E::kAuthorizationQueryParametersError},
       {"ExpiresHuge", set("X-Amz-Expires", "99999999999999999999"),
@@ -743,6 +744,33 @@ TEST(AuthenticateQueryTest, WrongRegionNamesTheExpectedOne) {
   const AuthResult r = Authenticate(Presigned(3600, "eu-west-1"), kRegion, Keys(), AwsTime());
   ASSERT_EQ(r.error, ErrorCode::kAuthorizationQueryParametersError);
   EXPECT_EQ(r.error_region, kRegion);
+}
+
+// X-Amz-Expires out of range in S3's words; S3 documents AuthorizationQueryParametersError as
+// 400, and a URL of zero seconds as expired (AccessDenied, 403).
+TEST(AuthenticateQueryTest, ExpiresOutOfRangeInS3sWords) {
+  struct Case {
+    std::string value;
+    ErrorCode code;
+    std::string message;
+  } cases[] = {
+      {"604801", ErrorCode::kAuthorizationQueryParametersError,
+       "X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires "
+       "must be less than 604800 seconds"},
+      {"-1", ErrorCode::kAuthorizationQueryParametersError, "X-Amz-Expires must be non-negative"},
+      {"-604801", ErrorCode::kAuthorizationQueryParametersError,
+       "X-Amz-Expires must be non-negative"},
+      {"soon", ErrorCode::kAuthorizationQueryParametersError, "X-Amz-Expires should be a number"},
+      {"", ErrorCode::kAuthorizationQueryParametersError, "X-Amz-Expires should be a number"},
+      {"0", ErrorCode::kAccessDenied, "Request has expired"},
+  };
+  for (const Case& c : cases) {
+    HttpRequest r = Presigned(3600, kRegion);
+    SetParam(r.target, "X-Amz-Expires", c.value);
+    const AuthResult result = Authenticate(r, kRegion, Keys(), AwsTime());
+    EXPECT_EQ(result.error, c.code) << c.value;
+    EXPECT_EQ(result.error_message, c.message) << c.value;
+  }
 }
 
 TEST(AuthenticateQueryTest, ExpiredSaysSo) {

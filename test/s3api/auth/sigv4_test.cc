@@ -212,10 +212,18 @@ TEST(ParseCredentialTest, Table) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->access_key_id, "AKID");
   EXPECT_EQ(c->Scope(), "20130524/us-east-1/s3/aws4_request");
-  for (std::string_view bad : {"", "AKID", "AKID/20130524/us-east-1/s3", "/20130524/r/s3/aws4_request",
-                               "AKID/20130524//s3/aws4_request", "AKID/20130524/r/s3/"}) {
+  for (std::string_view bad :
+       {"", "AKID", "AKID/20130524/us-east-1/s3", "/20130524/r/s3/aws4_request",
+        "AKID//r/s3/aws4_request", "AKID/20130524/r//aws4_request", "AKID/20130524/r/s3/"}) {
     EXPECT_FALSE(ParseCredential(bad)) << bad;
   }
+  // An empty region parses (botocore signs a global service so when it has no region); the
+  // scope check then refuses it for S3.
+  c = ParseCredential("AKID/20130524//iam/aws4_request");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->region, "");
+  EXPECT_EQ(c->service, "iam");
+  EXPECT_NE(CheckScope(*c, "20130524", "us-east-1", "iam").find("region"), std::string::npos);
 }
 
 TEST(CheckScopeTest, EachMismatchIsNamed) {
