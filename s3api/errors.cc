@@ -26,9 +26,15 @@ constexpr ErrorInfo kErrors[] = {
      "The authorization header that you provided is not valid.", 400},
     {ErrorCode::kAuthorizationQueryParametersError, "AuthorizationQueryParametersError",
      "Error parsing the X-Amz-Credential parameter.", 400},
+    // X-Amz-Expires negative or over 604800: S3 refuses the URL with 403 (what Ceph's s3-tests
+    // test_object_raw_get_x_amz_expires_out_* expect), in AuthorizationQueryParametersError's name.
+    {ErrorCode::kExpiresOutOfRange, "AuthorizationQueryParametersError",
+     "X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must "
+     "be less than 604800 seconds",
+     403},
     {ErrorCode::kBadDigest, "BadDigest",
      "The Content-MD5 you specified did not match what we received.", 400},
-    // Too many tags: "Object tags cannot be greater than 10" (PutObjectTagging).
+    // Too many bucket tags: "Bucket tag count cannot be greater than 50" (PutBucketTagging).
     {ErrorCode::kBadRequest, "BadRequest", "Bad Request", 400},
     {ErrorCode::kBucketAlreadyExists, "BucketAlreadyExists",
      "The requested bucket name is not available. The bucket namespace is shared by all users of "

@@ -14,6 +14,8 @@ enum class ErrorCode {
   kAccessForbidden,
   kAuthorizationHeaderMalformed,
   kAuthorizationQueryParametersError,
+  // The same code with 403: a presigned URL's X-Amz-Expires out of range (negative, over a week).
+  kExpiresOutOfRange,
   kBadDigest,
   kBadRequest,
   kBucketAlreadyExists,

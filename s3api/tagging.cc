@@ -55,7 +55,7 @@ XmlBodyError ValidateTags(const TagSet& tags, TagTarget target) {
   switch (target) {
     case TagTarget::kObject:
       if (tags.size() > kMaxObjectTags) {
-        return {ErrorCode::kBadRequest, "Object tags cannot be greater than 10"};
+        return {ErrorCode::kInvalidTag, "Object tags cannot be greater than 10"};
       }
       break;
     case TagTarget::kBucket:

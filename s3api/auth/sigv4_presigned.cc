@@ -47,20 +47,22 @@ PresignParams FindPresignParams(const std::vector<text::NameValue>& params) {
   return p;
 }
 
-// X-Amz-Expires as a number of seconds, or the error, in S3's words. S3 documents
-// AuthorizationQueryParametersError as 400 (ErrorResponses.html#ErrorCodeList). 0 is not one:
-// such a URL is well formed but has expired when it is made (VerifyPresigned: 403 AccessDenied).
+// X-Amz-Expires as a number of seconds, or the error, in S3's words: not a number is 400
+// AuthorizationQueryParametersError; negative or over a week the same code with 403. 0 is well
+// formed: such a URL has expired when it is made (VerifyPresigned: 403 AccessDenied).
 AuthResult ParseExpires(const std::string& text, int64_t* seconds) {
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, *seconds);
   if (text.empty() || error != std::errc() || stop != end) {
     return QueryError("X-Amz-Expires should be a number");
   }
-  if (*seconds < 0) return QueryError("X-Amz-Expires must be non-negative");
+  if (*seconds < 0) {
+    return Refuse(ErrorCode::kExpiresOutOfRange, "X-Amz-Expires must be non-negative");
+  }
   if (*seconds > kMaxPresignExpiresSeconds) {
-    return QueryError(
-        "X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires "
-        "must be less than 604800 seconds");
+    return Refuse(ErrorCode::kExpiresOutOfRange,
+                  "X-Amz-Expires must be less than a week (in seconds); that is, the given "
+                  "X-Amz-Expires must be less than 604800 seconds");
   }
   return {};
 }

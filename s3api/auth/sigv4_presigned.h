@@ -11,9 +11,11 @@ namespace cubby::s3api::auth::sigv4 {
 // unsigned unless X-Amz-Content-Sha256 (or the x-amz-content-sha256 header) names a hash.
 // Checks, in this order, with their errors:
 //  - a missing or repeated X-Amz-* parameter, an algorithm other than AWS4-HMAC-SHA256, a
-//    malformed credential or X-Amz-Date, X-Amz-Expires not a number from 0 to 604800 (7 days),
-//    a credential scope that does not fit (date, region, service, terminator), empty signed
-//    headers → AuthorizationQueryParametersError
+//    malformed credential or X-Amz-Date, X-Amz-Expires not a number, a credential scope that
+//    does not fit (date, region, service, terminator), empty signed headers →
+//    AuthorizationQueryParametersError (400)
+//  - X-Amz-Expires negative or over 604800 (7 days) → kExpiresOutOfRange
+//    (AuthorizationQueryParametersError, 403)
 //  - a content hash that is neither 64 hex digits nor UNSIGNED-PAYLOAD → InvalidArgument
 //  - host, or an x-amz-* header present in the request, not signed → AccessDenied
 //  - X-Amz-Date more than 15 minutes ahead of in.now → AccessDenied ("Request is not valid yet")

@@ -162,15 +162,15 @@ def test_acl_and_tagging_fields(server, s3, bucket, anon):
 
 
 def test_too_many_tags_field(server, s3, bucket):
-    """The tagging field counts as the other paths do: 10 tags at most, more is S3's
-    BadRequest "Object tags cannot be greater than 10"."""
+    """The tagging field counts as the other paths do: 10 tags at most, more is InvalidTag
+    "Object tags cannot be greater than 10"."""
     tags = "".join(f"<Tag><Key>k{i}</Key><Value>v</Value></Tag>" for i in range(11))
     tagging = f"<Tagging><TagSet>{tags}</TagSet></Tagging>"
     fields = presigned(s3, bucket, "tagged", fields={"tagging": tagging},
                        conditions=[{"tagging": tagging}])
     r = post(server, bucket, fields, b"x")
     assert r.status == 400, r.body
-    assert error_code(r) == ("BadRequest", "Object tags cannot be greater than 10")
+    assert error_code(r) == ("InvalidTag", "Object tags cannot be greater than 10")
 
 
 def test_checksum_field(server, s3, bucket):

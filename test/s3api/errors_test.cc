@@ -23,9 +23,15 @@ TEST(ErrorsTest, EveryCodeHasItsOwnUniqueRow) {
     EXPECT_FALSE(info.message.empty());
     EXPECT_GE(info.http_status, 300);
     EXPECT_LT(info.http_status, 600);
+    // One code string a row, but for the one S3 answers with two statuses.
+    if (info.id == ErrorCode::kExpiresOutOfRange) {
+      EXPECT_EQ(info.code, Info(ErrorCode::kAuthorizationQueryParametersError).code);
+      EXPECT_EQ(info.http_status, 403);
+      continue;
+    }
     EXPECT_TRUE(codes.insert(info.code).second) << "duplicate code string";
   }
-  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kCount) - 1);
+  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kCount) - 2);
 }
 
 TEST(ErrorsTest, SpotChecks) {

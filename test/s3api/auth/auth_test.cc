@@ -670,10 +670,10 @@ std::vector<QueryCase> QueryCases() {
       {"ValidSlightlyEarly", nothing, E::kNone, -minutes(14)},
       {"Expired", nothing, E::kAccessDenied, seconds(3601)},
       {"NotYetValid", nothing, E::kAccessDenied, -minutes(15) - seconds(1)},
-      {"ExpiresOverAWeek", nothing, E::kAuthorizationQueryParametersError, {}, 604801},
+      {"ExpiresOverAWeek", nothing, E::kExpiresOutOfRange, {}, 604801},
       // Well formed, but over when it is made (as S3 answers it).
       {"ExpiresZero", nothing, E::kAccessDenied, {}, 0},
-      {"ExpiresNegative", set("X-Amz-Expires", "-5"), E::kAuthorizationQueryParametersError},
+      {"ExpiresNegative", set("X-Amz-Expires", "-5"), E::kExpiresOutOfRange},
       {"ExpiresNotANumber", set("X-Amz-Expires", "soon"), E::kAuthorizationQueryParametersError},
       {"ExpiresHuge", set("X-Amz-Expires", "99999999999999999999"),
        E::kAuthorizationQueryParametersError},
@@ -746,20 +746,20 @@ TEST(AuthenticateQueryTest, WrongRegionNamesTheExpectedOne) {
   EXPECT_EQ(r.error_region, kRegion);
 }
 
-// X-Amz-Expires out of range in S3's words; S3 documents AuthorizationQueryParametersError as
-// 400, and a URL of zero seconds as expired (AccessDenied, 403).
+// X-Amz-Expires in S3's words: out of range (negative, over a week) is 403
+// AuthorizationQueryParametersError, not a number the same code with 400, and a URL of zero
+// seconds has expired (AccessDenied, 403).
 TEST(AuthenticateQueryTest, ExpiresOutOfRangeInS3sWords) {
   struct Case {
     std::string value;
     ErrorCode code;
     std::string message;
   } cases[] = {
-      {"604801", ErrorCode::kAuthorizationQueryParametersError,
+      {"604801", ErrorCode::kExpiresOutOfRange,
        "X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires "
        "must be less than 604800 seconds"},
-      {"-1", ErrorCode::kAuthorizationQueryParametersError, "X-Amz-Expires must be non-negative"},
-      {"-604801", ErrorCode::kAuthorizationQueryParametersError,
-       "X-Amz-Expires must be non-negative"},
+      {"-1", ErrorCode::kExpiresOutOfRange, "X-Amz-Expires must be non-negative"},
+      {"-604801", ErrorCode::kExpiresOutOfRange, "X-Amz-Expires must be non-negative"},
       {"soon", ErrorCode::kAuthorizationQueryParametersError, "X-Amz-Expires should be a number"},
       {"", ErrorCode::kAuthorizationQueryParametersError, "X-Amz-Expires should be a number"},
       {"0", ErrorCode::kAccessDenied, "Request has expired"},
