@@ -426,6 +426,58 @@ bool ReadsExistingObject(Action a) {
   }
 }
 
+// Where an s3: key whose value is a request header is filled (the Service Authorization
+// Reference's actions for it); elsewhere it is absent.
+enum class HeaderScope { kAny, kObjectWrite, kCopy, kAclChange, kCreateBucket };
+
+struct HeaderKeyRow {
+  std::string_view key;     // normalized, as policy.h passes it
+  std::string_view header;  // lowercase
+  HeaderScope scope;
+};
+
+// The s3: keys read straight from a header (s3:x-amz-acl comes from RequestFacts::canned_acl).
+constexpr HeaderKeyRow kHeaderKeys[] = {
+    {"s3:x-amz-grant-read", "x-amz-grant-read", HeaderScope::kAclChange},
+    {"s3:x-amz-grant-write", "x-amz-grant-write", HeaderScope::kAclChange},
+    {"s3:x-amz-grant-read-acp", "x-amz-grant-read-acp", HeaderScope::kAclChange},
+    {"s3:x-amz-grant-write-acp", "x-amz-grant-write-acp", HeaderScope::kAclChange},
+    {"s3:x-amz-grant-full-control", "x-amz-grant-full-control", HeaderScope::kAclChange},
+    {"s3:x-amz-server-side-encryption", "x-amz-server-side-encryption", HeaderScope::kObjectWrite},
+    {"s3:x-amz-server-side-encryption-aws-kms-key-id",
+     "x-amz-server-side-encryption-aws-kms-key-id", HeaderScope::kObjectWrite},
+    {"s3:x-amz-server-side-encryption-customer-algorithm",
+     "x-amz-server-side-encryption-customer-algorithm", HeaderScope::kObjectWrite},
+    {"s3:x-amz-metadata-directive", "x-amz-metadata-directive", HeaderScope::kCopy},
+    {"s3:x-amz-storage-class", "x-amz-storage-class", HeaderScope::kObjectWrite},
+    {"s3:x-amz-website-redirect-location", "x-amz-website-redirect-location",
+     HeaderScope::kObjectWrite},
+    {"s3:x-amz-content-sha256", "x-amz-content-sha256", HeaderScope::kAny},
+    {"s3:x-amz-object-ownership", "x-amz-object-ownership", HeaderScope::kCreateBucket},
+    {"s3:if-match", "if-match", HeaderScope::kObjectWrite},
+    {"s3:if-none-match", "if-none-match", HeaderScope::kObjectWrite},
+    {"s3:object-lock-mode", "x-amz-object-lock-mode", HeaderScope::kObjectWrite},
+    {"s3:object-lock-legal-hold", "x-amz-object-lock-legal-hold", HeaderScope::kObjectWrite},
+    {"s3:object-lock-retain-until-date", "x-amz-object-lock-retain-until-date",
+     HeaderScope::kObjectWrite},
+};
+
+bool InScope(HeaderScope scope, Action a, bool copy) {
+  switch (scope) {
+    case HeaderScope::kAny:
+      return true;
+    case HeaderScope::kObjectWrite:
+      return WritesObject(a);
+    case HeaderScope::kCopy:
+      return WritesObject(a) && copy;
+    case HeaderScope::kAclChange:
+      return SetsAcl(a);
+    case HeaderScope::kCreateBucket:
+      return a == Action::kCreateBucket;
+  }
+  return false;
+}
+
 // The condition keys of one request, computed when a policy first asks (policy.h); what is
 // read or parsed (the object's tags, x-amz-tagging, x-amz-copy-source) is kept for the rest of
 // the evaluation. Spans stay valid for the object's life: fixed keys have a slot each, tag keys
@@ -470,8 +522,9 @@ class RequestKeys final : public ConditionKeys {
     kAuthType,
     kSignatureAge,
     kTlsVersion,
-    kHeader,  // the s3:x-amz-* keys: one at a time is enough, each a distinct slot below
-    kCopySource = kHeader + 16,
+    kCannedAcl,
+    kHeader,  // kHeaderKeys[i] has slot kHeader + i
+    kCopySource = kHeader + std::size(kHeaderKeys),
     kVersionId,
     kLocationConstraint,
     kRemainingDays,
@@ -546,12 +599,6 @@ class RequestKeys final : public ConditionKeys {
     return resource_.bucket.empty() ? Span() : NonEmpty(kResourceAccount, account_);
   }
 
-  // The x-amz-* header of an s3:x-amz-* key, on the actions it applies to.
-  Span HeaderKey(int slot, std::string_view header, bool applies) const {
-    if (!applies) return {};
-    return Maybe(kHeader + slot, Header(header));
-  }
-
   Span S3(std::string_view key) const {
     const Action a = action_;
     if (key == "s3:prefix") return Maybe(kPrefix, facts_.prefix);
@@ -567,50 +614,12 @@ class RequestKeys final : public ConditionKeys {
       return a == Action::kCreateBucket ? Maybe(kLocationConstraint, facts_.location_constraint)
                                         : Span();
     }
-    if (key == "s3:x-amz-acl") {
-      return SetsAcl(a) ? Maybe(kHeader + 0, facts_.canned_acl) : Span();
-    }
-    if (key == "s3:x-amz-grant-read") return HeaderKey(1, "x-amz-grant-read", SetsAcl(a));
-    if (key == "s3:x-amz-grant-write") return HeaderKey(2, "x-amz-grant-write", SetsAcl(a));
-    if (key == "s3:x-amz-grant-read-acp") {
-      return HeaderKey(3, "x-amz-grant-read-acp", SetsAcl(a));
-    }
-    if (key == "s3:x-amz-grant-write-acp") {
-      return HeaderKey(4, "x-amz-grant-write-acp", SetsAcl(a));
-    }
-    if (key == "s3:x-amz-grant-full-control") {
-      return HeaderKey(5, "x-amz-grant-full-control", SetsAcl(a));
-    }
-    if (key == "s3:x-amz-server-side-encryption") {
-      return HeaderKey(6, "x-amz-server-side-encryption", WritesObject(a));
-    }
-    if (key == "s3:x-amz-server-side-encryption-aws-kms-key-id") {
-      return HeaderKey(7, "x-amz-server-side-encryption-aws-kms-key-id", WritesObject(a));
-    }
-    if (key == "s3:x-amz-server-side-encryption-customer-algorithm") {
-      return HeaderKey(8, "x-amz-server-side-encryption-customer-algorithm", WritesObject(a));
-    }
-    if (key == "s3:x-amz-metadata-directive") {
-      return HeaderKey(9, "x-amz-metadata-directive", WritesObject(a) && facts_.copy_source);
-    }
-    if (key == "s3:x-amz-storage-class") {
-      return HeaderKey(10, "x-amz-storage-class", WritesObject(a));
-    }
-    if (key == "s3:x-amz-website-redirect-location") {
-      return HeaderKey(11, "x-amz-website-redirect-location", WritesObject(a));
-    }
-    if (key == "s3:x-amz-content-sha256") return HeaderKey(12, "x-amz-content-sha256", true);
-    if (key == "s3:x-amz-object-ownership") {
-      return HeaderKey(13, "x-amz-object-ownership", a == Action::kCreateBucket);
-    }
-    if (key == "s3:if-match") return HeaderKey(14, "if-match", WritesObject(a));
-    if (key == "s3:if-none-match") return HeaderKey(15, "if-none-match", WritesObject(a));
-    if (key == "s3:object-lock-mode") return ExtraHeader(WritesObject(a), "x-amz-object-lock-mode");
-    if (key == "s3:object-lock-legal-hold") {
-      return ExtraHeader(WritesObject(a), "x-amz-object-lock-legal-hold");
-    }
-    if (key == "s3:object-lock-retain-until-date") {
-      return ExtraHeader(WritesObject(a), "x-amz-object-lock-retain-until-date");
+    if (key == "s3:x-amz-acl") return SetsAcl(a) ? Maybe(kCannedAcl, facts_.canned_acl) : Span();
+    for (size_t i = 0; i < std::size(kHeaderKeys); ++i) {
+      const HeaderKeyRow& row = kHeaderKeys[i];
+      if (key != row.key) continue;
+      if (!InScope(row.scope, a, facts_.copy_source)) return {};
+      return Maybe(static_cast<int>(kHeader + i), Header(row.header));
     }
     if (key == "s3:object-lock-remaining-retention-days") return RemainingDays();
     if (key == "s3:x-amz-copy-source") return CopySource();
@@ -634,13 +643,6 @@ class RequestKeys final : public ConditionKeys {
       return v ? Extra(*v) : Span();
     }
     return {};
-  }
-
-  // A header's value in a slot of its own (for the keys past the fixed header slots).
-  Span ExtraHeader(bool applies, std::string_view header) const {
-    if (!applies) return {};
-    std::optional<std::string_view> v = Header(header);
-    return v ? Extra(*v) : Span();
   }
 
   // Milliseconds from the SigV4 signature's date to now; 0 for SigV2, as AWS documents.

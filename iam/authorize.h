@@ -36,8 +36,8 @@ enum class Action {
   kGetObjectAcl,
   kGetObjectVersion,     // GetObject, HeadObject and a copy's source, with a versionId
   kGetObjectVersionAcl,  // GetObjectAcl with a versionId
-  kPutObject,            // PutObject, CopyObject, and the multipart calls that write an upload
-  kDeleteObject,         // DeleteObject, and each key of DeleteObjects
+  kPutObject,     // PutObject, CopyObject, and the multipart calls that write an upload
+  kDeleteObject,  // DeleteObject, and each key of DeleteObjects
   kDeleteObjectVersion,  // the same with a versionId
   kBypassGovernanceRetention,  // x-amz-bypass-governance-retention: true on a delete or retention
   kAbortMultipartUpload,
@@ -52,9 +52,9 @@ enum class Action {
   kGetBucketOwnershipControls,
   kPutBucketOwnershipControls,  // Put and DeleteBucketOwnershipControls
   kGetBucketPublicAccessBlock,
-  kPutBucketPublicAccessBlock,        // Put and DeletePublicAccessBlock
-  kGetLifecycleConfiguration,         // GetBucketLifecycleConfiguration
-  kPutLifecycleConfiguration,         // Put and DeleteBucketLifecycle(Configuration), as AWS has it
+  kPutBucketPublicAccessBlock,  // Put and DeletePublicAccessBlock
+  kGetLifecycleConfiguration,   // GetBucketLifecycleConfiguration
+  kPutLifecycleConfiguration,   // Put and DeleteBucketLifecycle(Configuration), as AWS has it
   kGetBucketObjectLockConfiguration,  // GetObjectLockConfiguration
   kPutBucketObjectLockConfiguration,  // PutObjectLockConfiguration
   kGetObjectRetention,
@@ -62,7 +62,7 @@ enum class Action {
   kGetObjectLegalHold,
   kPutObjectLegalHold,
   kGetObjectTagging,
-  kGetObjectVersionTagging,  // GetObjectTagging with a versionId
+  kGetObjectVersionTagging,     // GetObjectTagging with a versionId
   // GetObjectAttributes asks for these besides kGetObject (kGetObjectVersion with a versionId).
   kGetObjectAttributes,
   kGetObjectVersionAttributes,  // GetObjectAttributes with a versionId
@@ -72,8 +72,8 @@ enum class Action {
   kDeleteObjectVersionTagging,  // DeleteObjectTagging with a versionId
   kGetBucketTagging,
   kPutBucketTagging,  // Put and DeleteBucketTagging, as AWS has it
-  kGetBucketCors,     // GetBucketCors (IAM spells it s3:GetBucketCORS)
-  kPutBucketCors,     // Put and DeleteBucketCors, as AWS has it (s3:PutBucketCORS)
+  kGetBucketCors,  // GetBucketCors (IAM spells it s3:GetBucketCORS)
+  kPutBucketCors,  // Put and DeleteBucketCors, as AWS has it (s3:PutBucketCORS)
   // The bucket sub-resources cubby keeps no configuration for (s3api/bucket_subresources.cc):
   // the Get (and List) calls need the Get action, Put and Delete the Put one (DeleteBucketWebsite
   // has its own).

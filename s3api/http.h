@@ -26,7 +26,7 @@ struct HttpRequest {
   std::optional<uint64_t> content_length;  // absent for chunked transfer-encoding
   std::string remote_address;           // "ip:port" ("[v6]:port"), for logs and aws:SourceIp
   bool secure = false;                  // it came over TLS (aws:SecureTransport)
-  std::string_view tls_version;            // secure: "1.2", "1.3" (s3:TlsVersion); else empty
+  std::string_view tls_version;         // secure: "1.2", "1.3" (s3:TlsVersion); else empty
   std::string request_id;               // set by the server, echoed as x-amz-request-id
 
   // First header with this (lowercase) name, or nullptr.

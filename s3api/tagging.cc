@@ -193,24 +193,17 @@ HttpResponse GetObjectTagging(const Context& ctx) {
 HttpResponse PutObjectTagging(const Context& ctx) {
   std::string body;
   std::string message;
-  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
-    if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
-      return ErrorResponse(ctx, denied);
-    }
-    return ErrorResponse(ctx, e, message);
-  }
+  const ErrorCode read = ReadVerifiedSmallBody(ctx, &body, &message);
   TagSet tags;
-  if (XmlBodyError e = ParseTagging(body, TagTarget::kObject, &tags); !e.ok()) {
-    if (ErrorCode denied = AuthorizeRequest(ctx); denied != ErrorCode::kNone) {
-      return ErrorResponse(ctx, denied);
-    }
-    return ErrorResponse(ctx, e.code, e.message);
-  }
+  XmlBodyError parsed{};
+  if (read == ErrorCode::kNone) parsed = ParseTagging(body, TagTarget::kObject, &tags);
   BodyFacts facts;
-  facts.tags = &tags;
+  if (read == ErrorCode::kNone && parsed.ok()) facts.tags = &tags;
   if (ErrorCode denied = AuthorizeRequest(ctx, facts); denied != ErrorCode::kNone) {
     return ErrorResponse(ctx, denied);
   }
+  if (read != ErrorCode::kNone) return ErrorResponse(ctx, read, message);
+  if (!parsed.ok()) return ErrorResponse(ctx, parsed.code, parsed.message);
   storage::Result<std::string> changed = ctx.store->PutObjectTags(
       ctx.route.bucket, ctx.route.key, ctx.route.version_id.value_or(""), tags);
   if (!changed.ok()) return VersionReadError(ctx, changed.status());

@@ -54,10 +54,7 @@ s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request, sto
       denied != s3api::ErrorCode::kNone) {
     return AdminError(request, denied, message);
   }
-  const size_t q = request.target.find('?');
-  const std::vector<text::NameValue> params = text::SplitUrlEncodedLenient(
-      q == std::string::npos ? std::string_view() : std::string_view(request.target).substr(q + 1),
-      text::Plus::kSpace);
+  const std::vector<text::NameValue> params = AdminQuery(request);
   const bool reset = text::FindValue(params, "reset") != nullptr;
   if (method == "POST" && !reset) {
     return AdminError(request, s3api::ErrorCode::kInvalidArgument,

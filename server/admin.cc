@@ -114,6 +114,13 @@ s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& 
   return s3api::ErrorCode::kNone;
 }
 
+std::vector<text::NameValue> AdminQuery(const s3api::HttpRequest& request) {
+  const size_t q = request.target.find('?');
+  return text::SplitUrlEncodedLenient(
+      q == std::string::npos ? std::string_view() : std::string_view(request.target).substr(q + 1),
+      text::Plus::kSpace);
+}
+
 s3api::HttpResponse AdminError(const s3api::HttpRequest& request, s3api::ErrorCode code,
                                std::string_view message) {
   const s3api::ErrorInfo& info = s3api::Info(code);

@@ -21,12 +21,14 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "s3api/auth/types.h"
 #include "s3api/http.h"
 #include "s3api/service.h"
 #include "server/metrics.h"
 #include "storage/store.h"
+#include "text/uri.h"
 
 namespace cubby::server {
 
@@ -102,6 +104,9 @@ inline s3api::HttpResponse AdminResponse(int status, std::string_view content_ty
   response.body = std::move(body);
   return response;
 }
+
+// The query parameters of an admin request's target, decoded leniently ('+' is a space).
+std::vector<text::NameValue> AdminQuery(const s3api::HttpRequest& request);
 
 // A JSON answer of an admin endpoint (AdminResponse with application/json).
 inline s3api::HttpResponse AdminJson(int status, std::string body) {

@@ -219,10 +219,7 @@ s3api::HttpResponse HandleBackupRequest(const s3api::HttpRequest& request, stora
     return Error(request, denied, message);
   }
   if (request.method == "GET") return XmlResponse(200, BackupJobXml(runner.Latest()));
-  const size_t q = request.target.find('?');
-  const std::vector<text::NameValue> params = text::SplitUrlEncodedLenient(
-      q == std::string::npos ? std::string_view() : std::string_view(request.target).substr(q + 1),
-      text::Plus::kSpace);
+  const std::vector<text::NameValue> params = AdminQuery(request);
   const std::string* target = text::FindValue(params, "target");
   if (target == nullptr || target->empty()) {
     return Error(request, s3api::ErrorCode::kInvalidArgument,

@@ -132,10 +132,7 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
       denied != s3api::ErrorCode::kNone) {
     return AdminError(request, denied, message);
   }
-  const size_t q = request.target.find('?');
-  const std::vector<text::NameValue> params = text::SplitUrlEncodedLenient(
-      q == std::string::npos ? std::string_view() : std::string_view(request.target).substr(q + 1),
-      text::Plus::kSpace);
+  const std::vector<text::NameValue> params = AdminQuery(request);
   const std::string* bucket = text::FindValue(params, "bucket");
 
   if (bucket == nullptr && method == "GET") {

@@ -239,6 +239,22 @@ class Server:
         raise AssertionError("no VmHWM in /proc status")
 
 
+
+
+@contextlib.contextmanager
+def running_server(cubby_bin, base):
+    """A cubby of a module's own (its tests share it), with data/ and home/ in `base`; stopped
+    with SIGTERM at the end, which must exit 0."""
+    (base / "data").mkdir()
+    (base / "home").mkdir()
+    server = Server(cubby_bin, base / "data", base / "home")
+    server.wait_ready()
+    try:
+        yield server
+    finally:
+        code = server.stop(signal.SIGTERM)
+        assert code == 0, f"cubby exited with {code}\n{server.output()}"
+
 def make_client(server, access_key=None, secret_key=None, anonymous=False, region=None,
                 addressing_style="path", endpoint=None, **config):
     session = boto3.session.Session(

@@ -47,7 +47,8 @@ class User:
         iam.create_user(UserName=name)
         key = iam.create_access_key(UserName=name)["AccessKey"]
         USER_SECRETS.add(key["SecretAccessKey"])
-        self.s3 = make_client(server, key["AccessKeyId"], key["SecretAccessKey"])
+        self.access_key, self.secret_key = key["AccessKeyId"], key["SecretAccessKey"]
+        self.s3 = make_client(server, self.access_key, self.secret_key)
         self.id = self.s3.list_buckets()["Owner"]["ID"]
         self.arn = iam.get_user(UserName=name)["User"]["Arn"]
 

@@ -9,13 +9,11 @@ import json
 import urllib.parse
 import uuid
 
-import boto3
 import pytest
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
-import cubby_e2e
 from cubby_e2e import make_client, new_bucket_name, raw_request
+from test_access_control import User, iam_client
 
 ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
 
@@ -43,16 +41,8 @@ def status_of(call):
 
 @pytest.fixture
 def user(server):
-    iam = boto3.session.Session(
-        aws_access_key_id=server.access_key, aws_secret_access_key=server.secret_key,
-        region_name="us-east-1").client(
-            "iam", endpoint_url=server.endpoint,
-            config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
-    name = "audit-" + uuid.uuid4().hex[:8]
-    iam.create_user(UserName=name)
-    key = iam.create_access_key(UserName=name)["AccessKey"]
-    cubby_e2e.USER_SECRETS.add(key["SecretAccessKey"])
-    return key["AccessKeyId"], key["SecretAccessKey"]
+    u = User(server, iam_client(server), "audit-" + uuid.uuid4().hex[:8])
+    return u.access_key, u.secret_key
 
 
 def test_public_bucket_objects_private_then_audit_and_reset(server, s3, user):

@@ -12,14 +12,13 @@ or allowed with an s3:prefix condition that matches the probed keys or does not.
 owner always hears 404, and a present object and version read 200 for everyone.
 """
 
-import signal
 import uuid
 
 import pytest
 from botocore.exceptions import ClientError
 
-from cubby_e2e import Server, make_client, new_bucket_name
-from test_object_acl_model import User, iam_client, policy
+from cubby_e2e import make_client, new_bucket_name, running_server
+from test_access_control import User, iam_client, policy
 
 VIA = ("user_policy", "bucket_policy", "anonymous")
 LISTING = ("none", "list", "prefix_match", "prefix_nomatch")
@@ -27,21 +26,13 @@ LISTING = ("none", "list", "prefix_match", "prefix_nomatch")
 
 @pytest.fixture(scope="module")
 def world(cubby_bin, tmp_path_factory):
-    base = tmp_path_factory.mktemp("missingkey")
-    (base / "data").mkdir()
-    (base / "home").mkdir()
-    server = Server(cubby_bin, base / "data", base / "home")
-    server.wait_ready()
-    try:
+    with running_server(cubby_bin, tmp_path_factory.mktemp("missingkey")) as server:
         iam = iam_client(server)
         suffix = uuid.uuid4().hex[:8]
         yield {"server": server, "iam": iam,
                "owner": User(server, iam, f"owner-{suffix}"),
                "reader": User(server, iam, f"reader-{suffix}"),
                "anon": make_client(server, anonymous=True)}
-    finally:
-        code = server.stop(signal.SIGTERM)
-        assert code == 0, f"cubby exited with {code}\n{server.output()}"
 
 
 def outcome(call):

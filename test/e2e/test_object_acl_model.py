@@ -40,20 +40,16 @@ Corner cases (the issue's: no ACL in public buckets, copies of a public object, 
 run. (Variables named CUBBY_* are dropped by conftest before tests read them.)
 """
 
-import json
 import os
 import random
-import signal
 import uuid
 from dataclasses import dataclass, field
 
-import boto3
 import pytest
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
-import cubby_e2e
-from cubby_e2e import Server, make_client, new_bucket_name, send
+from cubby_e2e import make_client, new_bucket_name, running_server, send
+from test_access_control import User, iam_client, policy
 
 ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
 AUTH_USERS = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers"
@@ -180,30 +176,6 @@ def model(bucket, path, header, writer):
 
 # ------------------------------------------------------------------------------ the world
 
-def iam_client(server):
-    session = boto3.session.Session(aws_access_key_id=server.access_key,
-                                    aws_secret_access_key=server.secret_key,
-                                    region_name="us-east-1")
-    cfg = Config(retries={"total_max_attempts": 1, "mode": "standard"})
-    return session.client("iam", endpoint_url=server.endpoint, config=cfg)
-
-
-class User:
-    def __init__(self, server, iam, name):
-        self.name = name
-        iam.create_user(UserName=name)
-        key = iam.create_access_key(UserName=name)["AccessKey"]
-        cubby_e2e.USER_SECRETS.add(key["SecretAccessKey"])
-        self.access_key, self.secret_key = key["AccessKeyId"], key["SecretAccessKey"]
-        self.s3 = make_client(server, self.access_key, self.secret_key)
-        self.id = self.s3.list_buckets()["Owner"]["ID"]
-        self.arn = iam.get_user(UserName=name)["User"]["Arn"]
-
-
-def policy(*statements):
-    return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
-
-
 class World:
     """One server, three users and anonymous, one bucket per (bucket ACL, ownership) pair (a
     versioned one more for the version path), made as they are first needed."""
@@ -265,17 +237,9 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(cubby_bin, tmp_path_factory):
-    base = tmp_path_factory.mktemp("aclmodel")
-    (base / "data").mkdir()
-    (base / "home").mkdir()
-    server = Server(cubby_bin, base / "data", base / "home")
-    server.wait_ready()
-    print(f"\nACL model seed: ACLMODEL_SEED={SEED}")
-    try:
+    with running_server(cubby_bin, tmp_path_factory.mktemp("aclmodel")) as server:
+        print(f"\nACL model seed: ACLMODEL_SEED={SEED}")
         yield World(server)
-    finally:
-        code = server.stop(signal.SIGTERM)
-        assert code == 0, f"cubby exited with {code}\n{server.output()}"
 
 
 # ------------------------------------------------------------------------- running a case
