@@ -7,7 +7,7 @@
 # build-fuzz/crashes/<target>/ and the log in build-fuzz/logs/<target>.log.
 #
 #   fuzz/run.sh                       every target 30 s (what scripts/test.sh runs)
-#   fuzz/run.sh --seconds 3600        every target an hour, one after another
+#   fuzz/run.sh --seconds 3600        every target an hour, as many at once as there are cores
 #   fuzz/run.sh --seconds 600 xml     one target
 # Reproduce a crash: build-fuzz/fuzz/<target> build-fuzz/crashes/<target>/<file>
 set -euo pipefail
@@ -42,22 +42,40 @@ last_stat() {
   echo "${v:-?}"
 }
 
-mkdir -p build-fuzz/logs
-failed=()
-for t in "${targets[@]}"; do
-  [[ -d fuzz/corpus/$t ]] || { echo "fuzz: no target '$t' (have: ${all_targets[*]})"; exit 2; }
-  corpus=build-fuzz/corpus/$t crashes=build-fuzz/crashes/$t log=build-fuzz/logs/$t.log
+# One target: its exit code goes to build-fuzz/logs/<target>.rc.
+run_target() {
+  local t=$1 rc=0
+  local corpus=build-fuzz/corpus/$t crashes=build-fuzz/crashes/$t log=build-fuzz/logs/$t.log
   mkdir -p "$corpus" "$crashes"
-  rc=0
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "build-fuzz/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=16384 -print_final_stats=1 -artifact_prefix="$crashes/" \
       "$corpus" "fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+  echo "$rc" >"build-fuzz/logs/$t.rc"
+}
+
+mkdir -p build-fuzz/logs
+rm -f build-fuzz/logs/*.rc
+for t in "${targets[@]}"; do
+  [[ -d fuzz/corpus/$t ]] || { echo "fuzz: no target '$t' (have: ${all_targets[*]})"; exit 2; }
+done
+# As many targets at once as there are cores (CUBBY_FUZZ_JOBS to choose).
+parallel=${CUBBY_FUZZ_JOBS:-$(nproc)}
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= parallel)); do wait -n || true; done
+  run_target "$t" &
+done
+wait
+
+failed=()
+for t in "${targets[@]}"; do
+  log=build-fuzz/logs/$t.log
+  rc=$(cat "build-fuzz/logs/$t.rc" 2>/dev/null || echo 1)
   execs=$(last_stat stat::number_of_executed_units: "$log")
   printf 'fuzz: %-8s %s  executions %s  cov %s  ft %s  corpus %s files\n' "$t" \
     "$( ((rc == 0)) && echo ok || echo FAILED)" "$execs" "$(last_stat cov: "$log")" \
-    "$(last_stat ft: "$log")" "$(find "$corpus" -type f | wc -l)"
+    "$(last_stat ft: "$log")" "$(find "build-fuzz/corpus/$t" -type f | wc -l)"
   if ((rc != 0)); then
     failed+=("$t")
     grep -E 'ERROR|runtime error|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 || true

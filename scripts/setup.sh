@@ -5,7 +5,8 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libboost1.81-dev libexpat1-dev libgrpc++-dev
   libprotobuf-dev protobuf-compiler protobuf-compiler-grpc librocksdb-dev libssl-dev libgtest-dev)
-test_pkgs=(python3-boto3 awscli python3-grpcio python3-pytest rclone s3cmd openssl
+test_pkgs=(python3-boto3 awscli python3-grpcio python3-pytest python3-pytest-xdist rclone s3cmd
+  openssl
   # test/e2e/browser.py: headless Chromium driven by selenium (the CORS browser tests).
   chromium chromium-driver python3-selenium python3-requests
   # fuzz/run.sh: clang 14 and its runtimes (libclang_rt.fuzzer, .asan, .ubsan).

@@ -2,8 +2,9 @@
 # Builds everything and runs the whole test suite:
 #  1. RelWithDebInfo in build-test/: unit tests, the layering check, the end-to-end tests with
 #     real clients against the real binary, the benchmark smoke run;
-#  2. AddressSanitizer + UBSan in build-asan/: the unit tests again (the end-to-end tests are
-#     left out there: they drive the optimised binary and would take too long instrumented).
+#  2. AddressSanitizer + UBSan in build-asan/: the unit tests again, only they are built (the
+#     end-to-end tests are left out there: they drive the optimised binary and would take too
+#     long instrumented).
 #  3. the libFuzzer targets (fuzz/run.sh: clang, ASan + UBSan, in build-fuzz/), 30 s each;
 #  4. the container image (scripts/container-check.sh): built with a private dockerd on base
 #     images made from Debian's mirror, then run and checked. Where no container engine can run
@@ -18,13 +19,14 @@ jobs=$(nproc)
 
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build-test -j"$jobs"
-ctest --test-dir build-test --output-on-failure
+# The e2e test runs alone (RUN_SERIAL) and spreads itself over the cores with pytest-xdist.
+ctest --test-dir build-test --output-on-failure -j"$jobs"
 
 if [[ "${CUBBY_SKIP_ASAN:-0}" != 1 ]]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCUBBY_SANITIZE=ON
-  cmake --build build-asan -j"$jobs"
+  cmake --build build-asan -j"$jobs" --target unit_tests
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -E '(^e2e$|_e2e$|^bench_|^layering$|^server\.cli$)'
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -E '(^e2e$|_e2e$|^bench_|^layering$|^server\.cli$)'
 fi
 
 if [[ "${CUBBY_SKIP_FUZZ:-0}" != 1 ]]; then

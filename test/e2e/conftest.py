@@ -1,5 +1,6 @@
 """Fixtures: the real `cubby` binary (CUBBY_BIN) on 127.0.0.1 port 0, and clients for it."""
 
+import json
 import os
 import signal
 import tempfile
@@ -7,18 +8,22 @@ import tempfile
 import pytest
 
 import cubby_e2e
+import leak_scan
 from cubby_e2e import Server, make_client, new_bucket_name
 
-# Read before sanitize_process_env drops every CUBBY_* variable from this process.
-_CUBBY_BIN = os.environ.get("CUBBY_BIN")
+# The environment as the test runner got it: a pytest-xdist worker inherits the sanitized one
+# and finds the original in E2E_ORIGINAL_ENV. Kept for package managers that need the network
+# (npm ci in test_sdk_js.py); the clients under test only ever see the sanitized one.
+_INHERITED_ENV = os.environ.pop("E2E_ORIGINAL_ENV", None)
+cubby_e2e.ORIGINAL_ENV = json.loads(_INHERITED_ENV) if _INHERITED_ENV else dict(os.environ)
+# Read here: sanitize_process_env drops every CUBBY_* variable from this process.
+_CUBBY_BIN = cubby_e2e.ORIGINAL_ENV.get("CUBBY_BIN")
 # test/storage/cubby-format-tool (test_upgrade.py); by default beside CUBBY_BIN in its build.
-_FORMAT_TOOL = os.environ.get("CUBBY_FORMAT_TOOL") or os.path.join(
+_FORMAT_TOOL = cubby_e2e.ORIGINAL_ENV.get("CUBBY_FORMAT_TOOL") or os.path.join(
     os.path.dirname(_CUBBY_BIN or ""), "test", "storage", "cubby-format-tool")
 _HOME = tempfile.mkdtemp(prefix="cubby-e2e-home-")
-# The environment as the test runner got it, for package managers that need the network
-# (npm ci in test_sdk_js.py); the clients under test only ever see the sanitized one.
-cubby_e2e.ORIGINAL_ENV = dict(os.environ)
 cubby_e2e.sanitize_process_env(_HOME)
+os.environ["E2E_ORIGINAL_ENV"] = json.dumps(cubby_e2e.ORIGINAL_ENV)  # for the xdist workers
 
 
 @pytest.fixture(scope="session")
@@ -27,6 +32,15 @@ def cubby_bin():
     if not binary or not os.access(binary, os.X_OK):
         pytest.fail(f"set CUBBY_BIN to the built cubby executable (got {binary!r})")
     return binary
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_secret_in_server_output():
+    """When the session ends (in each pytest-xdist worker: its own servers), the output of every
+    cubby it started holds no secret; a leak fails the run as an error at teardown."""
+    yield
+    if _CUBBY_BIN:
+        leak_scan.check(_CUBBY_BIN)
 
 
 @pytest.fixture(scope="session")

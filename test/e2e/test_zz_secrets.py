@@ -1,31 +1,17 @@
-"""Runs last (file name order): greps the output of every cubby this pytest session started
-(cubby_e2e appends it to a file in the build folder) for secrets. The only line allowed to hold
-a secret is an ephemeral instance's JSON ready line on its stdout."""
+"""Provokes the requests whose secrets must not leak and greps the server output for them
+(leak_scan.py; conftest.py checks every server's output again when the session ends)."""
 
 import base64
-import json
 import os
-import re
 
 import boto3
 import pytest
 
 import cubby_e2e
+import leak_scan
 import sse_e2e
 from appliance import Endpoint, start_ephemeral
 from cubby_e2e import make_client, new_bucket_name
-
-# Every user secret the session's tests handed out (test_iam.py adds to it too).
-USER_SECRETS = cubby_e2e.USER_SECRETS
-
-FORBIDDEN = [
-    re.compile(r"Signature=[0-9a-fA-F]{8}"),  # header or presigned URL signature
-    re.compile(r"X-Amz-Signature", re.I),
-    re.compile(r"AWS4-HMAC-SHA256\s+Credential=", re.I),
-    re.compile(r"Authorization\s*[:=]\s*\S", re.I),
-    re.compile(r"X-Amz-Credential=", re.I),
-]
-
 
 def _exercise(server, tmp_path):
     """Requests whose secrets must not leak: signed, presigned, and failing signatures."""
@@ -49,7 +35,7 @@ def _exercise(server, tmp_path):
     name = "secrets-" + bucket
     iam.create_user(UserName=name)
     key = iam.create_access_key(UserName=name)["AccessKey"]
-    USER_SECRETS.add(key["SecretAccessKey"])
+    cubby_e2e.USER_SECRETS.add(key["SecretAccessKey"])
     user = make_client(server, key["AccessKeyId"], key["SecretAccessKey"])
     user.list_buckets()
     iam.update_access_key(UserName=name, AccessKeyId=key["AccessKeyId"], Status="Inactive")
@@ -73,25 +59,11 @@ def test_no_secret_in_any_server_output(start_server, cubby_bin, tmp_path, home)
         assert p.stop() == 0
     assert srv.stop() == 0 and json_srv.stop() == 0
 
-    path = cubby_e2e.server_log_path(cubby_bin)
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    assert len(lines) > 20, path
-    secrets = {cubby_e2e.ROOT_SECRET_KEY} | USER_SECRETS
-    allowed = set()
-    for i, line in enumerate(lines):
-        body = line.split("] ", 1)[1] if "] " in line else line
-        if " stdout] {\"ready\":true" in line:
-            secrets.add(json.loads(body)["secret_access_key"])
-            allowed.add(i)
+    lines = leak_scan.server_output(cubby_bin)
+    assert len(lines) > 20
+    leaks, secrets = leak_scan.secret_leaks(lines)
     assert ready["secret_access_key"] in secrets
-    leaks = []
-    for i, line in enumerate(lines):
-        if i in allowed:
-            continue
-        if any(s in line for s in secrets) or any(p.search(line) for p in FORBIDDEN):
-            leaks.append(line)
-    assert not leaks, f"secrets in server output ({path}):\n" + "\n".join(leaks[:20])
+    assert not leaks, "secrets in server output:\n" + "\n".join(leaks[:20])
 
 
 # ---------------------------------------------------------------- key material (issue 16)
@@ -136,23 +108,6 @@ def _exercise_encryption(server, key, other):
     return metrics.body.decode("utf-8", "replace")
 
 
-def _key_forms(secrets_raw, texts):
-    """Every printable form of the keys: base64 and hex of raw keys; texts as given and, when
-    they are base64, the hex of what they decode to."""
-    forms = set()
-    for raw in secrets_raw:
-        forms.add(base64.b64encode(raw).decode())
-        forms.add(raw.hex())
-        forms.add(raw.hex().upper())
-    for text in texts:
-        forms.add(text)
-        try:
-            forms.add(base64.b64decode(text, validate=True).hex())
-        except ValueError:
-            pass
-    return forms
-
-
 def test_no_key_material_in_server_output_or_metrics(start_server, cubby_bin, tmp_path):
     master_file = tmp_path / "master.key"
     master_text = base64.b64encode(os.urandom(32)).decode()
@@ -171,14 +126,11 @@ def test_no_key_material_in_server_output_or_metrics(start_server, cubby_bin, tm
                                         sse_e2e.new_ssec_key()))
     assert srv.stop() == 0 and json_srv.stop() == 0
 
-    forms = _key_forms(sse_e2e.SSE_C_KEYS, sse_e2e.MASTER_KEYS)
+    forms = leak_scan.key_forms()
     assert master_text in forms and key.b64 in forms
     for text in metrics:
         leaked = [f for f in forms if f in text]
         assert not leaked, "key material in /_cubby/metrics"
-    path = cubby_e2e.server_log_path(cubby_bin)
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    leaks = [line for line in lines if any(f in line for f in forms)]
+    leaks = leak_scan.key_material_leaks(leak_scan.server_output(cubby_bin), forms)
     # The line itself is not printed: it holds a key.
-    assert not leaks, f"{len(leaks)} lines of {path} hold an SSE-C or master key"
+    assert not leaks, f"{len(leaks)} server output lines hold an SSE-C or master key"
