@@ -1,6 +1,7 @@
 #include "iam/acl.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "text/ascii.h"
@@ -308,43 +309,12 @@ bool AclAllows(const AclRecord& acl, const AclCaller& caller, AclPermission need
 
 // ---- The permission table ----
 
-namespace {
-
-struct TableRow {
-  std::string_view action;
-  AclRequirement requirement;
-};
-
-// acl-overview.html#permissions, "Mapping of ACL permissions and access policy permissions".
-constexpr TableRow kAclTable[] = {
-    {"s3:ListBucket", {AclScope::kBucket, AclPermission::kRead}},
-    {"s3:ListBucketVersions", {AclScope::kBucket, AclPermission::kRead}},
-    {"s3:ListBucketMultipartUploads", {AclScope::kBucket, AclPermission::kRead}},
-    {"s3:PutObject", {AclScope::kBucket, AclPermission::kWrite}},
-    {"s3:DeleteObject", {AclScope::kBucket, AclPermission::kWrite}},
-    {"s3:DeleteObjectVersion", {AclScope::kBucket, AclPermission::kWrite}},
-    {"s3:GetBucketAcl", {AclScope::kBucket, AclPermission::kReadAcp}},
-    {"s3:PutBucketAcl", {AclScope::kBucket, AclPermission::kWriteAcp}},
-    {"s3:GetObject", {AclScope::kObject, AclPermission::kRead}},
-    {"s3:GetObjectVersion", {AclScope::kObject, AclPermission::kRead}},
-    {"s3:GetObjectTorrent", {AclScope::kObject, AclPermission::kRead}},
-    {"s3:GetObjectAcl", {AclScope::kObject, AclPermission::kReadAcp}},
-    {"s3:GetObjectVersionAcl", {AclScope::kObject, AclPermission::kReadAcp}},
-    {"s3:PutObjectAcl", {AclScope::kObject, AclPermission::kWriteAcp}},
-    {"s3:PutObjectVersionAcl", {AclScope::kObject, AclPermission::kWriteAcp}},
-    // Multipart uploads (mpuoverview.html#mpuAndPermissions): by default the bucket owner and
-    // the upload's initiator may abort it and list its parts.
-    {"s3:AbortMultipartUpload", {AclScope::kInitiator, AclPermission::kFullControl}},
-    {"s3:ListMultipartUploadParts", {AclScope::kInitiator, AclPermission::kFullControl}},
-    {"cubby:AnyBucketAccess", {AclScope::kBucketAny, AclPermission::kFullControl}},
-    {"cubby:Unimplemented", {AclScope::kBucketAny, AclPermission::kFullControl}},
-};
-
-}  // namespace
-
 AclRequirement AclRequirementFor(std::string_view action_name) {
-  for (const TableRow& row : kAclTable) {
-    if (row.action == action_name) return row.requirement;
+  // S3's permission mapping lists one action cubby has no Action for.
+  if (action_name == "s3:GetObjectTorrent") return {AclScope::kObject, AclPermission::kRead};
+  for (size_t i = 0; i < static_cast<size_t>(Action::kCount); ++i) {
+    const ActionInfo& info = Info(static_cast<Action>(i));
+    if (info.name == action_name) return info.acl;
   }
   return {};
 }

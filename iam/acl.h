@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "iam/authorize.h"
+#include "iam/action.h"
 #include "storage/access_records.h"
 
 namespace cubby::iam {
@@ -191,20 +191,7 @@ bool AclAllows(const AclRecord& acl, const AclCaller& caller, AclPermission need
 
 // ---- Which ACL permission each action needs (acl-overview.html#permissions) ----
 
-enum class AclScope {
-  kBucket,        // `permission` on the bucket's ACL
-  kObject,        // `permission` on the object's ACL
-  kBucketAny,     // any grant on the bucket's ACL (cubby's two gates: see Action)
-  kInitiator,     // not granted by ACLs: the bucket owner or the multipart upload's initiator
-  kNotGrantable,  // not granted by ACLs: the resource owner only (or a policy), e.g.
-                  // s3:DeleteBucket, s3:PutBucketPolicy, s3:GetBucketLocation, s3:CreateBucket
-};
-
-struct AclRequirement {
-  AclScope scope = AclScope::kNotGrantable;
-  AclPermission permission = AclPermission::kFullControl;  // kBucket and kObject only
-  bool operator==(const AclRequirement&) const = default;
-};
+// AclScope and AclRequirement are action.h's: its table holds each Action's requirement.
 
 // The ACL permission an IAM action name ("s3:GetObject"; the names of Action, and every other
 // s3: action S3's permission mapping table lists) needs:
@@ -223,9 +210,7 @@ struct AclRequirement {
 // Names are matched exactly (IAM action names are case-insensitive in policies; the policy
 // parser normalizes them before asking).
 AclRequirement AclRequirementFor(std::string_view action_name);
-inline AclRequirement AclRequirementFor(Action action) {
-  return AclRequirementFor(ActionName(action));
-}
+inline AclRequirement AclRequirementFor(Action action) { return Info(action).acl; }
 
 // Whether the ACLs grant `requirement` to `caller`: kBucket asks `bucket_acl`, kObject
 // `object_acl` (null: false; the object does not exist), kBucketAny any permission on

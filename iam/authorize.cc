@@ -23,106 +23,16 @@ namespace cubby::iam {
 
 namespace {
 
-// What an action needs from a key's mode on the bucket.
-enum class Need { kService, kAdmin, kRead, kWrite, kAnyMode };
-
-Need NeedOf(Action action) {
-  switch (action) {
-    case Action::kListAllMyBuckets:
-      return Need::kService;
-    case Action::kCreateBucket:
-    case Action::kDeleteBucket:
-    case Action::kPutBucketAcl:
-    case Action::kPutObjectAcl:
-    case Action::kPutObjectVersionAcl:
-    case Action::kPutBucketVersioning:
-    case Action::kBypassGovernanceRetention:
-    case Action::kPutBucketPolicy:
-    case Action::kDeleteBucketPolicy:
-    case Action::kPutBucketOwnershipControls:
-    case Action::kPutBucketPublicAccessBlock:
-    case Action::kPutLifecycleConfiguration:
-    case Action::kPutBucketObjectLockConfiguration:
-    case Action::kPutObjectRetention:
-    case Action::kPutObjectLegalHold:
-    case Action::kPutBucketTagging:
-    case Action::kPutBucketCors:
-    case Action::kPutBucketWebsite:
-    case Action::kDeleteBucketWebsite:
-    case Action::kPutBucketLogging:
-    case Action::kPutBucketNotification:
-    case Action::kPutBucketRequestPayment:
-    case Action::kPutAccelerateConfiguration:
-    case Action::kPutReplicationConfiguration:
-    case Action::kPutEncryptionConfiguration:
-    case Action::kPutAnalyticsConfiguration:
-    case Action::kPutMetricsConfiguration:
-    case Action::kPutInventoryConfiguration:
-    case Action::kPutIntelligentTieringConfiguration:
-      return Need::kAdmin;
-    case Action::kListBucket:
-    case Action::kGetBucketLocation:
-    case Action::kGetBucketVersioning:
-    case Action::kListBucketVersions:
-    case Action::kGetBucketAcl:
-    case Action::kGetObject:
-    case Action::kGetObjectAcl:
-    case Action::kGetObjectVersion:
-    case Action::kGetObjectVersionAcl:
-    case Action::kListMultipartUploadParts:
-    case Action::kListBucketMultipartUploads:
-    case Action::kGetBucketPolicy:
-    case Action::kGetBucketPolicyStatus:
-    case Action::kGetBucketOwnershipControls:
-    case Action::kGetBucketPublicAccessBlock:
-    case Action::kGetLifecycleConfiguration:
-    case Action::kGetBucketObjectLockConfiguration:
-    case Action::kGetObjectRetention:
-    case Action::kGetObjectLegalHold:
-    case Action::kGetObjectTagging:
-    case Action::kGetObjectVersionTagging:
-    case Action::kGetObjectAttributes:
-    case Action::kGetObjectVersionAttributes:
-    case Action::kGetBucketTagging:
-    case Action::kGetBucketCors:
-    case Action::kGetBucketWebsite:
-    case Action::kGetBucketLogging:
-    case Action::kGetBucketNotification:
-    case Action::kGetBucketRequestPayment:
-    case Action::kGetAccelerateConfiguration:
-    case Action::kGetReplicationConfiguration:
-    case Action::kGetEncryptionConfiguration:
-    case Action::kGetAnalyticsConfiguration:
-    case Action::kGetMetricsConfiguration:
-    case Action::kGetInventoryConfiguration:
-    case Action::kGetIntelligentTieringConfiguration:
-      return Need::kRead;
-    case Action::kPutObject:
-    case Action::kDeleteObject:
-    case Action::kDeleteObjectVersion:
-    case Action::kAbortMultipartUpload:
-    case Action::kPutObjectTagging:
-    case Action::kPutObjectVersionTagging:
-    case Action::kDeleteObjectTagging:
-    case Action::kDeleteObjectVersionTagging:
-      return Need::kWrite;
-    case Action::kAnyBucketAccess:
-    case Action::kUnimplemented:
-      return Need::kAnyMode;
-  }
-  return Need::kAdmin;
-}
-
-bool ModeAllows(Need need, storage::AccessMode mode) {
+bool ModeAllows(ModeNeed need, storage::AccessMode mode) {
   switch (need) {
-    case Need::kRead:
+    case ModeNeed::kRead:
       return storage::CanRead(mode);
-    case Need::kWrite:
+    case ModeNeed::kWrite:
       return storage::CanWrite(mode);
-    case Need::kAnyMode:
+    case ModeNeed::kAnyMode:
       return mode != storage::AccessMode::kNone;
-    case Need::kService:
-    case Need::kAdmin:
+    case ModeNeed::kService:
+    case ModeNeed::kAdmin:
       break;
   }
   return false;
@@ -133,101 +43,17 @@ Decision Of(bool allowed) { return {allowed ? Verdict::kAllow : Verdict::kDeny, 
 // A COSI key: its grants decide.
 Decision AuthorizeGrants(const storage::AccessKeyRecord& key, Action action,
                          const Resource& resource) {
-  const Need need = NeedOf(action);
-  if (need == Need::kService) {
+  const ModeNeed need = Info(action).mode;
+  if (need == ModeNeed::kService) {
     return Of(resource.bucket.empty() || key.grants.contains(std::string(resource.bucket)));
   }
-  if (need == Need::kAdmin) return Of(false);
+  if (need == ModeNeed::kAdmin) return Of(false);
   if (resource.bucket.empty()) return Of(true);  // a service-level request cubby does not implement
   auto grant = key.grants.find(std::string(resource.bucket));
   return Of(grant != key.grants.end() && ModeAllows(need, grant->second));
 }
 
 }  // namespace
-
-std::string_view ActionName(Action action) {
-  switch (action) {
-    case Action::kListAllMyBuckets: return "s3:ListAllMyBuckets";
-    case Action::kCreateBucket: return "s3:CreateBucket";
-    case Action::kDeleteBucket: return "s3:DeleteBucket";
-    case Action::kListBucket: return "s3:ListBucket";
-    case Action::kGetBucketLocation: return "s3:GetBucketLocation";
-    case Action::kGetBucketVersioning: return "s3:GetBucketVersioning";
-    case Action::kPutBucketVersioning: return "s3:PutBucketVersioning";
-    case Action::kListBucketVersions: return "s3:ListBucketVersions";
-    case Action::kGetBucketAcl: return "s3:GetBucketAcl";
-    case Action::kPutBucketAcl: return "s3:PutBucketAcl";
-    case Action::kGetObject: return "s3:GetObject";
-    case Action::kGetObjectAcl: return "s3:GetObjectAcl";
-    case Action::kGetObjectVersion: return "s3:GetObjectVersion";
-    case Action::kGetObjectVersionAcl: return "s3:GetObjectVersionAcl";
-    case Action::kPutObject: return "s3:PutObject";
-    case Action::kDeleteObject: return "s3:DeleteObject";
-    case Action::kDeleteObjectVersion: return "s3:DeleteObjectVersion";
-    case Action::kBypassGovernanceRetention: return "s3:BypassGovernanceRetention";
-    case Action::kAbortMultipartUpload: return "s3:AbortMultipartUpload";
-    case Action::kListMultipartUploadParts: return "s3:ListMultipartUploadParts";
-    case Action::kListBucketMultipartUploads: return "s3:ListBucketMultipartUploads";
-    case Action::kPutObjectAcl: return "s3:PutObjectAcl";
-    case Action::kPutObjectVersionAcl: return "s3:PutObjectVersionAcl";
-    case Action::kGetBucketPolicy: return "s3:GetBucketPolicy";
-    case Action::kPutBucketPolicy: return "s3:PutBucketPolicy";
-    case Action::kDeleteBucketPolicy: return "s3:DeleteBucketPolicy";
-    case Action::kGetBucketPolicyStatus: return "s3:GetBucketPolicyStatus";
-    case Action::kGetBucketOwnershipControls: return "s3:GetBucketOwnershipControls";
-    case Action::kPutBucketOwnershipControls: return "s3:PutBucketOwnershipControls";
-    case Action::kGetBucketPublicAccessBlock: return "s3:GetBucketPublicAccessBlock";
-    case Action::kPutBucketPublicAccessBlock: return "s3:PutBucketPublicAccessBlock";
-    case Action::kGetLifecycleConfiguration: return "s3:GetLifecycleConfiguration";
-    case Action::kPutLifecycleConfiguration: return "s3:PutLifecycleConfiguration";
-    case Action::kGetBucketObjectLockConfiguration: return "s3:GetBucketObjectLockConfiguration";
-    case Action::kPutBucketObjectLockConfiguration: return "s3:PutBucketObjectLockConfiguration";
-    case Action::kGetObjectRetention: return "s3:GetObjectRetention";
-    case Action::kPutObjectRetention: return "s3:PutObjectRetention";
-    case Action::kGetObjectLegalHold: return "s3:GetObjectLegalHold";
-    case Action::kPutObjectLegalHold: return "s3:PutObjectLegalHold";
-    case Action::kGetObjectTagging: return "s3:GetObjectTagging";
-    case Action::kGetObjectVersionTagging: return "s3:GetObjectVersionTagging";
-    case Action::kGetObjectAttributes: return "s3:GetObjectAttributes";
-    case Action::kGetObjectVersionAttributes: return "s3:GetObjectVersionAttributes";
-    case Action::kPutObjectTagging: return "s3:PutObjectTagging";
-    case Action::kPutObjectVersionTagging: return "s3:PutObjectVersionTagging";
-    case Action::kDeleteObjectTagging: return "s3:DeleteObjectTagging";
-    case Action::kDeleteObjectVersionTagging: return "s3:DeleteObjectVersionTagging";
-    case Action::kGetBucketTagging: return "s3:GetBucketTagging";
-    case Action::kPutBucketTagging: return "s3:PutBucketTagging";
-    case Action::kGetBucketCors: return "s3:GetBucketCORS";
-    case Action::kPutBucketCors: return "s3:PutBucketCORS";
-    case Action::kGetBucketWebsite: return "s3:GetBucketWebsite";
-    case Action::kPutBucketWebsite: return "s3:PutBucketWebsite";
-    case Action::kDeleteBucketWebsite: return "s3:DeleteBucketWebsite";
-    case Action::kGetBucketLogging: return "s3:GetBucketLogging";
-    case Action::kPutBucketLogging: return "s3:PutBucketLogging";
-    case Action::kGetBucketNotification: return "s3:GetBucketNotification";
-    case Action::kPutBucketNotification: return "s3:PutBucketNotification";
-    case Action::kGetBucketRequestPayment: return "s3:GetBucketRequestPayment";
-    case Action::kPutBucketRequestPayment: return "s3:PutBucketRequestPayment";
-    case Action::kGetAccelerateConfiguration: return "s3:GetAccelerateConfiguration";
-    case Action::kPutAccelerateConfiguration: return "s3:PutAccelerateConfiguration";
-    case Action::kGetReplicationConfiguration: return "s3:GetReplicationConfiguration";
-    case Action::kPutReplicationConfiguration: return "s3:PutReplicationConfiguration";
-    case Action::kGetEncryptionConfiguration: return "s3:GetEncryptionConfiguration";
-    case Action::kPutEncryptionConfiguration: return "s3:PutEncryptionConfiguration";
-    case Action::kGetAnalyticsConfiguration: return "s3:GetAnalyticsConfiguration";
-    case Action::kPutAnalyticsConfiguration: return "s3:PutAnalyticsConfiguration";
-    case Action::kGetMetricsConfiguration: return "s3:GetMetricsConfiguration";
-    case Action::kPutMetricsConfiguration: return "s3:PutMetricsConfiguration";
-    case Action::kGetInventoryConfiguration: return "s3:GetInventoryConfiguration";
-    case Action::kPutInventoryConfiguration: return "s3:PutInventoryConfiguration";
-    case Action::kGetIntelligentTieringConfiguration:
-      return "s3:GetIntelligentTieringConfiguration";
-    case Action::kPutIntelligentTieringConfiguration:
-      return "s3:PutIntelligentTieringConfiguration";
-    case Action::kAnyBucketAccess: return "cubby:AnyBucketAccess";
-    case Action::kUnimplemented: return "cubby:Unimplemented";
-  }
-  return "cubby:Unknown";
-}
 
 // What evaluation reads besides the request: bucket records and users, as the store last
 // answered them, with their policies parsed. An entry counts while the store's
@@ -398,34 +224,6 @@ bool TagsObject(Action a) {
   return a == Action::kPutObject || a == Action::kPutObjectTagging ||
          a == Action::kPutObjectVersionTagging;
 }
-// The actions on an object that exists, whose tags s3:ExistingObjectTag reads (not PutObject,
-// DeleteObject, the multipart calls: AWS does not fill it for them).
-bool ReadsExistingObject(Action a) {
-  switch (a) {
-    case Action::kGetObject:
-    case Action::kGetObjectVersion:
-    case Action::kGetObjectAcl:
-    case Action::kGetObjectVersionAcl:
-    case Action::kPutObjectAcl:
-    case Action::kPutObjectVersionAcl:
-    case Action::kGetObjectTagging:
-    case Action::kGetObjectVersionTagging:
-    case Action::kPutObjectTagging:
-    case Action::kPutObjectVersionTagging:
-    case Action::kDeleteObjectTagging:
-    case Action::kDeleteObjectVersionTagging:
-    case Action::kGetObjectRetention:
-    case Action::kPutObjectRetention:
-    case Action::kGetObjectLegalHold:
-    case Action::kPutObjectLegalHold:
-    case Action::kGetObjectAttributes:
-    case Action::kGetObjectVersionAttributes:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Where an s3: key whose value is a request header is filled (the Service Authorization
 // Reference's actions for it); elsewhere it is absent.
 enum class HeaderScope { kAny, kObjectWrite, kCopy, kAclChange, kCreateBucket };
@@ -633,7 +431,7 @@ class RequestKeys final : public ConditionKeys {
       return v ? Extra(*v) : Span();
     }
     if (key.starts_with("s3:existingobjecttag/")) {
-      if (!ReadsExistingObject(a) || ExistingObject() == nullptr) return {};
+      if (!Info(a).existing_object || ExistingObject() == nullptr) return {};
       std::optional<std::string_view> v = TagValue(ExistingObject()->tags, key.substr(21));
       return v ? Extra(*v) : Span();
     }
@@ -758,92 +556,6 @@ std::string_view ResourceArn(const Resource& resource) {
     arn.append(resource.key);
   }
   return arn;
-}
-
-// Bucket-configuration writes: never an anonymous caller's, whatever a policy says (denied
-// before the bucket is read, as before ACLs).
-bool AnonymousNeverAllowed(Action action) {
-  switch (action) {
-    case Action::kListAllMyBuckets:
-    case Action::kCreateBucket:
-    case Action::kDeleteBucket:
-    case Action::kPutBucketAcl:
-    case Action::kPutBucketVersioning:
-    case Action::kBypassGovernanceRetention:
-    case Action::kPutBucketPolicy:
-    case Action::kDeleteBucketPolicy:
-    case Action::kPutBucketOwnershipControls:
-    case Action::kPutBucketPublicAccessBlock:
-    case Action::kPutLifecycleConfiguration:
-    case Action::kPutBucketObjectLockConfiguration:
-    case Action::kPutBucketTagging:
-    case Action::kPutBucketCors:
-    case Action::kPutBucketWebsite:
-    case Action::kDeleteBucketWebsite:
-    case Action::kPutBucketLogging:
-    case Action::kPutBucketNotification:
-    case Action::kPutBucketRequestPayment:
-    case Action::kPutAccelerateConfiguration:
-    case Action::kPutReplicationConfiguration:
-    case Action::kPutEncryptionConfiguration:
-    case Action::kPutAnalyticsConfiguration:
-    case Action::kPutMetricsConfiguration:
-    case Action::kPutInventoryConfiguration:
-    case Action::kPutIntelligentTieringConfiguration:
-    case Action::kUnimplemented:
-      return true;
-    case Action::kListBucket:
-    case Action::kGetBucketLocation:
-    case Action::kGetBucketVersioning:
-    case Action::kListBucketVersions:
-    case Action::kGetBucketAcl:
-    case Action::kGetObject:
-    case Action::kGetObjectAcl:
-    case Action::kGetObjectVersion:
-    case Action::kGetObjectVersionAcl:
-    case Action::kPutObject:
-    case Action::kDeleteObject:
-    case Action::kDeleteObjectVersion:
-    case Action::kPutObjectVersionAcl:
-    case Action::kAbortMultipartUpload:
-    case Action::kListMultipartUploadParts:
-    case Action::kListBucketMultipartUploads:
-    case Action::kPutObjectAcl:
-    case Action::kGetBucketPolicy:
-    case Action::kGetBucketPolicyStatus:
-    case Action::kGetBucketOwnershipControls:
-    case Action::kGetBucketPublicAccessBlock:
-    case Action::kGetLifecycleConfiguration:
-    case Action::kGetBucketObjectLockConfiguration:
-    case Action::kGetObjectRetention:
-    case Action::kPutObjectRetention:
-    case Action::kGetObjectLegalHold:
-    case Action::kPutObjectLegalHold:
-    case Action::kGetObjectTagging:
-    case Action::kGetObjectVersionTagging:
-    case Action::kGetObjectAttributes:
-    case Action::kGetObjectVersionAttributes:
-    case Action::kPutObjectTagging:
-    case Action::kPutObjectVersionTagging:
-    case Action::kDeleteObjectTagging:
-    case Action::kDeleteObjectVersionTagging:
-    case Action::kGetBucketTagging:
-    case Action::kGetBucketCors:
-    case Action::kGetBucketWebsite:
-    case Action::kGetBucketLogging:
-    case Action::kGetBucketNotification:
-    case Action::kGetBucketRequestPayment:
-    case Action::kGetAccelerateConfiguration:
-    case Action::kGetReplicationConfiguration:
-    case Action::kGetEncryptionConfiguration:
-    case Action::kGetAnalyticsConfiguration:
-    case Action::kGetMetricsConfiguration:
-    case Action::kGetInventoryConfiguration:
-    case Action::kGetIntelligentTieringConfiguration:
-    case Action::kAnyBucketAccess:
-      return false;
-  }
-  return true;
 }
 
 // A COSI bucket whose anonymousBucketAccessMode lets uncredentialed users read: its objects are
@@ -1044,7 +756,7 @@ Decision Authorizer::AuthorizeUser(const storage::AccessKeyRecord& key, Action a
 
 Decision Authorizer::AuthorizeAnonymous(Action action, const Resource& resource,
                                         const RequestFacts& facts) const {
-  if (resource.bucket.empty() || AnonymousNeverAllowed(action)) {
+  if (resource.bucket.empty() || Info(action).anonymous_never) {
     // Requests cubby does not implement, on a missing bucket, still hear NoSuchBucket.
     if (action != Action::kUnimplemented || resource.bucket.empty()) return Of(false);
   }

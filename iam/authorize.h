@@ -13,101 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "iam/action.h"
 #include "storage/records.h"
 #include "storage/status.h"
 #include "storage/store.h"
 
 namespace cubby::iam {
-
-// IAM's vocabulary for S3 (bucket policies speak it), plus two gates of cubby's own for requests
-// that have no single IAM action.
-enum class Action {
-  kListAllMyBuckets,  // ListBuckets; with a bucket in the Resource: is it listed
-  kCreateBucket,
-  kDeleteBucket,
-  kListBucket,  // ListObjects(V2), HeadBucket
-  kGetBucketLocation,
-  kGetBucketVersioning,
-  kPutBucketVersioning,
-  kListBucketVersions,  // ListObjectVersions
-  kGetBucketAcl,
-  kPutBucketAcl,
-  kGetObject,  // GetObject, HeadObject, and the source of a copy
-  kGetObjectAcl,
-  kGetObjectVersion,     // GetObject, HeadObject and a copy's source, with a versionId
-  kGetObjectVersionAcl,  // GetObjectAcl with a versionId
-  kPutObject,     // PutObject, CopyObject, and the multipart calls that write an upload
-  kDeleteObject,  // DeleteObject, and each key of DeleteObjects
-  kDeleteObjectVersion,  // the same with a versionId
-  kBypassGovernanceRetention,  // x-amz-bypass-governance-retention: true on a delete or retention
-  kAbortMultipartUpload,
-  kListMultipartUploadParts,    // ListParts
-  kListBucketMultipartUploads,  // ListMultipartUploads
-  kPutObjectAcl,
-  kPutObjectVersionAcl,  // PutObjectAcl with a versionId
-  kGetBucketPolicy,
-  kPutBucketPolicy,
-  kDeleteBucketPolicy,
-  kGetBucketPolicyStatus,
-  kGetBucketOwnershipControls,
-  kPutBucketOwnershipControls,  // Put and DeleteBucketOwnershipControls
-  kGetBucketPublicAccessBlock,
-  kPutBucketPublicAccessBlock,  // Put and DeletePublicAccessBlock
-  kGetLifecycleConfiguration,   // GetBucketLifecycleConfiguration
-  kPutLifecycleConfiguration,   // Put and DeleteBucketLifecycle(Configuration), as AWS has it
-  kGetBucketObjectLockConfiguration,  // GetObjectLockConfiguration
-  kPutBucketObjectLockConfiguration,  // PutObjectLockConfiguration
-  kGetObjectRetention,
-  kPutObjectRetention,
-  kGetObjectLegalHold,
-  kPutObjectLegalHold,
-  kGetObjectTagging,
-  kGetObjectVersionTagging,     // GetObjectTagging with a versionId
-  // GetObjectAttributes asks for these besides kGetObject (kGetObjectVersion with a versionId).
-  kGetObjectAttributes,
-  kGetObjectVersionAttributes,  // GetObjectAttributes with a versionId
-  kPutObjectTagging,            // PutObjectTagging, and a write with x-amz-tagging
-  kPutObjectVersionTagging,     // PutObjectTagging with a versionId
-  kDeleteObjectTagging,
-  kDeleteObjectVersionTagging,  // DeleteObjectTagging with a versionId
-  kGetBucketTagging,
-  kPutBucketTagging,  // Put and DeleteBucketTagging, as AWS has it
-  kGetBucketCors,  // GetBucketCors (IAM spells it s3:GetBucketCORS)
-  kPutBucketCors,  // Put and DeleteBucketCors, as AWS has it (s3:PutBucketCORS)
-  // The bucket sub-resources cubby keeps no configuration for (s3api/bucket_subresources.cc):
-  // the Get (and List) calls need the Get action, Put and Delete the Put one (DeleteBucketWebsite
-  // has its own).
-  kGetBucketWebsite,
-  kPutBucketWebsite,
-  kDeleteBucketWebsite,
-  kGetBucketLogging,
-  kPutBucketLogging,
-  kGetBucketNotification,
-  kPutBucketNotification,
-  kGetBucketRequestPayment,
-  kPutBucketRequestPayment,
-  kGetAccelerateConfiguration,
-  kPutAccelerateConfiguration,
-  kGetReplicationConfiguration,
-  kPutReplicationConfiguration,
-  kGetEncryptionConfiguration,
-  kPutEncryptionConfiguration,
-  kGetAnalyticsConfiguration,
-  kPutAnalyticsConfiguration,
-  kGetMetricsConfiguration,
-  kPutMetricsConfiguration,
-  kGetInventoryConfiguration,
-  kPutInventoryConfiguration,
-  kGetIntelligentTieringConfiguration,
-  kPutIntelligentTieringConfiguration,
-  // Not IAM actions; policies never name them.
-  kAnyBucketAccess,  // the gate of DeleteObjects: some right on the bucket (its keys are then
-                     // asked one by one as kDeleteObject)
-  kUnimplemented,    // a request cubby answers NotImplemented: whoever may see the bucket hears so
-};
-
-// "s3:GetObject", ...; "cubby:AnyBucketAccess" and "cubby:Unimplemented" for the two gates.
-std::string_view ActionName(Action action);
 
 // Who asks: an access key (its record, as authentication found it) or nobody (anonymous). The
 // key names its user (key->user_id, a canonical id): the user is who asks. Kinds of keys:

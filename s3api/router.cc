@@ -4,6 +4,7 @@
 #include <iterator>
 #include <vector>
 
+#include "s3api/operations.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
 #include "text/uri.h"
@@ -11,121 +12,12 @@
 
 namespace cubby::s3api {
 
-std::string_view OperationName(Operation op) {
-  switch (op) {
-    case Operation::kListBuckets: return "ListBuckets";
-    case Operation::kCreateBucket: return "CreateBucket";
-    case Operation::kHeadBucket: return "HeadBucket";
-    case Operation::kDeleteBucket: return "DeleteBucket";
-    case Operation::kGetBucketLocation: return "GetBucketLocation";
-    case Operation::kGetBucketVersioning: return "GetBucketVersioning";
-    case Operation::kPutBucketVersioning: return "PutBucketVersioning";
-    case Operation::kListObjectVersions: return "ListObjectVersions";
-    case Operation::kGetBucketAcl: return "GetBucketAcl";
-    case Operation::kPutBucketAcl: return "PutBucketAcl";
-    case Operation::kGetObjectAcl: return "GetObjectAcl";
-    case Operation::kGetBucketPolicy: return "GetBucketPolicy";
-    case Operation::kPutBucketPolicy: return "PutBucketPolicy";
-    case Operation::kDeleteBucketPolicy: return "DeleteBucketPolicy";
-    case Operation::kGetBucketPolicyStatus: return "GetBucketPolicyStatus";
-    case Operation::kPutObjectAcl: return "PutObjectAcl";
-    case Operation::kGetBucketOwnershipControls: return "GetBucketOwnershipControls";
-    case Operation::kPutBucketOwnershipControls: return "PutBucketOwnershipControls";
-    case Operation::kDeleteBucketOwnershipControls: return "DeleteBucketOwnershipControls";
-    case Operation::kGetPublicAccessBlock: return "GetPublicAccessBlock";
-    case Operation::kPutPublicAccessBlock: return "PutPublicAccessBlock";
-    case Operation::kDeletePublicAccessBlock: return "DeletePublicAccessBlock";
-    case Operation::kGetBucketLifecycleConfiguration: return "GetBucketLifecycleConfiguration";
-    case Operation::kPutBucketLifecycleConfiguration: return "PutBucketLifecycleConfiguration";
-    case Operation::kDeleteBucketLifecycle: return "DeleteBucketLifecycle";
-    case Operation::kListObjects: return "ListObjects";
-    case Operation::kListObjectsV2: return "ListObjectsV2";
-    case Operation::kPutObject: return "PutObject";
-    case Operation::kGetObject: return "GetObject";
-    case Operation::kHeadObject: return "HeadObject";
-    case Operation::kDeleteObject: return "DeleteObject";
-    case Operation::kCreateMultipartUpload: return "CreateMultipartUpload";
-    case Operation::kUploadPart: return "UploadPart";
-    case Operation::kUploadPartCopy: return "UploadPartCopy";
-    case Operation::kCompleteMultipartUpload: return "CompleteMultipartUpload";
-    case Operation::kAbortMultipartUpload: return "AbortMultipartUpload";
-    case Operation::kListParts: return "ListParts";
-    case Operation::kListMultipartUploads: return "ListMultipartUploads";
-    case Operation::kCopyObject: return "CopyObject";
-    case Operation::kDeleteObjects: return "DeleteObjects";
-    case Operation::kGetObjectLockConfiguration: return "GetObjectLockConfiguration";
-    case Operation::kPutObjectLockConfiguration: return "PutObjectLockConfiguration";
-    case Operation::kGetObjectRetention: return "GetObjectRetention";
-    case Operation::kPutObjectRetention: return "PutObjectRetention";
-    case Operation::kGetObjectLegalHold: return "GetObjectLegalHold";
-    case Operation::kPutObjectLegalHold: return "PutObjectLegalHold";
-    case Operation::kGetObjectTagging: return "GetObjectTagging";
-    case Operation::kGetObjectAttributes: return "GetObjectAttributes";
-    case Operation::kPutObjectTagging: return "PutObjectTagging";
-    case Operation::kDeleteObjectTagging: return "DeleteObjectTagging";
-    case Operation::kGetBucketTagging: return "GetBucketTagging";
-    case Operation::kPutBucketTagging: return "PutBucketTagging";
-    case Operation::kDeleteBucketTagging: return "DeleteBucketTagging";
-    case Operation::kGetBucketCors: return "GetBucketCors";
-    case Operation::kPutBucketCors: return "PutBucketCors";
-    case Operation::kDeleteBucketCors: return "DeleteBucketCors";
-    case Operation::kPostObject: return "PostObject";
-    case Operation::kGetBucketWebsite: return "GetBucketWebsite";
-    case Operation::kPutBucketWebsite: return "PutBucketWebsite";
-    case Operation::kDeleteBucketWebsite: return "DeleteBucketWebsite";
-    case Operation::kGetBucketLogging: return "GetBucketLogging";
-    case Operation::kPutBucketLogging: return "PutBucketLogging";
-    case Operation::kGetBucketNotificationConfiguration:
-      return "GetBucketNotificationConfiguration";
-    case Operation::kPutBucketNotificationConfiguration:
-      return "PutBucketNotificationConfiguration";
-    case Operation::kGetBucketRequestPayment: return "GetBucketRequestPayment";
-    case Operation::kPutBucketRequestPayment: return "PutBucketRequestPayment";
-    case Operation::kGetBucketAccelerateConfiguration: return "GetBucketAccelerateConfiguration";
-    case Operation::kPutBucketAccelerateConfiguration: return "PutBucketAccelerateConfiguration";
-    case Operation::kGetBucketReplication: return "GetBucketReplication";
-    case Operation::kPutBucketReplication: return "PutBucketReplication";
-    case Operation::kDeleteBucketReplication: return "DeleteBucketReplication";
-    case Operation::kGetBucketEncryption: return "GetBucketEncryption";
-    case Operation::kPutBucketEncryption: return "PutBucketEncryption";
-    case Operation::kDeleteBucketEncryption: return "DeleteBucketEncryption";
-    case Operation::kListBucketAnalyticsConfigurations: return "ListBucketAnalyticsConfigurations";
-    case Operation::kGetBucketAnalyticsConfiguration: return "GetBucketAnalyticsConfiguration";
-    case Operation::kPutBucketAnalyticsConfiguration: return "PutBucketAnalyticsConfiguration";
-    case Operation::kDeleteBucketAnalyticsConfiguration:
-      return "DeleteBucketAnalyticsConfiguration";
-    case Operation::kListBucketMetricsConfigurations: return "ListBucketMetricsConfigurations";
-    case Operation::kGetBucketMetricsConfiguration: return "GetBucketMetricsConfiguration";
-    case Operation::kPutBucketMetricsConfiguration: return "PutBucketMetricsConfiguration";
-    case Operation::kDeleteBucketMetricsConfiguration: return "DeleteBucketMetricsConfiguration";
-    case Operation::kListBucketInventoryConfigurations: return "ListBucketInventoryConfigurations";
-    case Operation::kGetBucketInventoryConfiguration: return "GetBucketInventoryConfiguration";
-    case Operation::kPutBucketInventoryConfiguration: return "PutBucketInventoryConfiguration";
-    case Operation::kDeleteBucketInventoryConfiguration:
-      return "DeleteBucketInventoryConfiguration";
-    case Operation::kListBucketIntelligentTieringConfigurations:
-      return "ListBucketIntelligentTieringConfigurations";
-    case Operation::kGetBucketIntelligentTieringConfiguration:
-      return "GetBucketIntelligentTieringConfiguration";
-    case Operation::kPutBucketIntelligentTieringConfiguration:
-      return "PutBucketIntelligentTieringConfiguration";
-    case Operation::kDeleteBucketIntelligentTieringConfiguration:
-      return "DeleteBucketIntelligentTieringConfiguration";
-    case Operation::kOptionsObject: return "OptionsObject";
-    case Operation::kNotImplemented: return "NotImplemented";
-  }
-  return "Unknown";
-}
-
 bool ResponseOverrides::any() const {
   return content_type || content_language || expires || cache_control || content_disposition ||
          content_encoding;
 }
 
 namespace {
-
-// The decoded query, in request order.
-using Query = std::vector<text::NameValue>;
 
 bool Has(const Query& query, std::string_view name) {
   return text::FindValue(query, name) != nullptr;
@@ -416,6 +308,27 @@ void ParseListCommon(const Query& query, std::string_view max_name, Route* r) {
   ParseEncodingType(query, r);
 }
 
+void ParseOverrides(const Query& query, ResponseOverrides* o) {
+  auto take = [&](std::string_view name, std::optional<std::string>* field) {
+    if (const std::string* v = text::FindValue(query, name)) *field = *v;
+  };
+  take("response-content-type", &o->content_type);
+  take("response-content-language", &o->content_language);
+  take("response-expires", &o->expires);
+  take("response-cache-control", &o->cache_control);
+  take("response-content-disposition", &o->content_disposition);
+  take("response-content-encoding", &o->content_encoding);
+}
+
+}  // namespace
+
+// ---- The parsers of the operation table (operations.h).
+
+void ParseListObjects(const Query& query, Route* r) {
+  ParseListCommon(query, "max-keys", r);
+  r->list.marker = ValueOr(query, "marker");
+}
+
 void ParseListObjectsV2(const Query& query, Route* r) {
   ParseListCommon(query, "max-keys", r);
   if (const std::string* v = text::FindValue(query, "start-after")) {
@@ -443,6 +356,7 @@ void ParseListMultipartUploads(const Query& query, Route* r) {
 }
 
 void ParseListParts(const Query& query, Route* r) {
+  r->upload_id = ValueOr(query, "uploadId");
   ParseMaxEntries(query, "max-parts", r);
   if (const std::string* v = text::FindValue(query, "part-number-marker")) {
     uint64_t marker = 0;
@@ -481,142 +395,18 @@ void ParseListObjectVersions(const Query& query, Route* r) {
   }
 }
 
-void ParseOverrides(const Query& query, ResponseOverrides* o) {
-  auto take = [&](std::string_view name, std::optional<std::string>* field) {
-    if (const std::string* v = text::FindValue(query, name)) *field = *v;
-  };
-  take("response-content-type", &o->content_type);
-  take("response-content-language", &o->content_language);
-  take("response-expires", &o->expires);
-  take("response-cache-control", &o->cache_control);
-  take("response-content-disposition", &o->content_disposition);
-  take("response-content-encoding", &o->content_encoding);
+void ParseUploadPart(const Query& query, Route* r) {
+  ParsePartNumber(query, r);
+  r->upload_id = ValueOr(query, "uploadId");
 }
 
-// The parameters of `r->op`, in the order the handlers checked them before routes were typed
-// (so the first malformed one is the one reported).
-void ParseParams(const Query& query, Route* r) {
-  switch (r->op) {
-    case Operation::kListObjects:
-      ParseListCommon(query, "max-keys", r);
-      r->list.marker = ValueOr(query, "marker");
-      break;
-    case Operation::kListObjectsV2:
-      ParseListObjectsV2(query, r);
-      break;
-    case Operation::kListMultipartUploads:
-      ParseListMultipartUploads(query, r);
-      break;
-    case Operation::kListParts:
-      r->upload_id = ValueOr(query, "uploadId");
-      ParseListParts(query, r);
-      break;
-    case Operation::kUploadPart:
-    case Operation::kUploadPartCopy:
-      ParsePartNumber(query, r);
-      r->upload_id = ValueOr(query, "uploadId");
-      break;
-    case Operation::kCompleteMultipartUpload:
-    case Operation::kAbortMultipartUpload:
-      r->upload_id = ValueOr(query, "uploadId");
-      break;
-    case Operation::kGetObject:
-    case Operation::kHeadObject:
-      ParseVersionId(query, r);
-      ParsePartNumber(query, r);
-      ParseOverrides(query, &r->overrides);
-      break;
-    case Operation::kDeleteObject:
-    case Operation::kGetObjectAcl:
-    case Operation::kPutObjectAcl:
-    case Operation::kGetObjectRetention:
-    case Operation::kPutObjectRetention:
-    case Operation::kGetObjectLegalHold:
-    case Operation::kPutObjectLegalHold:
-    case Operation::kGetObjectTagging:
-    case Operation::kPutObjectTagging:
-    case Operation::kDeleteObjectTagging:
-    case Operation::kGetObjectAttributes:
-      ParseVersionId(query, r);
-      break;
-    case Operation::kListObjectVersions:
-      ParseListObjectVersions(query, r);
-      break;
-    case Operation::kListBuckets:
-    case Operation::kCreateBucket:
-    case Operation::kHeadBucket:
-    case Operation::kDeleteBucket:
-    case Operation::kGetBucketLocation:
-    case Operation::kGetBucketVersioning:
-    case Operation::kPutBucketVersioning:
-    case Operation::kGetBucketAcl:
-    case Operation::kPutBucketAcl:
-    case Operation::kGetBucketPolicy:
-    case Operation::kPutBucketPolicy:
-    case Operation::kDeleteBucketPolicy:
-    case Operation::kGetBucketPolicyStatus:
-    case Operation::kGetBucketOwnershipControls:
-    case Operation::kPutBucketOwnershipControls:
-    case Operation::kDeleteBucketOwnershipControls:
-    case Operation::kGetPublicAccessBlock:
-    case Operation::kPutPublicAccessBlock:
-    case Operation::kDeletePublicAccessBlock:
-    case Operation::kGetBucketLifecycleConfiguration:
-    case Operation::kPutBucketLifecycleConfiguration:
-    case Operation::kDeleteBucketLifecycle:
-    case Operation::kPutObject:
-    case Operation::kCreateMultipartUpload:
-    case Operation::kCopyObject:
-    case Operation::kDeleteObjects:
-    case Operation::kGetObjectLockConfiguration:
-    case Operation::kPutObjectLockConfiguration:
-    case Operation::kGetBucketTagging:
-    case Operation::kPutBucketTagging:
-    case Operation::kDeleteBucketTagging:
-    case Operation::kGetBucketCors:
-    case Operation::kPutBucketCors:
-    case Operation::kDeleteBucketCors:
-    case Operation::kPostObject:
-    case Operation::kGetBucketWebsite:
-    case Operation::kPutBucketWebsite:
-    case Operation::kDeleteBucketWebsite:
-    case Operation::kGetBucketLogging:
-    case Operation::kPutBucketLogging:
-    case Operation::kGetBucketNotificationConfiguration:
-    case Operation::kPutBucketNotificationConfiguration:
-    case Operation::kGetBucketRequestPayment:
-    case Operation::kPutBucketRequestPayment:
-    case Operation::kGetBucketAccelerateConfiguration:
-    case Operation::kPutBucketAccelerateConfiguration:
-    case Operation::kGetBucketReplication:
-    case Operation::kPutBucketReplication:
-    case Operation::kDeleteBucketReplication:
-    case Operation::kGetBucketEncryption:
-    case Operation::kPutBucketEncryption:
-    case Operation::kDeleteBucketEncryption:
-    case Operation::kListBucketAnalyticsConfigurations:
-    case Operation::kGetBucketAnalyticsConfiguration:
-    case Operation::kPutBucketAnalyticsConfiguration:
-    case Operation::kDeleteBucketAnalyticsConfiguration:
-    case Operation::kListBucketMetricsConfigurations:
-    case Operation::kGetBucketMetricsConfiguration:
-    case Operation::kPutBucketMetricsConfiguration:
-    case Operation::kDeleteBucketMetricsConfiguration:
-    case Operation::kListBucketInventoryConfigurations:
-    case Operation::kGetBucketInventoryConfiguration:
-    case Operation::kPutBucketInventoryConfiguration:
-    case Operation::kDeleteBucketInventoryConfiguration:
-    case Operation::kListBucketIntelligentTieringConfigurations:
-    case Operation::kGetBucketIntelligentTieringConfiguration:
-    case Operation::kPutBucketIntelligentTieringConfiguration:
-    case Operation::kDeleteBucketIntelligentTieringConfiguration:
-    case Operation::kOptionsObject:
-    case Operation::kNotImplemented:
-      break;  // no parameters of their own
-  }
-}
+void ParseUploadId(const Query& query, Route* r) { r->upload_id = ValueOr(query, "uploadId"); }
 
-}  // namespace
+void ParseGetObject(const Query& query, Route* r) {
+  ParseVersionId(query, r);
+  ParsePartNumber(query, r);
+  ParseOverrides(query, &r->overrides);
+}
 
 Route RouteRequest(std::string_view method, std::string_view target, std::string_view host,
                    std::string_view domain, bool copy_source) {
@@ -661,7 +451,7 @@ Route RouteRequest(std::string_view method, std::string_view target, std::string
     r.error = ErrorCode::kInvalidURI;
     return r;
   }
-  ParseParams(query, &r);
+  if (const auto parse = Info(r.op).parse_params) parse(query, &r);
   return r;
 }
 

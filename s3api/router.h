@@ -108,8 +108,11 @@ enum class Operation {
   kGetBucketIntelligentTieringConfiguration,
   kPutBucketIntelligentTieringConfiguration,
   kDeleteBucketIntelligentTieringConfiguration,
-  kOptionsObject,  // a CORS preflight (OPTIONS on a bucket or object): never authenticated
+  kOptionsObject,   // a CORS preflight (OPTIONS on a bucket or object): never authenticated
   kNotImplemented,  // a sub-resource or action cubby does not implement (?torrent, ...)
+  // Not an operation: how many there are. Keep it last; operations.cc's table must have a row
+  // for every operation above, in this order (a static_assert checks it).
+  kCount,
 };
 
 // The AWS action name ("ListObjectsV2"); "NotImplemented" for kNotImplemented.

@@ -1,5 +1,6 @@
-// S3Service::Handle: route → authenticate → authorize (iam) → one exhaustive dispatch; the IAM
-// query API's requests go to iam_front.cc first, the KMS JSON API's to kms_front.cc.
+// S3Service::Handle: route → authenticate → authorize (iam) → dispatch, each step reading the
+// operation's row of operations.cc; the IAM query API's requests go to iam_front.cc first, the
+// KMS JSON API's to kms_front.cc.
 #include "s3api/service.h"
 
 #include <exception>
@@ -10,6 +11,7 @@
 #include "s3api/handlers.h"
 #include "s3api/iam_front.h"
 #include "s3api/kms_front.h"
+#include "s3api/operations.h"
 #include "s3api/router.h"
 #include "s3api/xml.h"
 #include "storage/users.h"
@@ -40,131 +42,9 @@ class BodyRef : public BodyReader {
   BodyReader& inner_;
 };
 
-// Each operation's IAM action, as AWS's service authorization reference pairs them
-// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazons3.html); the
-// multipart calls that write an upload need s3:PutObject
-// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/mpuoverview.html#mpuAndPermissions).
-iam::Action ActionOf(Operation op) {
-  switch (op) {
-    case Operation::kPutBucketVersioning: return iam::Action::kPutBucketVersioning;
-    case Operation::kListObjectVersions: return iam::Action::kListBucketVersions;
-    case Operation::kListBuckets: return iam::Action::kListAllMyBuckets;
-    case Operation::kCreateBucket: return iam::Action::kCreateBucket;
-    case Operation::kHeadBucket: return iam::Action::kListBucket;
-    case Operation::kDeleteBucket: return iam::Action::kDeleteBucket;
-    case Operation::kGetBucketLocation: return iam::Action::kGetBucketLocation;
-    case Operation::kGetBucketVersioning: return iam::Action::kGetBucketVersioning;
-    case Operation::kGetBucketAcl: return iam::Action::kGetBucketAcl;
-    case Operation::kPutBucketAcl: return iam::Action::kPutBucketAcl;
-    case Operation::kGetObjectAcl: return iam::Action::kGetObjectAcl;
-    case Operation::kGetBucketPolicy: return iam::Action::kGetBucketPolicy;
-    case Operation::kPutBucketPolicy: return iam::Action::kPutBucketPolicy;
-    case Operation::kDeleteBucketPolicy: return iam::Action::kDeleteBucketPolicy;
-    case Operation::kGetBucketPolicyStatus: return iam::Action::kGetBucketPolicyStatus;
-    case Operation::kPutObjectAcl: return iam::Action::kPutObjectAcl;
-    case Operation::kGetBucketOwnershipControls: return iam::Action::kGetBucketOwnershipControls;
-    case Operation::kPutBucketOwnershipControls: return iam::Action::kPutBucketOwnershipControls;
-    case Operation::kDeleteBucketOwnershipControls: return iam::Action::kPutBucketOwnershipControls;
-    case Operation::kGetPublicAccessBlock: return iam::Action::kGetBucketPublicAccessBlock;
-    case Operation::kPutPublicAccessBlock: return iam::Action::kPutBucketPublicAccessBlock;
-    case Operation::kDeletePublicAccessBlock: return iam::Action::kPutBucketPublicAccessBlock;
-    case Operation::kGetBucketLifecycleConfiguration:
-      return iam::Action::kGetLifecycleConfiguration;
-    case Operation::kPutBucketLifecycleConfiguration:
-      return iam::Action::kPutLifecycleConfiguration;
-    case Operation::kDeleteBucketLifecycle: return iam::Action::kPutLifecycleConfiguration;
-    case Operation::kListObjects: return iam::Action::kListBucket;
-    case Operation::kListObjectsV2: return iam::Action::kListBucket;
-    case Operation::kPutObject: return iam::Action::kPutObject;
-    case Operation::kGetObject: return iam::Action::kGetObject;
-    case Operation::kHeadObject: return iam::Action::kGetObject;
-    case Operation::kDeleteObject: return iam::Action::kDeleteObject;
-    case Operation::kCreateMultipartUpload: return iam::Action::kPutObject;
-    case Operation::kUploadPart: return iam::Action::kPutObject;
-    case Operation::kUploadPartCopy: return iam::Action::kPutObject;
-    case Operation::kCompleteMultipartUpload: return iam::Action::kPutObject;
-    case Operation::kAbortMultipartUpload: return iam::Action::kAbortMultipartUpload;
-    case Operation::kListParts: return iam::Action::kListMultipartUploadParts;
-    case Operation::kListMultipartUploads: return iam::Action::kListBucketMultipartUploads;
-    case Operation::kCopyObject: return iam::Action::kPutObject;
-    case Operation::kDeleteObjects: return iam::Action::kAnyBucketAccess;  // then per key
-    case Operation::kGetObjectLockConfiguration:
-      return iam::Action::kGetBucketObjectLockConfiguration;
-    case Operation::kPutObjectLockConfiguration:
-      return iam::Action::kPutBucketObjectLockConfiguration;
-    case Operation::kGetObjectRetention: return iam::Action::kGetObjectRetention;
-    case Operation::kPutObjectRetention: return iam::Action::kPutObjectRetention;
-    case Operation::kGetObjectLegalHold: return iam::Action::kGetObjectLegalHold;
-    case Operation::kPutObjectLegalHold: return iam::Action::kPutObjectLegalHold;
-    case Operation::kGetObjectTagging: return iam::Action::kGetObjectTagging;
-    // Then s3:GetObjectAttributes too, asked by the handler.
-    case Operation::kGetObjectAttributes: return iam::Action::kGetObject;
-    case Operation::kPutObjectTagging: return iam::Action::kPutObjectTagging;
-    case Operation::kDeleteObjectTagging: return iam::Action::kDeleteObjectTagging;
-    case Operation::kGetBucketTagging: return iam::Action::kGetBucketTagging;
-    case Operation::kPutBucketTagging: return iam::Action::kPutBucketTagging;
-    case Operation::kDeleteBucketTagging: return iam::Action::kPutBucketTagging;
-    case Operation::kGetBucketCors: return iam::Action::kGetBucketCors;
-    case Operation::kPutBucketCors: return iam::Action::kPutBucketCors;
-    case Operation::kDeleteBucketCors: return iam::Action::kPutBucketCors;
-    case Operation::kPostObject: return iam::Action::kPutObject;
-    case Operation::kGetBucketWebsite: return iam::Action::kGetBucketWebsite;
-    case Operation::kPutBucketWebsite: return iam::Action::kPutBucketWebsite;
-    case Operation::kDeleteBucketWebsite: return iam::Action::kDeleteBucketWebsite;
-    case Operation::kGetBucketLogging: return iam::Action::kGetBucketLogging;
-    case Operation::kPutBucketLogging: return iam::Action::kPutBucketLogging;
-    case Operation::kGetBucketNotificationConfiguration: return iam::Action::kGetBucketNotification;
-    case Operation::kPutBucketNotificationConfiguration: return iam::Action::kPutBucketNotification;
-    case Operation::kGetBucketRequestPayment: return iam::Action::kGetBucketRequestPayment;
-    case Operation::kPutBucketRequestPayment: return iam::Action::kPutBucketRequestPayment;
-    case Operation::kGetBucketAccelerateConfiguration:
-      return iam::Action::kGetAccelerateConfiguration;
-    case Operation::kPutBucketAccelerateConfiguration:
-      return iam::Action::kPutAccelerateConfiguration;
-    case Operation::kGetBucketReplication: return iam::Action::kGetReplicationConfiguration;
-    case Operation::kPutBucketReplication: return iam::Action::kPutReplicationConfiguration;
-    case Operation::kDeleteBucketReplication: return iam::Action::kPutReplicationConfiguration;
-    case Operation::kGetBucketEncryption: return iam::Action::kGetEncryptionConfiguration;
-    case Operation::kPutBucketEncryption: return iam::Action::kPutEncryptionConfiguration;
-    case Operation::kDeleteBucketEncryption: return iam::Action::kPutEncryptionConfiguration;
-    case Operation::kListBucketAnalyticsConfigurations:
-      return iam::Action::kGetAnalyticsConfiguration;
-    case Operation::kGetBucketAnalyticsConfiguration:
-      return iam::Action::kGetAnalyticsConfiguration;
-    case Operation::kPutBucketAnalyticsConfiguration:
-      return iam::Action::kPutAnalyticsConfiguration;
-    case Operation::kDeleteBucketAnalyticsConfiguration:
-      return iam::Action::kPutAnalyticsConfiguration;
-    case Operation::kListBucketMetricsConfigurations: return iam::Action::kGetMetricsConfiguration;
-    case Operation::kGetBucketMetricsConfiguration: return iam::Action::kGetMetricsConfiguration;
-    case Operation::kPutBucketMetricsConfiguration: return iam::Action::kPutMetricsConfiguration;
-    case Operation::kDeleteBucketMetricsConfiguration: return iam::Action::kPutMetricsConfiguration;
-    case Operation::kListBucketInventoryConfigurations:
-      return iam::Action::kGetInventoryConfiguration;
-    case Operation::kGetBucketInventoryConfiguration:
-      return iam::Action::kGetInventoryConfiguration;
-    case Operation::kPutBucketInventoryConfiguration:
-      return iam::Action::kPutInventoryConfiguration;
-    case Operation::kDeleteBucketInventoryConfiguration:
-      return iam::Action::kPutInventoryConfiguration;
-    case Operation::kListBucketIntelligentTieringConfigurations:
-      return iam::Action::kGetIntelligentTieringConfiguration;
-    case Operation::kGetBucketIntelligentTieringConfiguration:
-      return iam::Action::kGetIntelligentTieringConfiguration;
-    case Operation::kPutBucketIntelligentTieringConfiguration:
-      return iam::Action::kPutIntelligentTieringConfiguration;
-    case Operation::kDeleteBucketIntelligentTieringConfiguration:
-      return iam::Action::kPutIntelligentTieringConfiguration;
-    // Never asked: a preflight is answered before authentication (Pipeline).
-    case Operation::kOptionsObject: return iam::Action::kUnimplemented;
-    case Operation::kNotImplemented: return iam::Action::kUnimplemented;
-  }
-  return iam::Action::kUnimplemented;
-}
-
 // The action of a routed request: a versionId asks for the *Version action of the operation.
 iam::Action ActionOf(const Route& route) {
-  const iam::Action action = ActionOf(route.op);
+  const iam::Action action = Info(route.op).action;
   if (!route.version_id) return action;
   if (action == iam::Action::kGetObject) return iam::Action::kGetObjectVersion;
   if (action == iam::Action::kDeleteObject) return iam::Action::kDeleteObjectVersion;
@@ -279,108 +159,6 @@ bool ParamErrorAnsweredBeforeHandler(const Route& route) {
          route.op != Operation::kHeadObject;
 }
 
-// Whether `op` stores something new and so is refused while the store is full. Deletes and
-// aborts are not: they are how space is freed, and the reserve is kept for them.
-bool NeedsSpace(Operation op) {
-  switch (op) {
-    case Operation::kCreateBucket:
-    case Operation::kPutBucketVersioning:
-    case Operation::kPutBucketAcl:
-    case Operation::kPutObjectAcl:
-    case Operation::kPutBucketPolicy:
-    case Operation::kPutBucketOwnershipControls:
-    case Operation::kPutPublicAccessBlock:
-    case Operation::kPutBucketLifecycleConfiguration:
-    case Operation::kPutObject:
-    case Operation::kCreateMultipartUpload:
-    case Operation::kUploadPart:
-    case Operation::kUploadPartCopy:
-    case Operation::kCompleteMultipartUpload:
-    case Operation::kCopyObject:
-    case Operation::kPutObjectLockConfiguration:
-    case Operation::kPutObjectRetention:
-    case Operation::kPutObjectLegalHold:
-    case Operation::kPutObjectTagging:
-    case Operation::kPutBucketTagging:
-    case Operation::kPutBucketCors:
-    case Operation::kPostObject:
-    case Operation::kPutBucketEncryption:
-      return true;
-    case Operation::kListBuckets:
-    case Operation::kHeadBucket:
-    case Operation::kDeleteBucket:
-    case Operation::kGetBucketLocation:
-    case Operation::kGetBucketVersioning:
-    case Operation::kListObjectVersions:
-    case Operation::kGetBucketAcl:
-    case Operation::kGetObjectAcl:
-    case Operation::kGetBucketPolicy:
-    case Operation::kDeleteBucketPolicy:
-    case Operation::kGetBucketPolicyStatus:
-    case Operation::kGetBucketOwnershipControls:
-    case Operation::kDeleteBucketOwnershipControls:
-    case Operation::kGetPublicAccessBlock:
-    case Operation::kDeletePublicAccessBlock:
-    case Operation::kGetBucketLifecycleConfiguration:
-    case Operation::kDeleteBucketLifecycle:
-    case Operation::kListObjects:
-    case Operation::kListObjectsV2:
-    case Operation::kGetObject:
-    case Operation::kHeadObject:
-    case Operation::kDeleteObject:
-    case Operation::kAbortMultipartUpload:
-    case Operation::kListParts:
-    case Operation::kListMultipartUploads:
-    case Operation::kDeleteObjects:
-    case Operation::kGetObjectLockConfiguration:
-    case Operation::kGetObjectRetention:
-    case Operation::kGetObjectLegalHold:
-    case Operation::kGetObjectTagging:
-    case Operation::kGetObjectAttributes:
-    case Operation::kDeleteObjectTagging:
-    case Operation::kGetBucketTagging:
-    case Operation::kDeleteBucketTagging:
-    case Operation::kGetBucketCors:
-    case Operation::kDeleteBucketCors:
-    case Operation::kGetBucketWebsite:
-    case Operation::kPutBucketWebsite:
-    case Operation::kDeleteBucketWebsite:
-    case Operation::kGetBucketLogging:
-    case Operation::kPutBucketLogging:
-    case Operation::kGetBucketNotificationConfiguration:
-    case Operation::kPutBucketNotificationConfiguration:
-    case Operation::kGetBucketRequestPayment:
-    case Operation::kPutBucketRequestPayment:
-    case Operation::kGetBucketAccelerateConfiguration:
-    case Operation::kPutBucketAccelerateConfiguration:
-    case Operation::kGetBucketReplication:
-    case Operation::kPutBucketReplication:
-    case Operation::kDeleteBucketReplication:
-    case Operation::kGetBucketEncryption:
-    case Operation::kDeleteBucketEncryption:
-    case Operation::kListBucketAnalyticsConfigurations:
-    case Operation::kGetBucketAnalyticsConfiguration:
-    case Operation::kPutBucketAnalyticsConfiguration:
-    case Operation::kDeleteBucketAnalyticsConfiguration:
-    case Operation::kListBucketMetricsConfigurations:
-    case Operation::kGetBucketMetricsConfiguration:
-    case Operation::kPutBucketMetricsConfiguration:
-    case Operation::kDeleteBucketMetricsConfiguration:
-    case Operation::kListBucketInventoryConfigurations:
-    case Operation::kGetBucketInventoryConfiguration:
-    case Operation::kPutBucketInventoryConfiguration:
-    case Operation::kDeleteBucketInventoryConfiguration:
-    case Operation::kListBucketIntelligentTieringConfigurations:
-    case Operation::kGetBucketIntelligentTieringConfiguration:
-    case Operation::kPutBucketIntelligentTieringConfiguration:
-    case Operation::kDeleteBucketIntelligentTieringConfiguration:
-    case Operation::kOptionsObject:
-    case Operation::kNotImplemented:
-      return false;
-  }
-  return false;
-}
-
 }  // namespace
 
 // The bytes a write will store, as far as its head tells: the decoded length of an aws-chunked
@@ -401,7 +179,7 @@ namespace {
 // A write that cannot fit is refused before its body is read, so the client learns at once
 // and nothing is half-written.
 storage::Status CheckSpace(const Context& ctx) {
-  if (!NeedsSpace(ctx.route.op)) return storage::Status::Ok();
+  if (!Info(ctx.route.op).needs_space) return storage::Status::Ok();
   return ctx.store->CheckSpaceFor(KnownBodySize(ctx));
 }
 
@@ -512,105 +290,7 @@ ErrorCode CheckExpectedBucketOwner(const Context& ctx, std::string_view header,
 
 namespace {
 
-HttpResponse Dispatch(const Context& ctx) {
-  switch (ctx.route.op) {
-    case Operation::kListBuckets: return ListBuckets(ctx);
-    case Operation::kCreateBucket: return CreateBucket(ctx);
-    case Operation::kHeadBucket: return HeadBucket(ctx);
-    case Operation::kDeleteBucket: return DeleteBucket(ctx);
-    case Operation::kGetBucketLocation: return GetBucketLocation(ctx);
-    case Operation::kGetBucketVersioning: return GetBucketVersioning(ctx);
-    case Operation::kPutBucketVersioning: return PutBucketVersioning(ctx);
-    case Operation::kListObjectVersions: return ListObjectVersions(ctx);
-    case Operation::kGetBucketAcl: return GetBucketAcl(ctx);
-    case Operation::kPutBucketAcl: return PutBucketAcl(ctx);
-    case Operation::kGetObjectAcl: return GetObjectAcl(ctx);
-    case Operation::kGetBucketPolicy: return GetBucketPolicy(ctx);
-    case Operation::kPutBucketPolicy: return PutBucketPolicy(ctx);
-    case Operation::kDeleteBucketPolicy: return DeleteBucketPolicy(ctx);
-    case Operation::kGetBucketPolicyStatus: return GetBucketPolicyStatus(ctx);
-    case Operation::kPutObjectAcl: return PutObjectAcl(ctx);
-    case Operation::kGetBucketOwnershipControls: return GetBucketOwnershipControls(ctx);
-    case Operation::kPutBucketOwnershipControls: return PutBucketOwnershipControls(ctx);
-    case Operation::kDeleteBucketOwnershipControls: return DeleteBucketOwnershipControls(ctx);
-    case Operation::kGetPublicAccessBlock: return GetPublicAccessBlock(ctx);
-    case Operation::kPutPublicAccessBlock: return PutPublicAccessBlock(ctx);
-    case Operation::kDeletePublicAccessBlock: return DeletePublicAccessBlock(ctx);
-    case Operation::kGetBucketLifecycleConfiguration: return GetBucketLifecycleConfiguration(ctx);
-    case Operation::kPutBucketLifecycleConfiguration: return PutBucketLifecycleConfiguration(ctx);
-    case Operation::kDeleteBucketLifecycle: return DeleteBucketLifecycle(ctx);
-    case Operation::kListObjects: return ListObjects(ctx);
-    case Operation::kListObjectsV2: return ListObjectsV2(ctx);
-    case Operation::kPutObject: return PutObject(ctx);
-    case Operation::kGetObject: return GetObject(ctx);
-    case Operation::kHeadObject: return GetObject(ctx);
-    case Operation::kDeleteObject: return DeleteObject(ctx);
-    case Operation::kCreateMultipartUpload: return CreateMultipartUpload(ctx);
-    case Operation::kUploadPart: return UploadPart(ctx);
-    case Operation::kUploadPartCopy: return UploadPartCopy(ctx);
-    case Operation::kCompleteMultipartUpload: return CompleteMultipartUpload(ctx);
-    case Operation::kAbortMultipartUpload: return AbortMultipartUpload(ctx);
-    case Operation::kListParts: return ListParts(ctx);
-    case Operation::kListMultipartUploads: return ListMultipartUploads(ctx);
-    case Operation::kCopyObject: return CopyObject(ctx);
-    case Operation::kDeleteObjects: return DeleteObjects(ctx);
-    case Operation::kGetObjectLockConfiguration: return GetObjectLockConfiguration(ctx);
-    case Operation::kPutObjectLockConfiguration: return PutObjectLockConfiguration(ctx);
-    case Operation::kGetObjectRetention: return GetObjectRetention(ctx);
-    case Operation::kPutObjectRetention: return PutObjectRetention(ctx);
-    case Operation::kGetObjectLegalHold: return GetObjectLegalHold(ctx);
-    case Operation::kPutObjectLegalHold: return PutObjectLegalHold(ctx);
-    case Operation::kGetObjectTagging: return GetObjectTagging(ctx);
-    case Operation::kGetObjectAttributes: return GetObjectAttributes(ctx);
-    case Operation::kPutObjectTagging: return PutObjectTagging(ctx);
-    case Operation::kDeleteObjectTagging: return DeleteObjectTagging(ctx);
-    case Operation::kGetBucketTagging: return GetBucketTagging(ctx);
-    case Operation::kPutBucketTagging: return PutBucketTagging(ctx);
-    case Operation::kDeleteBucketTagging: return DeleteBucketTagging(ctx);
-    case Operation::kGetBucketCors: return GetBucketCors(ctx);
-    case Operation::kPutBucketCors: return PutBucketCors(ctx);
-    case Operation::kDeleteBucketCors: return DeleteBucketCors(ctx);
-    case Operation::kPostObject: return PostObject(ctx);
-    case Operation::kGetBucketEncryption: return GetBucketEncryption(ctx);
-    case Operation::kPutBucketEncryption: return PutBucketEncryption(ctx);
-    case Operation::kDeleteBucketEncryption: return DeleteBucketEncryption(ctx);
-    case Operation::kGetBucketWebsite:
-    case Operation::kPutBucketWebsite:
-    case Operation::kDeleteBucketWebsite:
-    case Operation::kGetBucketLogging:
-    case Operation::kPutBucketLogging:
-    case Operation::kGetBucketNotificationConfiguration:
-    case Operation::kPutBucketNotificationConfiguration:
-    case Operation::kGetBucketRequestPayment:
-    case Operation::kPutBucketRequestPayment:
-    case Operation::kGetBucketAccelerateConfiguration:
-    case Operation::kPutBucketAccelerateConfiguration:
-    case Operation::kGetBucketReplication:
-    case Operation::kPutBucketReplication:
-    case Operation::kDeleteBucketReplication:
-    case Operation::kListBucketAnalyticsConfigurations:
-    case Operation::kGetBucketAnalyticsConfiguration:
-    case Operation::kPutBucketAnalyticsConfiguration:
-    case Operation::kDeleteBucketAnalyticsConfiguration:
-    case Operation::kListBucketMetricsConfigurations:
-    case Operation::kGetBucketMetricsConfiguration:
-    case Operation::kPutBucketMetricsConfiguration:
-    case Operation::kDeleteBucketMetricsConfiguration:
-    case Operation::kListBucketInventoryConfigurations:
-    case Operation::kGetBucketInventoryConfiguration:
-    case Operation::kPutBucketInventoryConfiguration:
-    case Operation::kDeleteBucketInventoryConfiguration:
-    case Operation::kListBucketIntelligentTieringConfigurations:
-    case Operation::kGetBucketIntelligentTieringConfiguration:
-    case Operation::kPutBucketIntelligentTieringConfiguration:
-    case Operation::kDeleteBucketIntelligentTieringConfiguration:
-      return UnconfiguredBucketSubresource(ctx);
-    case Operation::kOptionsObject: return OptionsObject(ctx);
-    case Operation::kNotImplemented:
-      return ErrorResponse(ctx, ErrorCode::kNotImplemented);
-  }
-  return ErrorResponse(ctx, ErrorCode::kInternalError);
-}
+HttpResponse Dispatch(const Context& ctx) { return Info(ctx.route.op).handler(ctx); }
 
 }  // namespace
 
