@@ -679,6 +679,43 @@ Decision Authorizer::Authorize(const Identity& who, Action action, const Resourc
   return AuthorizeUser(key, action, resource, facts);
 }
 
+Decision Authorizer::AuthorizeCall(const Identity& who, std::string_view action,
+                                   std::string_view resource, const RequestFacts& facts) const {
+  if (who.anonymous()) return Of(false);
+  const storage::AccessKeyRecord& key = *who.key;
+  if (key.all_buckets) return Of(true);
+  if (key.user_id.empty() || !key.grant_name.empty()) return Of(false);
+  storage::Result<std::shared_ptr<const PolicyCache::UserEntry>> user =
+      cache_->User(store_, key.user_id);
+  if (!user.ok()) return {Verdict::kStorageFailure, user.status()};
+  const PrincipalKeys principal{.type = "User",
+                                .name = (*user)->name,
+                                .user_id = (*user)->user_id,
+                                .arn = (*user)->arn,
+                                .account = AccountId(),
+                                .tags = &(*user)->tags};
+  // No S3 action: the s3: keys are absent, as AWS has them outside S3.
+  const RequestKeys keys(facts, Action::kUnimplemented, Resource{}, nullptr, store_, AccountId(),
+                         principal);
+  const RequestContext request{
+      .principals = {}, .action = action, .resource = resource, .keys = &keys};
+  bool allowed = false;
+  for (const Policy& policy : (*user)->policies->policies) {
+    switch (Evaluate(policy, request)) {
+      case Match::kDeny:
+        return Of(false);
+      case Match::kAllow:
+        allowed = true;
+        break;
+      case Match::kNone:
+        break;
+    }
+  }
+  return Of(allowed);
+}
+
+std::string_view Authorizer::AccountId() const { return cache_->AccountId(store_); }
+
 Decision Authorizer::AuthorizeUser(const storage::AccessKeyRecord& key, Action action,
                                    const Resource& resource, const RequestFacts& facts) const {
   if (resource.bucket.empty()) return Of(true);

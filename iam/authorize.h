@@ -175,6 +175,18 @@ class Authorizer {
   Decision Authorize(const Identity& who, Action action, const Resource& resource,
                      const RequestFacts& facts) const;
 
+  // The other front doors' question (the IAM API, KMS, the /_cubby/ admin endpoints): may `who`
+  // call `action` ("iam:CreateUser", "kms:DescribeKey", "cubby:GetQuota") on `resource` (an
+  // ARN, or "*")? Root's keys may call every action; a user may when one of its inline
+  // policies allows it and none denies it (the global condition keys from `facts`: aws:SourceIp,
+  // aws:username, aws:PrincipalTag/..., aws:CurrentTime, ...); anonymous callers, COSI keys and
+  // keys without a user never may. kStorageFailure when the user could not be read.
+  Decision AuthorizeCall(const Identity& who, std::string_view action, std::string_view resource,
+                         const RequestFacts& facts) const;
+
+  // The data folder's account id (what ARNs of users and KMS keys hold), read once.
+  std::string_view AccountId() const;
+
   // The bucket's record as the cache above holds it (read again once the store's
   // AccessGeneration moved), for handlers that need a bucket setting on every request (the
   // lifecycle rules of x-amz-expiration) without a store read. kNoSuchBucket, or the read's

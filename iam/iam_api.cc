@@ -63,10 +63,12 @@ IamError FromStorage(Code code) {
 // One call being answered: the request, the caller and where the response goes.
 class Call {
  public:
-  Call(storage::Store& store, const AccessKeyRecord& caller, const IamRequest& request,
+  Call(storage::Store& store, const IamCaller& caller, const IamRequest& request,
        std::string_view request_id, int64_t now_ms)
       : store_(store),
-        caller_(caller),
+        caller_(caller.key),
+        authorizer_(caller.authorizer),
+        facts_(caller.facts),
         request_(request),
         request_id_(request_id),
         now_ms_(now_ms) {}
@@ -134,8 +136,12 @@ class Call {
 
   void WriteUser(XmlWriter& w, const UserRecord& user, bool tags) const;
 
+  bool MayCall(std::string_view target_user) const;
+
   storage::Store& store_;
   const AccessKeyRecord& caller_;
+  const Authorizer& authorizer_;
+  const RequestFacts& facts_;
   const IamRequest& request_;
   std::string_view request_id_;
   int64_t now_ms_;
@@ -168,7 +174,7 @@ IamResponse Call::Run() {
                                                " for version " + std::string(kIamVersion));
   }
   const std::string* target = request_.Find("UserName");
-  if (!MayCallIam(store_, caller_, request_.action, target ? *target : std::string_view())) {
+  if (!MayCall(target ? *target : std::string_view())) {
     return Error(IamError::kAccessDenied,
                  "User is not authorized to perform: iam:" + request_.action);
   }
@@ -344,7 +350,7 @@ IamResponse Call::CreateAccessKey() {
   const std::string* given_secret = request_.Find("SecretAccessKey");
   AccessKeyRecord candidate;
   if (given_id != nullptr || given_secret != nullptr) {
-    // cubby's own parameters, for fixtures (only callers MayCallIam lets through get here).
+    // cubby's own parameters, for fixtures (only callers MayCall lets through get here).
     if (given_id == nullptr || given_secret == nullptr) {
       return Error(IamError::kValidationError,
                    "AccessKeyId and SecretAccessKey are given together or not at all");
@@ -618,47 +624,25 @@ IamError ParseIamForm(std::string_view form, IamRequest* out, std::string* messa
   return IamError::kNone;
 }
 
-bool MayCallIam(storage::Store& store, const storage::AccessKeyRecord& caller,
-                std::string_view action, std::string_view target_user) {
-  if (caller.all_buckets) return true;
-  // COSI keys and keys without a user have no policies.
-  if (caller.user_id.empty() || !caller.grant_name.empty()) return false;
-  Result<UserRecord> me = store.GetUserById(caller.user_id);
-  if (!me.ok() || me->policies.empty()) return false;
-  Result<std::string> account = store.GetAccountId();
-  if (!account.ok()) return false;
+// The caller's own user when `target_user` is empty; a user to be created has its ARN all the
+// same.
+bool Call::MayCall(std::string_view target_user) const {
+  if (caller_.all_buckets) return true;
+  if (caller_.user_id.empty() || !caller_.grant_name.empty()) return false;
   UserRecord target;
   if (target_user.empty()) {
-    target = *me;
-  } else if (Result<UserRecord> named = store.GetUser(target_user); named.ok()) {
+    Result<UserRecord> me = store_.GetUserById(caller_.user_id);
+    if (!me.ok()) return false;
+    target = std::move(me).value();
+  } else if (Result<UserRecord> named = store_.GetUser(target_user); named.ok()) {
     target = std::move(named).value();
   } else {
-    target.name = std::string(target_user);  // a user to be created: its ARN all the same
+    target.name = std::string(target_user);
   }
-  const std::string resource = storage::UserArn(*account, target);
-  const std::string iam_action = "iam:" + std::string(action);
-  const RequestContext request{.principals = {},  // identity policies: the caller is the principal
-                               .action = iam_action,
-                               .resource = resource,
-                               .keys = nullptr};
-  bool allowed = false;
-  for (const auto& [name, text] : me->policies) {
-    // Not the hot path (IAM calls are rare): parsed on each call.
-    Result<Policy> policy = Parse(text, {.kind = PolicyKind::kIdentity,
-                                         .bucket = {},
-                                         .max_bytes = storage::kMaxPolicyDocumentBytes});
-    if (!policy.ok()) continue;
-    switch (Evaluate(*policy, request)) {
-      case Match::kDeny:
-        return false;
-      case Match::kAllow:
-        allowed = true;
-        break;
-      case Match::kNone:
-        break;
-    }
-  }
-  return allowed;
+  const std::string resource = storage::UserArn(authorizer_.AccountId(), target);
+  return authorizer_
+      .AuthorizeCall(Identity::Key(caller_), "iam:" + request_.action, resource, facts_)
+      .allowed();
 }
 
 std::string PolicyDocumentProblem(std::string_view document) {
@@ -669,8 +653,8 @@ std::string PolicyDocumentProblem(std::string_view document) {
   return policy.ok() ? std::string() : policy.status().message();
 }
 
-IamResponse HandleIam(storage::Store& store, const storage::AccessKeyRecord& caller,
-                      const IamRequest& request, std::string_view request_id, int64_t now_ms) {
+IamResponse HandleIam(storage::Store& store, const IamCaller& caller, const IamRequest& request,
+                      std::string_view request_id, int64_t now_ms) {
   return Call(store, caller, request, request_id, now_ms).Run();
 }
 

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iam/authorize.h"
 #include "storage/records.h"
 #include "storage/store.h"
 #include "text/uri.h"
@@ -82,22 +83,23 @@ struct IamRequest {
 // kInvalidAction when Action is missing. *message says why.
 IamError ParseIamForm(std::string_view form, IamRequest* out, std::string* message);
 
-// Whether `caller` may call IAM action `action` (e.g. "CreateUser") on user `target_user`
-// (empty: the caller itself). Root's keys (all_buckets) may call every action; a user may when
-// one of its inline policies allows "iam:<action>" on the target's ARN
-// (arn:aws:iam::<account>:user<path><name>) and none denies it; COSI keys and keys without a
-// user never may.
-bool MayCallIam(storage::Store& store, const storage::AccessKeyRecord& caller,
-                std::string_view action, std::string_view target_user);
-
 // Empty when `document` is acceptable as an inline user policy (iam::Parse as kIdentity, with
 // KeyCheck::kFilled: only condition keys cubby fills), else
 // the parser's message (answered as MalformedPolicyDocument).
 std::string PolicyDocumentProblem(std::string_view document);
 
-// Runs `request` for `caller` (authenticated: an Active key) against `store`. `now_ms` stamps
-// new users and keys; `request_id` goes into the response. Thread-safe as Store is.
-IamResponse HandleIam(storage::Store& store, const storage::AccessKeyRecord& caller,
-                      const IamRequest& request, std::string_view request_id, int64_t now_ms);
+// Who calls, and who decides what it may: the Authorizer's AuthorizeCall with "iam:<Action>" on
+// the ARN of the user the request names (UserName; none: the caller's own user), or of the user
+// to be created. Root's keys may call every action; COSI keys and keys without a user never may.
+struct IamCaller {
+  const storage::AccessKeyRecord& key;  // authenticated: an Active key
+  const Authorizer& authorizer;
+  const RequestFacts& facts;  // what the policies' condition keys read
+};
+
+// Runs `request` for `caller` against `store`. `now_ms` stamps new users and keys; `request_id`
+// goes into the response. Thread-safe as Store is.
+IamResponse HandleIam(storage::Store& store, const IamCaller& caller, const IamRequest& request,
+                      std::string_view request_id, int64_t now_ms);
 
 }  // namespace cubby::iam

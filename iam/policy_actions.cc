@@ -20,6 +20,14 @@ int CompareIgnoreCase(std::string_view a, std::string_view b) {
 
 // Kept sorted ignoring case (PolicyActionsTest checks it), so FindKnownAction can bisect.
 constexpr ActionInfo kActions[] = {
+    // cubby's own admin endpoints (/_cubby/backup, /_cubby/quota, /_cubby/acl-audit).
+    {"cubby:DeleteBucketQuota", ActionResource::kOther},
+    {"cubby:GetAclAudit", ActionResource::kOther},
+    {"cubby:GetBackup", ActionResource::kOther},
+    {"cubby:GetBucketQuota", ActionResource::kOther},
+    {"cubby:PutBucketQuota", ActionResource::kOther},
+    {"cubby:ResetObjectAcls", ActionResource::kOther},
+    {"cubby:StartBackup", ActionResource::kOther},
     {"iam:AttachUserPolicy", ActionResource::kOther},
     {"iam:CreateAccessKey", ActionResource::kOther},
     {"iam:CreateUser", ActionResource::kOther},
@@ -42,6 +50,17 @@ constexpr ActionInfo kActions[] = {
     {"iam:UntagUser", ActionResource::kOther},
     {"iam:UpdateAccessKey", ActionResource::kOther},
     {"iam:UpdateUser", ActionResource::kOther},
+    // The built-in KMS's JSON API (what kms::KeyService::HandleApi serves).
+    {"kms:CancelKeyDeletion", ActionResource::kOther},
+    {"kms:CreateAlias", ActionResource::kOther},
+    {"kms:CreateKey", ActionResource::kOther},
+    {"kms:DeleteAlias", ActionResource::kOther},
+    {"kms:DescribeKey", ActionResource::kOther},
+    {"kms:DisableKey", ActionResource::kOther},
+    {"kms:EnableKey", ActionResource::kOther},
+    {"kms:ListAliases", ActionResource::kOther},
+    {"kms:ListKeys", ActionResource::kOther},
+    {"kms:ScheduleKeyDeletion", ActionResource::kOther},
     {"s3:AbortMultipartUpload", ActionResource::kObject},
     {"s3:AssociateAccessGrantsIdentityCenter", ActionResource::kOther},
     {"s3:BypassGovernanceRetention", ActionResource::kObject},

@@ -1,6 +1,7 @@
 // The actions a policy may name: every action of Amazon S3 in the Service Authorization
-// Reference, and IAM's user, access key, user policy and user tag actions (what cubby's IAM
-// front door serves), each with the kind of resource it applies to. Parse refuses an Action
+// Reference, IAM's user, access key, user policy and user tag actions (what cubby's IAM front
+// door serves), the KMS actions of the built-in KMS's JSON API and cubby's own admin actions
+// (cubby:*, the /_cubby/ endpoints), each with the kind of resource it applies to. Parse refuses an Action
 // that matches none of them, and in a bucket policy an Action that applies to none of the
 // statement's resources.
 //   https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazons3.html

@@ -4,6 +4,7 @@
 
 #include "iam/iam_api.h"
 #include "s3api/auth/auth.h"
+#include "s3api/call_authorize.h"
 #include "text/ascii.h"
 #include "text/time.h"
 #include "text/uri.h"
@@ -67,8 +68,8 @@ bool IsIamRequest(const HttpRequest& request) {
   return false;
 }
 
-HttpResponse ServeIam(storage::Store& store, const ServiceOptions& options,
-                      const HttpRequest& request, BodyReader& body,
+HttpResponse ServeIam(storage::Store& store, const iam::Authorizer& authorizer,
+                      const ServiceOptions& options, const HttpRequest& request, BodyReader& body,
                       std::chrono::system_clock::time_point now, const auth::KeyLookup& lookup,
                       RequestSummary* summary) {
   summary->operation = "iam:Unknown";
@@ -117,9 +118,11 @@ HttpResponse ServeIam(storage::Store& store, const ServiceOptions& options,
   if (iam::IamError e = iam::ParseIamForm(source, &parsed, &why); e != iam::IamError::kNone) {
     return ToHttp(iam::ErrorResponse(e, why, request.request_id), request, summary);
   }
-  const int64_t now_ms = text::ToUnixMillis(now);
-  return ToHttp(iam::HandleIam(store, *who.key, parsed, request.request_id, now_ms), request,
-                summary);
+  const iam::RequestFacts facts = CallFacts(request, who, now);
+  const iam::IamCaller caller{.key = *who.key, .authorizer = authorizer, .facts = facts};
+  return ToHttp(
+      iam::HandleIam(store, caller, parsed, request.request_id, text::ToUnixMillis(now)),
+      request, summary);
 }
 
 }  // namespace cubby::s3api

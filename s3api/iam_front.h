@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "iam/authorize.h"
 #include "s3api/auth/types.h"
 #include "s3api/http.h"
 #include "s3api/service.h"
@@ -20,9 +21,10 @@ bool IsIamRequest(const HttpRequest& request);
 // authentication failures: no signature → MissingAuthenticationToken; unknown or Inactive key
 // → InvalidClientTokenId; wrong signature → SignatureDoesNotMatch; a malformed or mis-scoped
 // Authorization → IncompleteSignature; a form over the limit → RequestEntityTooLarge (unread).
+// `authorizer` decides which actions the caller may call (iam::IamCaller).
 // `summary` gets the operation ("iam:<Action>"), the key id and the error code; never a secret.
-HttpResponse ServeIam(storage::Store& store, const ServiceOptions& options,
-                      const HttpRequest& request, BodyReader& body,
+HttpResponse ServeIam(storage::Store& store, const iam::Authorizer& authorizer,
+                      const ServiceOptions& options, const HttpRequest& request, BodyReader& body,
                       std::chrono::system_clock::time_point now, const auth::KeyLookup& lookup,
                       RequestSummary* summary);
 

@@ -4,6 +4,7 @@
 
 #include "kms/kms.h"
 #include "s3api/auth/auth.h"
+#include "s3api/call_authorize.h"
 #include "text/json.h"
 #include "text/time.h"
 
@@ -51,9 +52,18 @@ HttpResponse Json(int status, std::string body, const HttpRequest& request) {
 }
 
 HttpResponse Error(std::string_view type, std::string_view message, const HttpRequest& request,
-                   RequestSummary* summary) {
+                   RequestSummary* summary, int status = 400) {
   summary->error = std::string(type);
-  return Json(400, kms::ErrorJson(type, message), request);
+  return Json(status, kms::ErrorJson(type, message), request);
+}
+
+// The ARN a KMS request names a key or alias by: `id` as given when it is an ARN, an alias
+// name's alias ARN, else a key id's key ARN.
+std::string KmsArn(std::string_view id, std::string_view region, std::string_view account) {
+  if (id.starts_with("arn:")) return std::string(id);
+  std::string arn = "arn:aws:kms:" + std::string(region) + ":" + std::string(account) + ":";
+  if (!id.starts_with("alias/")) arn += "key/";
+  return arn + std::string(id);
 }
 
 std::string_view OperationOf(const HttpRequest& request) {
@@ -64,13 +74,32 @@ std::string_view OperationOf(const HttpRequest& request) {
 
 }  // namespace
 
+std::vector<std::string> KmsResources(std::string_view operation, std::string_view json,
+                                      std::string_view region, std::string_view account) {
+  if (operation == "CreateKey" || operation == "ListKeys" || operation == "ListAliases") {
+    return {"*"};
+  }
+  text::JsonValue doc;
+  const bool parsed = text::ParseJson(json, json.size(), &doc, nullptr) &&
+                      doc.type == text::JsonType::kObject;
+  const auto named = [&](std::string_view member) -> std::string {
+    const text::JsonValue* value = parsed ? doc.Find(member) : nullptr;
+    if (value == nullptr || value->type != text::JsonType::kString) return "*";
+    return KmsArn(value->text, region, account);
+  };
+  if (operation == "CreateAlias") return {named("AliasName"), named("TargetKeyId")};
+  if (operation == "DeleteAlias") return {named("AliasName")};
+  return {named("KeyId")};
+}
+
 bool IsKmsRequest(const HttpRequest& request) {
   if (request.method != "POST" || request.target != "/") return false;
   const std::string* target = request.Find("x-amz-target");
   return target != nullptr && target->starts_with(kTargetPrefix);
 }
 
-HttpResponse ServeKms(const ServiceOptions& options, const HttpRequest& request, BodyReader& body,
+HttpResponse ServeKms(const iam::Authorizer& authorizer, const ServiceOptions& options,
+                      const HttpRequest& request, BodyReader& body,
                       std::chrono::system_clock::time_point now, const auth::KeyLookup& lookup,
                       RequestSummary* summary) {
   const std::string_view operation = OperationOf(request);
@@ -102,12 +131,19 @@ HttpResponse ServeKms(const ServiceOptions& options, const HttpRequest& request,
     return Error(failure.type, failure.message ? failure.message : who.error_message, request,
                  summary);
   }
-  // Only the administrator's keys: the policy language does not know kms: actions yet.
-  if (!who.key->all_buckets) {
-    return Error("AccessDeniedException",
-                 "The access key " + who.key->access_key_id +
-                     " is not authorized to perform: kms:" + std::string(operation),
-                 request, summary);
+  const std::string action = "kms:" + std::string(operation);
+  for (const std::string& resource :
+       KmsResources(operation, json, options.region, authorizer.AccountId())) {
+    const iam::Decision decision = AuthorizeCall(authorizer, request, who, now, action, resource);
+    if (decision.verdict == iam::Verdict::kStorageFailure) {
+      return Error("KMSInternalException", "internal error", request, summary, 500);
+    }
+    if (!decision.allowed()) {
+      return Error("AccessDeniedException",
+                   "The access key " + who.key->access_key_id +
+                       " is not authorized to perform: " + action + " on resource: " + resource,
+                   request, summary);
+    }
   }
   if (options.kms == nullptr) {
     return Error("UnsupportedOperationException",

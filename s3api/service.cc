@@ -388,14 +388,15 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
   HttpResponse response;
   try {
     if (IsKmsRequest(request)) {
-      response = ServeKms(options_, request, counted, options_.clock(), lookup, &sum);
+      response = ServeKms(*authorizer_, options_, request, counted, options_.clock(), lookup, &sum);
       sum.bytes_in = counted.count();
       response.Set("x-amz-request-id", request.request_id);
       response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
       return response;
     }
     if (IsIamRequest(request)) {
-      response = ServeIam(*store_, options_, request, counted, options_.clock(), lookup, &sum);
+      response = ServeIam(*store_, *authorizer_, options_, request, counted, options_.clock(),
+                          lookup, &sum);
       sum.bytes_in = counted.count();
       response.Set("x-amz-request-id", request.request_id);
       response.Set("x-amz-id-2", text::Base64Encode(request.request_id));

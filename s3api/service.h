@@ -73,6 +73,10 @@ class S3Service {
   // the connection. `summary` may be null.
   HttpResponse Handle(const HttpRequest& request, BodyReader& body, RequestSummary* summary);
 
+  // The one Authorizer of every front door: the S3 API, IAM and KMS here, and the server's
+  // /_cubby/ admin endpoints.
+  const iam::Authorizer& authorizer() const { return *authorizer_; }
+
  private:
   storage::Store* store_;
   ServiceOptions options_;

@@ -40,21 +40,24 @@ std::string AclAuditJson(const iam::BucketAclAudit& audit) {
   return out;
 }
 
-s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request, storage::Store& store,
-                                          std::string_view region,
-                                          std::chrono::system_clock::time_point now) {
+s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request,
+                                          const AdminDoor& door) {
+  storage::Store& store = door.store;
   const std::string& method = request.method;
   if (method != "GET" && method != "POST") {
     s3api::HttpResponse response = AdminError(request, s3api::ErrorCode::kMethodNotAllowed);
     response.Set("Allow", "GET, POST");
     return response;
   }
+  const std::vector<text::NameValue> params = AdminQuery(request);
+  const std::string* named = text::FindValue(params, "bucket");
   std::string message;
-  if (s3api::ErrorCode denied = RequireRoot(request, store, region, now, &message);
+  if (s3api::ErrorCode denied =
+          Admit(request, door, method == "GET" ? "cubby:GetAclAudit" : "cubby:ResetObjectAcls",
+                AdminResource(named), &message);
       denied != s3api::ErrorCode::kNone) {
     return AdminError(request, denied, message);
   }
-  const std::vector<text::NameValue> params = AdminQuery(request);
   const bool reset = text::FindValue(params, "reset") != nullptr;
   if (method == "POST" && !reset) {
     return AdminError(request, s3api::ErrorCode::kInvalidArgument,
@@ -64,8 +67,8 @@ s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request, sto
     return AdminError(request, s3api::ErrorCode::kInvalidArgument, "reset needs a POST");
   }
   std::vector<storage::BucketRecord> buckets;
-  if (const std::string* name = text::FindValue(params, "bucket")) {
-    storage::Result<storage::BucketRecord> record = store.GetBucket(*name);
+  if (named != nullptr) {
+    storage::Result<storage::BucketRecord> record = store.GetBucket(*named);
     if (!record.ok()) return AdminStorageError(request, record.status());
     buckets.push_back(std::move(record).value());
   } else {

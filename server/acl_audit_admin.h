@@ -11,8 +11,10 @@
 //    "implicit_count":M,"implicit":[{"key":"K","version_id":"V"},... at most 1000],"reset":R}
 // ("null" names a null version; `reset` counts the versions a POST made private).
 //
-// Every call needs a request signed with the root key (RequireRoot). Errors are JSON
-// (AdminError): 403 AccessDenied (anonymous or not root) or the authentication error, 404
+// Every call needs a signed request whose caller may call cubby:GetAclAudit (GET) or
+// cubby:ResetObjectAcls (POST) on the bucket's ARN, or "*" without a bucket (Admit: root's keys,
+// or a user's policy). Errors are JSON (AdminError): 403 AccessDenied (anonymous or not
+// allowed) or the authentication error, 404
 // NoSuchBucket, 400 InvalidArgument (a POST without `reset`), 405 MethodNotAllowed (with
 // Allow), 500 InternalError. A reset is one Store::UpdateObjectAccess per version, each durable
 // on return.
@@ -24,6 +26,7 @@
 
 #include "iam/acl_audit.h"
 #include "s3api/http.h"
+#include "server/admin.h"
 #include "storage/store.h"
 
 namespace cubby::server {
@@ -31,10 +34,8 @@ namespace cubby::server {
 // The <bucket> document of the file comment.
 std::string AclAuditJson(const iam::BucketAclAudit& audit);
 
-// The endpoint as a plain function of the request. `region` is the server's SigV4 region;
-// `now` the clock.
-s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request, storage::Store& store,
-                                          std::string_view region,
-                                          std::chrono::system_clock::time_point now);
+// The endpoint as a plain function of the request.
+s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request,
+                                          const AdminDoor& door);
 
 }  // namespace cubby::server

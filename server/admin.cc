@@ -2,6 +2,7 @@
 
 #include "kms/json.h"
 #include "s3api/auth/auth.h"
+#include "s3api/call_authorize.h"
 #include "s3api/errors.h"
 
 namespace cubby::server {
@@ -93,25 +94,32 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::BodyReader
   return true;
 }
 
-s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& store,
-                             std::string_view region, std::chrono::system_clock::time_point now,
-                             std::string* message, s3api::auth::AuthResult* auth) {
+s3api::ErrorCode Admit(const s3api::HttpRequest& request, const AdminDoor& door,
+                       std::string_view action, std::string_view resource, std::string* message,
+                       s3api::auth::AuthResult* auth) {
+  storage::Store& store = door.store;
   const s3api::auth::KeyLookup lookup =
       [&store](std::string_view id) -> std::optional<storage::AccessKeyRecord> {
     storage::Result<storage::AccessKeyRecord> key = store.GetAccessKey(id);
     if (!key.ok()) return std::nullopt;
     return std::move(key).value();
   };
-  s3api::auth::AuthResult result = s3api::auth::Authenticate(request, region, lookup, now);
+  s3api::auth::AuthResult result = s3api::auth::Authenticate(request, door.region, lookup, door.now);
   if (result.error != s3api::ErrorCode::kNone) {
     *message = result.error_message;
     return result.error;
   }
-  if (result.anonymous || !result.key || !result.key->all_buckets) {
-    return s3api::ErrorCode::kAccessDenied;
-  }
+  if (result.anonymous || !result.key) return s3api::ErrorCode::kAccessDenied;
+  const iam::Decision decision =
+      s3api::AuthorizeCall(door.authorizer, request, result, door.now, action, resource);
+  if (decision.verdict == iam::Verdict::kStorageFailure) return s3api::ErrorCode::kInternalError;
+  if (!decision.allowed()) return s3api::ErrorCode::kAccessDenied;
   if (auth != nullptr) *auth = std::move(result);
   return s3api::ErrorCode::kNone;
+}
+
+std::string AdminResource(const std::string* bucket) {
+  return bucket == nullptr ? std::string("*") : "arn:aws:s3:::" + *bucket;
 }
 
 std::vector<text::NameValue> AdminQuery(const s3api::HttpRequest& request) {

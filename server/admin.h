@@ -7,12 +7,11 @@
 //                        would lose them too) with the body "ready (store full: writes
 //                        refused)"; cubby_storage_full says the same.
 //   GET /_cubby/metrics  Prometheus text format 0.0.4 (see metrics.h)
-//   /_cubby/backup       online backups, for the root key only (see backup.h), when a handler
-//                        is set
-//   /_cubby/quota        bucket quotas, for the root key only (see quota_admin.h), when a
-//                        handler is set
-//   /_cubby/acl-audit    object ACLs a public bucket's grants reached, for the root key only
-//                        (see acl_audit_admin.h), when a handler is set
+//   /_cubby/backup       online backups (see backup.h), when a handler is set
+//   /_cubby/quota        bucket quotas (see quota_admin.h), when a handler is set
+//   /_cubby/acl-audit    object ACLs a public bucket's grants reached (see acl_audit_admin.h),
+//                        when a handler is set
+// The last three admit root's keys and users whose policies allow their cubby:* action (Admit).
 // HEAD works like GET; other methods get 405. Other /_cubby/ paths get 404.
 #pragma once
 
@@ -23,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iam/authorize.h"
 #include "s3api/auth/types.h"
 #include "s3api/http.h"
 #include "s3api/service.h"
@@ -82,16 +82,29 @@ class AdminEndpoints {
   std::atomic<bool> needs_restart_{false};
 };
 
-// For the root-only admin endpoints (/_cubby/backup, /_cubby/quota, /_cubby/acl-audit):
-// authenticates `request`
-// (SigV4 or SigV2, header or presigned, against `store`'s keys; `region` is the server's SigV4
-// region, `now` the clock) and requires the root key. kNone with *auth (may be null) set, whose
-// payload mode the body is then read under (s3api::auth::WrapBody); else the S3 error that
-// refuses the request: AccessDenied for anonymous and non-root callers, the authentication
-// error otherwise, its detail in *message (never secret material).
-s3api::ErrorCode RequireRoot(const s3api::HttpRequest& request, storage::Store& store,
-                             std::string_view region, std::chrono::system_clock::time_point now,
-                             std::string* message, s3api::auth::AuthResult* auth = nullptr);
+// What an admin endpoint (/_cubby/backup, /_cubby/quota, /_cubby/acl-audit) admits a request
+// with: the store whose keys sign it, the Authorizer that decides, the server's SigV4 region and
+// the clock's reading.
+struct AdminDoor {
+  storage::Store& store;
+  const iam::Authorizer& authorizer;
+  std::string_view region;
+  std::chrono::system_clock::time_point now;
+};
+
+// Authenticates `request` (SigV4 or SigV2, header or presigned) and asks door.authorizer whether
+// its caller may call `action` (cubby:*, e.g. "cubby:GetBucketQuota") on `resource` (a bucket's
+// ARN, or "*"): root's keys may call all, a user when its policies allow it. kNone with *auth
+// (may be null) set, whose payload mode the body is then read under (s3api::auth::WrapBody);
+// else the S3 error that refuses the request: AccessDenied for anonymous callers and callers
+// not allowed, InternalError when the user could not be read, the authentication error
+// otherwise, its detail in *message (never secret material).
+s3api::ErrorCode Admit(const s3api::HttpRequest& request, const AdminDoor& door,
+                       std::string_view action, std::string_view resource, std::string* message,
+                       s3api::auth::AuthResult* auth = nullptr);
+
+// The ARN of bucket `name` ("arn:aws:s3:::name"), or "*" for none: an admin action's resource.
+std::string AdminResource(const std::string* bucket);
 
 // An admin endpoint's answer: `body` of `content_type`, never cached.
 inline s3api::HttpResponse AdminResponse(int status, std::string_view content_type,

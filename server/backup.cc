@@ -205,16 +205,17 @@ std::string BackupJobXml(const BackupRunner::Job& job) {
   return std::move(xml).Finish();
 }
 
-s3api::HttpResponse HandleBackupRequest(const s3api::HttpRequest& request, storage::Store& store,
-                                        BackupRunner& runner, std::string_view region,
-                                        std::chrono::system_clock::time_point now) {
+s3api::HttpResponse HandleBackupRequest(const s3api::HttpRequest& request, const AdminDoor& door,
+                                        BackupRunner& runner) {
   if (request.method != "GET" && request.method != "POST") {
     s3api::HttpResponse response = Error(request, s3api::ErrorCode::kMethodNotAllowed);
     response.Set("Allow", "GET, POST");
     return response;
   }
   std::string message;
-  if (s3api::ErrorCode denied = RequireRoot(request, store, region, now, &message);
+  if (s3api::ErrorCode denied =
+          Admit(request, door, request.method == "GET" ? "cubby:GetBackup" : "cubby:StartBackup",
+                "*", &message);
       denied != s3api::ErrorCode::kNone) {
     return Error(request, denied, message);
   }

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "s3api/http.h"
+#include "server/admin.h"
 #include "server/log.h"
 #include "storage/status.h"
 #include "storage/store.h"
@@ -94,11 +95,10 @@ class BackupRunner {
   std::thread thread_;
 };
 
-// The /_cubby/backup endpoint (see the file comment) as a plain function of the request.
-// `region` is the server's SigV4 region; `now` the clock.
-s3api::HttpResponse HandleBackupRequest(const s3api::HttpRequest& request, storage::Store& store,
-                                        BackupRunner& runner, std::string_view region,
-                                        std::chrono::system_clock::time_point now);
+// The /_cubby/backup endpoint (see the file comment) as a plain function of the request: GET
+// needs cubby:GetBackup, POST cubby:StartBackup (Admit; resource "*").
+s3api::HttpResponse HandleBackupRequest(const s3api::HttpRequest& request, const AdminDoor& door,
+                                        BackupRunner& runner);
 
 // The state document of `job`.
 std::string BackupJobXml(const BackupRunner::Job& job);

@@ -625,6 +625,11 @@ class Instance {
     lifecycle_->Start();
   }
 
+  // The admin endpoints ask the S3 service's Authorizer, as IAM and KMS do.
+  AdminDoor AdminDoorNow() const {
+    return {*store_, service_->authorizer(), config_.region, std::chrono::system_clock::now()};
+  }
+
   // The S3 endpoint, with the /_cubby/ endpoints in front of the S3 service.
   storage::Status StartS3Listener() {
     s3api::ServiceOptions service_options;
@@ -648,16 +653,13 @@ class Instance {
                                               [this] { return Scrape(*store_, *http_); });
     backup_ = std::make_unique<BackupRunner>(store_.get(), data_dir_, &logger_);
     admin_->SetBackupHandler([this](const s3api::HttpRequest& request) {
-      return HandleBackupRequest(request, *store_, *backup_, config_.region,
-                                 std::chrono::system_clock::now());
+      return HandleBackupRequest(request, AdminDoorNow(), *backup_);
     });
     admin_->SetQuotaHandler([this](const s3api::HttpRequest& request, s3api::BodyReader& body) {
-      return HandleQuotaRequest(request, body, *store_, config_.region,
-                                std::chrono::system_clock::now());
+      return HandleQuotaRequest(request, body, AdminDoorNow());
     });
     admin_->SetAclAuditHandler([this](const s3api::HttpRequest& request) {
-      return HandleAclAuditRequest(request, *store_, config_.region,
-                                   std::chrono::system_clock::now());
+      return HandleAclAuditRequest(request, AdminDoorNow());
     });
     http_options_.host = config_.s3_host;
     http_options_.port = config_.s3_port;

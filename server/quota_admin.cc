@@ -118,22 +118,26 @@ std::string QuotaJson(const storage::BucketRecord& bucket, const storage::Bucket
 }
 
 s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api::BodyReader& body,
-                                       storage::Store& store, std::string_view region,
-                                       std::chrono::system_clock::time_point now) {
+                                       const AdminDoor& door) {
+  storage::Store& store = door.store;
   const std::string& method = request.method;
   if (method != "GET" && method != "PUT" && method != "DELETE") {
     s3api::HttpResponse response = AdminError(request, s3api::ErrorCode::kMethodNotAllowed);
     response.Set("Allow", "GET, PUT, DELETE");
     return response;
   }
+  const std::vector<text::NameValue> params = AdminQuery(request);
+  const std::string* bucket = text::FindValue(params, "bucket");
+  const std::string_view action = method == "GET"   ? "cubby:GetBucketQuota"
+                                  : method == "PUT" ? "cubby:PutBucketQuota"
+                                                    : "cubby:DeleteBucketQuota";
   std::string message;
   s3api::auth::AuthResult auth;
-  if (s3api::ErrorCode denied = RequireRoot(request, store, region, now, &message, &auth);
+  if (s3api::ErrorCode denied =
+          Admit(request, door, action, AdminResource(bucket), &message, &auth);
       denied != s3api::ErrorCode::kNone) {
     return AdminError(request, denied, message);
   }
-  const std::vector<text::NameValue> params = AdminQuery(request);
-  const std::string* bucket = text::FindValue(params, "bucket");
 
   if (bucket == nullptr && method == "GET") {
     storage::Result<std::vector<storage::BucketRecord>> buckets = store.ListBuckets();

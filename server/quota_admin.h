@@ -16,9 +16,11 @@
 // exponent). s3api/quota.h says how writes are checked against it; a quota set below the usage
 // refuses every write (an empty one too) until the usage is under it again.
 //
-// Every call needs a request signed (SigV4 or SigV2, header or presigned) with the root key
-// (RequireRoot). Errors are JSON, {"code":"...","message":"..."}, with the S3 code's status:
-// 403 AccessDenied (anonymous or not root) or the authentication error, 404 NoSuchBucket,
+// Every call needs a signed request (SigV4 or SigV2, header or presigned) whose caller may call
+// cubby:GetBucketQuota (GET), cubby:PutBucketQuota (PUT) or cubby:DeleteBucketQuota (DELETE) on
+// the bucket's ARN, or "*" without a bucket (Admit: root's keys, or a user's policy). Errors are
+// JSON, {"code":"...","message":"..."}, with the S3 code's status: 403 AccessDenied (anonymous
+// or not allowed) or the authentication error, 404 NoSuchBucket,
 // 400 InvalidArgument (no bucket parameter on PUT or DELETE; a body that is not JSON, not an
 // object, names another member, or whose limit is not such a number; a body over
 // kMaxQuotaBodyBytes), 405 MethodNotAllowed (with Allow), 500 InternalError. A change is one
@@ -32,6 +34,7 @@
 #include <string_view>
 
 #include "s3api/http.h"
+#include "server/admin.h"
 #include "storage/records.h"
 #include "storage/status.h"
 #include "storage/store.h"
@@ -47,9 +50,8 @@ storage::Result<storage::BucketQuota> ParseQuotaJson(std::string_view json);
 std::string QuotaJson(const storage::BucketRecord& bucket, const storage::BucketStats& usage);
 
 // The endpoint as a plain function of the request and its body (read only for a PUT, at most
-// kMaxQuotaBodyBytes + 1 bytes of it). `region` is the server's SigV4 region; `now` the clock.
+// kMaxQuotaBodyBytes + 1 bytes of it).
 s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api::BodyReader& body,
-                                       storage::Store& store, std::string_view region,
-                                       std::chrono::system_clock::time_point now);
+                                       const AdminDoor& door);
 
 }  // namespace cubby::server

@@ -59,7 +59,10 @@ class IamApiTest : public ::testing::Test {
     std::string why;
     IamError parsed = ParseIamForm(form, &request, &why);
     if (parsed != IamError::kNone) return ErrorResponse(parsed, why, "REQ");
-    return HandleIam(*store_, caller ? *caller : root_, request, "REQ", kNow);
+    const Authorizer authorizer(store_.get());
+    const RequestFacts facts{.source_ip = "127.0.0.1"};
+    const IamCaller who{.key = caller ? *caller : root_, .authorizer = authorizer, .facts = facts};
+    return HandleIam(*store_, who, request, "REQ", kNow);
   }
 
   TempDir dir_;

@@ -126,8 +126,10 @@ class BackupEndpointTest : public ::testing::Test {
         if (h.name != "host") request.headers.push_back(h);
       }
     }
-    return HandleBackupRequest(request, *store_, *runner_, "us-east-1",
-                               std::chrono::system_clock::now());
+    const iam::Authorizer authorizer(store_.get());
+    return HandleBackupRequest(
+        request, AdminDoor{*store_, authorizer, "us-east-1", std::chrono::system_clock::now()},
+        *runner_);
   }
   std::string Target(const std::string& name) {
     return "target=" + text::UriEncode(dir_ + "/" + name, text::Slash::kEncode);

@@ -100,8 +100,10 @@ class QuotaEndpointTest : public ::testing::Test {
       }
     }
     s3api::StringBodyReader body(c.body);
-    return HandleQuotaRequest(request, body, *store_, "us-east-1",
-                              std::chrono::system_clock::now());
+    const iam::Authorizer authorizer(store_.get());
+    return HandleQuotaRequest(
+        request, body,
+        AdminDoor{*store_, authorizer, "us-east-1", std::chrono::system_clock::now()});
   }
   static std::string Member(const s3api::HttpResponse& r, std::string_view name) {
     text::JsonValue doc;
@@ -273,6 +275,34 @@ TEST_F(QuotaEndpointTest, Errors) {
   EXPECT_EQ(store_->GetBucket("b")->quota, storage::BucketQuota{});
   s3api::HttpResponse method = Send({.method = "POST"});
   EXPECT_EQ(HeaderOf(method, "Allow"), "GET, PUT, DELETE");
+}
+
+// A user (not root, not a COSI key) may call what its policies allow: cubby:GetBucketQuota on
+// bucket b reads b's quota, and nothing else (no listing of all buckets, no PUT, no other
+// bucket); an explicit Deny wins over an Allow.
+TEST_F(QuotaEndpointTest, UserPoliciesGrantAdminActions) {
+  storage::UserRecord alice;
+  alice.name = "alice";
+  alice.policies["read-b"] = R"({"Version":"2012-10-17","Statement":[
+      {"Effect":"Allow","Action":"cubby:GetBucketQuota","Resource":"arn:aws:s3:::b"},
+      {"Effect":"Allow","Action":"cubby:PutBucketQuota","Resource":"*"},
+      {"Effect":"Deny","Action":"cubby:PutBucketQuota","Resource":"arn:aws:s3:::b"}]})";
+  auto made = store_->CreateUser(alice);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  const std::string id = "AKIAALICE00000000000", secret = "alice-secret-0123456789";
+  storage::AccessKeyRecord key{id, storage::SecretKey(secret), false, {}, "", 1, made->user_id,
+                               storage::KeyStatus::kActive};
+  ASSERT_TRUE(store_->PutAccessKey(key).ok());
+
+  s3api::HttpResponse read = Send({.query = "bucket=b", .id = id, .secret = secret});
+  EXPECT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(Send({.id = id, .secret = secret}).status, 403);  // every bucket: resource "*"
+  EXPECT_EQ(Send({.query = "bucket=nope", .id = id, .secret = secret}).status, 403);
+  const s3api::HttpResponse put = Send(
+      {.method = "PUT", .query = "bucket=b", .body = R"({"bytes":1})", .id = id, .secret = secret});
+  EXPECT_EQ(put.status, 403) << put.body;  // denied on b although allowed on "*"
+  EXPECT_EQ(Send({.method = "DELETE", .query = "bucket=b", .id = id, .secret = secret}).status,
+            403);
 }
 
 }  // namespace
