@@ -8,6 +8,7 @@
 #include <string>
 
 #include "s3api/auth/auth.h"
+#include "s3api/call_authorize.h"
 #include "s3api/handlers.h"
 #include "s3api/iam_front.h"
 #include "s3api/kms_front.h"
@@ -56,22 +57,6 @@ iam::Action ActionOf(const Route& route) {
   return action;
 }
 
-// The address part of "ip:port" or "[v6]:port".
-std::string_view PeerAddress(std::string_view remote) {
-  if (remote.starts_with('[')) {
-    const size_t end = remote.find(']');
-    return end == std::string_view::npos ? std::string_view() : remote.substr(1, end - 1);
-  }
-  const size_t colon = remote.rfind(':');
-  return colon == std::string_view::npos ? remote : remote.substr(0, colon);
-}
-
-std::optional<std::string_view> HeaderView(const HttpRequest& request, std::string_view name) {
-  const std::string* value = request.Find(name);
-  if (value == nullptr) return std::nullopt;
-  return std::string_view(*value);
-}
-
 bool IsListObjects(Operation op) {
   return op == Operation::kListObjects || op == Operation::kListObjectsV2;
 }
@@ -81,7 +66,9 @@ class HeadersOf final : public iam::RequestHeaders {
  public:
   explicit HeadersOf(const HttpRequest& request) : request_(request) {}
   std::optional<std::string_view> Find(std::string_view name) const override {
-    return HeaderView(request_, name);
+    const std::string* value = request_.Find(name);
+    if (value == nullptr) return std::nullopt;
+    return std::string_view(*value);
   }
 
  private:
@@ -93,40 +80,21 @@ class HeadersOf final : public iam::RequestHeaders {
 iam::RequestFacts FactsOf(const Context& ctx, const BodyFacts& body, const HeadersOf* headers,
                           std::string* max_keys) {
   const Operation op = ctx.route.op;
-  iam::RequestFacts facts{
-      .copy_source = ctx.request.Find("x-amz-copy-source") != nullptr,
-      .multipart = op == Operation::kCreateMultipartUpload || op == Operation::kUploadPart ||
-                   op == Operation::kUploadPartCopy || op == Operation::kCompleteMultipartUpload,
-      .source_ip = PeerAddress(ctx.request.remote_address),
-      .secure_transport = ctx.request.secure,
-      .now = ctx.now,
-      .referer = HeaderView(ctx.request, "referer"),
-      .user_agent = HeaderView(ctx.request, "user-agent"),
-      .prefix = {},  // list requests: set below
-      .delimiter = {},
-      .max_keys = {},
-      .canned_acl = HeaderView(ctx.request, "x-amz-acl"),
-      .signature_version = {},  // set below for signed requests
-      .auth_type = {},
-      .signature_date = {},
-      .tls_version = ctx.request.tls_version,
-      .headers = headers,
-      .location_constraint = body.location_constraint,
-      .request_tags = body.tags,
-  };
+  iam::RequestFacts facts = CallFacts(ctx.request, ctx.auth, ctx.now);
+  facts.copy_source = ctx.request.Find("x-amz-copy-source") != nullptr;
+  facts.multipart = op == Operation::kCreateMultipartUpload || op == Operation::kUploadPart ||
+                    op == Operation::kUploadPartCopy || op == Operation::kCompleteMultipartUpload;
+  facts.canned_acl = headers->Find("x-amz-acl");
+  facts.headers = headers;
+  facts.location_constraint = body.location_constraint;
+  facts.request_tags = body.tags;
+  // POST Object's form fields are the headers of the PUT it stands for (post_object.cc).
+  if (!ctx.auth.anonymous && op == Operation::kPostObject) facts.auth_type = "POST";
   if (IsListObjects(op) || op == Operation::kListObjectVersions) {
     facts.prefix = ctx.route.list.prefix;
     if (!ctx.route.list.delimiter.empty()) facts.delimiter = ctx.route.list.delimiter;
     *max_keys = std::to_string(ctx.route.list.max_entries);
     facts.max_keys = *max_keys;
-  }
-  if (!ctx.auth.anonymous) {
-    facts.signature_version = ctx.auth.signature_version == 2 ? "AWS" : "AWS4-HMAC-SHA256";
-    // POST Object's form fields are the headers of the PUT it stands for (post_object.cc).
-    facts.auth_type = op == Operation::kPostObject                   ? "POST"
-                      : ctx.request.Find("authorization") != nullptr ? "REST-HEADER"
-                                                                     : "REST-QUERY-STRING";
-    facts.signature_date = ctx.auth.amz_date;
   }
   return facts;
 }

@@ -158,7 +158,8 @@ TEST_F(KmsFrontTest, BodyThatCannotBeRead) {
   const auth::KeyLookup lookup = [](std::string_view) {
     return std::optional<storage::AccessKeyRecord>();
   };
-  HttpResponse r = ServeKms(options, request, body, now_, lookup, &summary);
+  const iam::Authorizer authorizer(store_.get());
+  HttpResponse r = ServeKms(authorizer, options, request, body, now_, lookup, &summary);
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(summary.error, "SerializationException");
   EXPECT_EQ(summary.operation, "kms:ListKeys");
