@@ -15,13 +15,14 @@
 
 #include "s3api/auth/checksum.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/post_form.h"
 #include "s3api/form_data.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
 #include "s3api/post_policy.h"
 #include "s3api/quota.h"
-#include "s3api/tagging.h"
 #include "s3api/sse.h"
+#include "s3api/tagging.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
 #include "text/uri.h"
@@ -150,7 +151,7 @@ HttpResponse PostObject(const Context& ctx) {
   // with ${filename} replaced, as S3 checks it.
   const std::string* key_field = FindFormField(fields, "key");
   if (key_field == nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, MissingPostField("key"));
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, auth::MissingPostField("key"));
   }
   const std::string key = PostObjectKey(*key_field, filename);
   for (FormField& field : fields) {
@@ -164,7 +165,7 @@ HttpResponse PostObject(const Context& ctx) {
   const auth::KeyLookup no_keys = [](std::string_view) {
     return std::optional<storage::AccessKeyRecord>();
   };
-  const auth::AuthResult caller = AuthenticatePostForm(
+  const auth::AuthResult caller = auth::AuthenticatePostForm(
       fields, ctx.options.region, ctx.key_lookup != nullptr ? *ctx.key_lookup : no_keys);
   if (caller.key) ctx.summary->access_key_id = caller.key->access_key_id;
   if (caller.error != ErrorCode::kNone) {
@@ -172,15 +173,8 @@ HttpResponse PostObject(const Context& ctx) {
   }
   PostPolicy policy;
   if (!caller.anonymous) {
-    std::string json, message;
-    if (!text::Base64Decode(*FindFormField(fields, "policy"), &json)) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidPolicyDocument,
-                           "Invalid Policy: Invalid Base64 encoding.");
-    }
-    if (ErrorCode e = ParsePostPolicy(json, &policy, &message); e != ErrorCode::kNone) {
-      return ErrorResponse(ctx, e, message);
-    }
-    if (ErrorCode e = CheckPostPolicy(policy, fields, ctx.route.bucket, ctx.now_ms(), &message);
+    std::string message;
+    if (ErrorCode e = ReadPostPolicy(fields, ctx.route.bucket, ctx.now_ms(), &policy, &message);
         e != ErrorCode::kNone) {
       return ErrorResponse(ctx, e, message);
     }
