@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "s3api/auth/checksum.h"
 #include "s3api/bucket_config_xml.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/new_object.h"
 #include "s3api/preconditions.h"
 #include "s3api/quota.h"
 #include "s3api/sse.h"
@@ -20,33 +20,6 @@
 namespace cubby::s3api {
 
 namespace {
-
-constexpr size_t kMaxUserMetaBytes = 2 << 10;     // 2 KiB of x-amz-meta-* names + values
-constexpr std::string_view kMetaPrefix = "x-amz-meta-";
-
-// "aws-chunked" describes the request framing, not the object: AWS does not store it. Only that
-// coding is removed; the rest is kept as sent ("deflate, gzip" stays exactly that).
-std::string StripAwsChunked(std::string_view encodings) {
-  std::vector<std::string_view> kept;
-  bool removed = false;
-  for (std::string_view rest = encodings; !rest.empty();) {
-    const size_t comma = rest.find(',');
-    const std::string_view item = text::TrimOws(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
-    if (item == "aws-chunked") {
-      removed = true;
-    } else if (!item.empty()) {
-      kept.push_back(item);
-    }
-  }
-  if (!removed) return std::string(encodings);
-  std::string out;
-  for (std::string_view item : kept) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
 
 // Streams [offset, offset + remaining) of a pinned object version.
 class ObjectSource : public BodySource {
@@ -287,81 +260,6 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
 
 }  // namespace
 
-// x-amz-storage-class: AWS's classes are accepted (cubby stores every object alike); any
-// other value is InvalidStorageClass, as AWS answers.
-// https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html#AmazonS3-PutObject-request-header-StorageClass
-ErrorCode StorageClassFromHeaders(const HttpRequest& request, std::string* storage_class) {
-  storage_class->clear();
-  const std::string* v = request.Find("x-amz-storage-class");
-  if (v == nullptr) return ErrorCode::kNone;
-  static constexpr std::string_view kClasses[] = {
-      "STANDARD",       "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING",
-      "GLACIER",        "DEEP_ARCHIVE",       "OUTPOSTS",    "GLACIER_IR", "SNOW",
-      "EXPRESS_ONEZONE"};
-  if (std::find(std::begin(kClasses), std::end(kClasses), *v) == std::end(kClasses)) {
-    return ErrorCode::kInvalidStorageClass;
-  }
-  // Kept as given and reported back; STANDARD is what an object without one reports.
-  if (*v != "STANDARD") *storage_class = *v;
-  return ErrorCode::kNone;
-}
-
-// Fills the stored content headers and user metadata from the request.
-ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta) {
-  auto copy = [&](std::string_view name, std::string* field) {
-    if (const std::string* v = request.Find(name)) *field = *v;
-  };
-  meta->content_type = "binary/octet-stream";
-  copy("content-type", &meta->content_type);
-  if (const std::string* v = request.Find("content-encoding")) {
-    meta->content_encoding = StripAwsChunked(*v);
-  }
-  if (ErrorCode e = StorageClassFromHeaders(request, &meta->storage_class); e != ErrorCode::kNone) {
-    return e;
-  }
-  copy("content-disposition", &meta->content_disposition);
-  copy("content-language", &meta->content_language);
-  copy("cache-control", &meta->cache_control);
-  copy("expires", &meta->expires);
-  size_t user_bytes = 0;
-  for (const Header& h : request.headers) {
-    if (!h.name.starts_with(kMetaPrefix)) continue;
-    std::string name = h.name.substr(kMetaPrefix.size());
-    // Stored as the UTF-8 text the value carries: RFC 2047 words decoded, as S3 stores them.
-    std::string value = text::DecodeHeaderText(h.value);
-    user_bytes += name.size() + value.size();
-    meta->user_meta.emplace_back(std::move(name), std::move(value));
-  }
-  if (user_bytes > kMaxUserMetaBytes) return ErrorCode::kMetadataTooLarge;
-  return ErrorCode::kNone;
-}
-
-// Conditional writes: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
-// Fills *cond, or returns the error to answer.
-Failure PutCondition(const Context& ctx, storage::WriteCondition* cond) {
-  if (const std::string* h = ctx.request.Find("if-none-match")) {
-    if (*h != "*") {
-      return ErrorResponse(ctx, ErrorCode::kNotImplemented,
-                           "If-None-Match on PUT supports only '*'.");
-    }
-    cond->if_none_match_any = true;
-  }
-  if (const std::string* h = ctx.request.Find("if-match")) {
-    std::vector<std::string> etags = ParseEtagList(*h);
-    if (etags.size() != 1) return ErrorResponse(ctx, ErrorCode::kNotImplemented);
-    if (etags[0] != "*") {
-      cond->if_match = etags[0];
-      return Failure::None();
-    }
-    // "If-Match: *" only asks that the key exists; storage has no such condition, so check it
-    // now (a racing delete is indistinguishable from a delete right after the PUT).
-    storage::Result<storage::ObjectMeta> current =
-        ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-    if (!current.ok()) return StorageError(ctx, current.status());  // NoSuchKey when absent
-  }
-  return Failure::None();
-}
-
 void SetVersionIdHeader(const Context& ctx, std::string_view version_id, HttpResponse* r,
                         std::string_view header, std::string_view bucket) {
   if (!version_id.empty()) {
@@ -408,70 +306,29 @@ std::string_view ChecksumType(std::string_view value) {
   return value.find('-') != std::string_view::npos ? "COMPOSITE" : "FULL_OBJECT";
 }
 
-HttpResponse WriteError(const Context& ctx, const storage::Status& status,
-                        const storage::WriteCondition& cond) {
-  // Storage reports If-Match on a missing key as a failed condition; AWS answers NoSuchKey.
-  if (status.code() == storage::Code::kPreconditionFailed && cond.if_match) {
-    storage::Result<storage::ObjectMeta> current =
-        ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-    if (!current.ok() && current.status().code() == storage::Code::kNoSuchKey) {
-      return ErrorResponse(ctx, ErrorCode::kNoSuchKey);
-    }
-  }
-  return StorageError(ctx, status);
-}
-
 HttpResponse PutObject(const Context& ctx) {
-  storage::ObjectMeta meta;
-  if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e);
-  }
-  if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
-  if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
-  if (Failure failure = NewObjectTags(ctx, nullptr, &meta)) return failure.TakeResponse();
-  SseRequest sse;
-  if (Failure failure = SseRequestForWrite(ctx, RequestHeaders(ctx.request), &sse)) {
+  using enum NewObjectStep;
+  NewObject object;
+  if (Failure failure = DescribeNewObject(
+          ctx, {kContent, kAccess, kLock, kTags, kEncryption, kCondition}, &object)) {
     return failure.TakeResponse();
   }
-  storage::WriteCondition cond;
-  if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
   // A body whose declared size passes the bucket's quota is refused before it is read.
   if (Failure failure = CheckQuota(ctx, KnownBodySize(ctx), ctx.route.key)) {
     return failure.TakeResponse();
   }
-  WriteKey key;
-  if (Failure failure = NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, "", &key)) {
+  if (Failure failure = DescribeNewObject(ctx, {kDataKey}, &object)) return failure.TakeResponse();
+  const NewObjectBytes body = {.receive = [&](const BodySink& sink, ReceivedBody* out) {
+    return ReceiveBody(ctx, kMaxObjectBytes, std::nullopt, sink, out);
+  }};
+  storage::ObjectMeta committed;
+  if (Failure failure = WriteNewObject(ctx, &object, body, &committed)) {
     return failure.TakeResponse();
   }
-
-  storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
-      ctx.store->NewObjectWriter(ctx.route.bucket);
-  if (!writer.ok()) return StorageError(ctx, writer.status());
-
-  // Nothing is committed until the whole body is read and verified, so any error leaves no
-  // object (the writer's destructor releases the data). An encrypted body is sealed on its way.
-  Sealing sealing(&key, [&](std::string_view chunk) { return (*writer)->Append(chunk); });
-  ReceivedBody body;
-  Failure failure = ReceiveBody(ctx, kMaxObjectBytes, std::nullopt, sealing.sink(), &body);
-  if (failure) return failure.TakeResponse();
-  if (storage::Status s = sealing.Finish(); !s.ok()) return StorageError(ctx, s);
-  meta.size = body.size;
-  meta.encryption = std::move(key.record);
-  meta.etag = SealedEtag(meta.encryption, body.md5);
-  meta.last_modified_ms = ctx.now_ms();
-  if (!body.checksum_name.empty()) meta.checksums[body.checksum_name] = body.checksum_b64;
-  // Again with the size received, against the usage now: concurrent writers pass the quota by
-  // at most the writes in flight. A refusal drops the stored body (the writer's destructor).
-  if (Failure failure = CheckQuota(ctx, body.size, ctx.route.key)) return failure.TakeResponse();
-  storage::Result<storage::ObjectMeta> committed =
-      (*writer)->Commit(ctx.route.key, std::move(meta), cond);
-  if (!committed.ok()) return WriteError(ctx, committed.status(), cond);
   HttpResponse r;
-  r.Set("ETag", QuoteEtag(committed->etag));
-  SetChecksumHeaders(committed->checksums, &r);
-  SetVersionIdHeader(ctx, committed->version_id, &r);
-  SetExpirationHeader(ctx, ctx.route.key, *committed, &r);
-  SetSseHeaders(committed->encryption, sse.customer, &r);
+  SetNewObjectHeaders(ctx, committed, &r);
+  SetExpirationHeader(ctx, ctx.route.key, committed, &r);
+  SetSseHeaders(committed.encryption, object.sse.customer, &r);
   return r;
 }
 
