@@ -168,6 +168,29 @@ HttpResponse DeleteMarkerResponse(const Context& ctx, const storage::DeleteMarke
   return r;
 }
 
+// The refusals GetObject answers before it reads anything.
+Failure RefuseGetRequest(const Context& ctx) {
+  // Response header overrides need a signed request ("Anonymous requests can't use these
+  // parameters").
+  if (ctx.route.overrides.any() && ctx.auth.anonymous) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "Request specific response headers cannot be used for anonymous GET "
+                         "requests.");
+  }
+  // An empty versionId is refused before anything is read (a malformed partNumber only after
+  // the preconditions, CheckConditions).
+  if (ctx.route.param_error.code != ErrorCode::kNone && !ctx.route.part_number_sent) {
+    return ErrorResponse(ctx, ctx.route.param_error.code, ctx.route.param_error.message);
+  }
+  // A GET / HEAD names no encryption: the object's record says (AWS answers 400).
+  if (ctx.request.Find("x-amz-server-side-encryption") != nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                         "x-amz-server-side-encryption header is not supported for this "
+                         "operation.");
+  }
+  return Failure::None();
+}
+
 // The answer to a failed precondition: 304 (with the validators) or the error.
 HttpResponse ConditionFailed(const Context& ctx, ErrorCode e, const storage::ObjectMeta& meta) {
   if (e != ErrorCode::kNotModified) return ErrorResponse(ctx, e);
@@ -175,6 +198,28 @@ HttpResponse ConditionFailed(const Context& ctx, ErrorCode e, const storage::Obj
   r.status = 304;
   SetObjectHeaders(meta, &r);
   return r;
+}
+
+// The checks of the request against the version opened, in S3's order: a Range beside
+// partNumber, the preconditions (304 or 412), then a malformed partNumber.
+Failure CheckConditions(const Context& ctx, const storage::ObjectMeta& meta) {
+  if (ctx.route.part_number_sent && ctx.request.Find("range") != nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "Cannot specify both Range header and partNumber query parameter");
+  }
+  switch (EvaluatePreconditions(ctx.request, kObjectPreconditions, meta)) {
+    case PreconditionResult::kHolds:
+      break;
+    case PreconditionResult::kFailed:
+      return ConditionFailed(ctx, ErrorCode::kPreconditionFailed, meta);
+    case PreconditionResult::kNotModified:
+      return ConditionFailed(ctx, ErrorCode::kNotModified, meta);
+  }
+  // A malformed partNumber is refused only now, after the preconditions (see Route).
+  if (const ParamError& bad = ctx.route.param_error; bad.code != ErrorCode::kNone) {
+    return ErrorResponse(ctx, bad.code, bad.message);
+  }
+  return Failure::None();
 }
 
 // The bytes GetObject sends: the whole object, one part (partNumber) or a Range.
@@ -258,6 +303,26 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
   return r;
 }
 
+// A GET's body: the selection of `reader`'s version, decrypted when it is sealed.
+Failure AttachBody(const Context& ctx, std::unique_ptr<storage::ObjectReader> reader,
+                   OpenedKeys keys, const Selection& selection, HttpResponse* r) {
+  const bool sealed = reader->meta().sealed();
+  if (sealed) reader = NewPlainReader(std::move(reader), std::move(keys));
+  if (selection.range.first > 0) {
+    storage::Status s = reader->Seek(selection.range.first);
+    if (!s.ok()) return StorageError(ctx, s);
+  }
+  if (sealed && selection.range.length <= kOpenBeforeSendBytes) {
+    // Opened before the status line: data that fails to authenticate is a clean 500.
+    if (storage::Status s = ReadOpened(*reader, selection.range.length, &r->body); !s.ok()) {
+      return StorageError(ctx, s);
+    }
+    return Failure::None();
+  }
+  r->source = std::make_unique<ObjectSource>(std::move(reader), selection.range.length);
+  return Failure::None();
+}
+
 }  // namespace
 
 void SetVersionIdHeader(const Context& ctx, std::string_view version_id, HttpResponse* r,
@@ -333,24 +398,7 @@ HttpResponse PutObject(const Context& ctx) {
 }
 
 HttpResponse GetObject(const Context& ctx) {
-  // Response header overrides need a signed request ("Anonymous requests can't use these
-  // parameters").
-  if (ctx.route.overrides.any() && ctx.auth.anonymous) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                         "Request specific response headers cannot be used for anonymous GET "
-                         "requests.");
-  }
-  // An empty versionId is refused before anything is read (a malformed partNumber only after
-  // the preconditions, below).
-  if (ctx.route.param_error.code != ErrorCode::kNone && !ctx.route.part_number_sent) {
-    return ErrorResponse(ctx, ctx.route.param_error.code, ctx.route.param_error.message);
-  }
-  // A GET / HEAD names no encryption: the object's record says (AWS answers 400).
-  if (ctx.request.Find("x-amz-server-side-encryption") != nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
-                         "x-amz-server-side-encryption header is not supported for this "
-                         "operation.");
-  }
+  if (Failure failure = RefuseGetRequest(ctx)) return failure.TakeResponse();
   OpenedObject object;
   storage::DeleteMarkerInfo marker;
   if (storage::Status s = Open(ctx, &object, &marker); !s.ok()) {
@@ -358,22 +406,7 @@ HttpResponse GetObject(const Context& ctx) {
     return VersionReadError(ctx, s);
   }
   const storage::ObjectMeta& meta = object.meta();
-  if (ctx.route.part_number_sent && ctx.request.Find("range") != nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                         "Cannot specify both Range header and partNumber query parameter");
-  }
-  switch (EvaluatePreconditions(ctx.request, kObjectPreconditions, meta)) {
-    case PreconditionResult::kHolds:
-      break;
-    case PreconditionResult::kFailed:
-      return ConditionFailed(ctx, ErrorCode::kPreconditionFailed, meta);
-    case PreconditionResult::kNotModified:
-      return ConditionFailed(ctx, ErrorCode::kNotModified, meta);
-  }
-  // A malformed partNumber is refused only now, after the preconditions (see Route).
-  if (const ParamError& bad = ctx.route.param_error; bad.code != ErrorCode::kNone) {
-    return ErrorResponse(ctx, bad.code, bad.message);
-  }
+  if (Failure failure = CheckConditions(ctx, meta)) return failure.TakeResponse();
   Selection selection;
   if (ErrorCode e = SelectBytes(ctx, meta, &selection); e != ErrorCode::kNone) {
     return SelectionError(ctx, e, meta);
@@ -388,20 +421,9 @@ HttpResponse GetObject(const Context& ctx) {
   // A lifecycle rule expires the current version; a version named by id is not told.
   if (!ctx.route.version_id) SetExpirationHeader(ctx, ctx.route.key, meta, &r);
   if (ctx.head()) return r;
-  std::unique_ptr<storage::ObjectReader> reader = std::move(object.reader);
-  if (meta.sealed()) reader = NewPlainReader(std::move(reader), std::move(keys));
-  if (selection.range.first > 0) {
-    storage::Status s = reader->Seek(selection.range.first);
-    if (!s.ok()) return StorageError(ctx, s);
+  if (Failure failure = AttachBody(ctx, std::move(object.reader), std::move(keys), selection, &r)) {
+    return failure.TakeResponse();
   }
-  if (meta.sealed() && selection.range.length <= kOpenBeforeSendBytes) {
-    // Opened before the status line: data that fails to authenticate is a clean 500.
-    if (storage::Status s = ReadOpened(*reader, selection.range.length, &r.body); !s.ok()) {
-      return StorageError(ctx, s);
-    }
-    return r;
-  }
-  r.source = std::make_unique<ObjectSource>(std::move(reader), selection.range.length);
   return r;
 }
 
