@@ -1,7 +1,8 @@
 // Fuzzes POST Object's policy document (s3api/post_policy.h): ParsePostPolicy on the input, and
 // an accepted policy checked (CheckPostPolicy) against a few forms: fixed ones and one made of
 // the policy's own conditions (which must then pass, unless expired). The input's lines after a
-// NUL byte also become form fields ("name=value") for AuthenticatePostForm with a fixed key.
+// NUL byte also become form fields ("name=value") for AuthenticatePostForm
+// (s3api/auth/post_form.h) with a fixed key.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "s3api/auth/post_form.h"
 #include "s3api/post_policy.h"
 
 namespace {
@@ -77,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return r;
   };
   const cubby::s3api::auth::AuthResult who =
-      s3api::AuthenticatePostForm(FieldsOf(rest), "us-east-1", lookup);
+      s3api::auth::AuthenticatePostForm(FieldsOf(rest), "us-east-1", lookup);
   if (who.error == s3api::ErrorCode::kNone && !who.anonymous && !who.key) std::abort();
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/new_object.h"
 #include "s3api/preconditions.h"
 #include "s3api/quota.h"
 #include "s3api/sse.h"
@@ -164,14 +165,77 @@ HttpResponse CopyResult(const Context& ctx, const CopySource& source,
   return r;
 }
 
+// x-amz-metadata-directive: COPY (the default) or REPLACE; another is InvalidArgument.
+Failure MetadataDirective(const Context& ctx, bool* replace) {
+  const std::string* directive = ctx.request.Find("x-amz-metadata-directive");
+  *replace = directive != nullptr && *directive == "REPLACE";
+  if (directive != nullptr && !*replace && *directive != "COPY") {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, "Unknown metadata directive.");
+  }
+  return Failure::None();
+}
+
+// The copy's content headers and metadata: the request's (REPLACE), else the source's.
+Failure CopyContent(const Context& ctx, bool replace, const storage::ObjectMeta& from,
+                    storage::ObjectMeta* meta) {
+  if (replace) {
+    if (ErrorCode e = MetaFromHeaders(ctx.request, meta); e != ErrorCode::kNone) {
+      return ErrorResponse(ctx, e);
+    }
+    return Failure::None();
+  }
+  CopyContentMeta(from, meta);
+  // The class is never copied: the copy's is its header's, else STANDARD (AWS).
+  if (ErrorCode e = StorageClassFromHeaders(ctx.request, &meta->storage_class);
+      e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e);
+  }
+  return Failure::None();
+}
+
+bool AsksEncryption(const Context& ctx, const SseRequest& sse) {
+  return ctx.request.Find("x-amz-server-side-encryption") != nullptr || sse.customer.has_value();
+}
+
+// Same bytes, new metadata: no data copy. The ETag and the encryption stay (storage keeps them).
+HttpResponse UpdateInPlace(const Context& ctx, const CopySource& source,
+                           const storage::ObjectMeta& from, NewObject* object) {
+  object->meta.last_modified_ms = ctx.now_ms();
+  object->meta.checksums = from.checksums;
+  storage::Result<storage::ObjectMeta> updated = ctx.store->UpdateObjectMeta(
+      ctx.route.bucket, ctx.route.key, std::move(object->meta), object->cond);
+  if (!updated.ok()) return WriteError(ctx, updated.status(), object->cond);
+  HttpResponse r = CopyResult(ctx, source, from, *updated);
+  SetSseHeaders(updated->encryption, std::nullopt, &r);
+  return r;
+}
+
+// The source's bytes, with the checksum `algorithm` names computed as they are copied.
+NewObjectBytes SourceBytes(const Context& ctx, storage::ObjectReader& reader,
+                           std::optional<auth::ChecksumAlgorithm> algorithm) {
+  return {.receive = [&ctx, &reader, algorithm](const BodySink& sink, ReceivedBody* out) {
+    std::optional<auth::Checksummer> checksum;
+    if (algorithm) checksum.emplace(*algorithm);
+    const uint64_t size = reader.meta().size;
+    if (Failure failure =
+            CopyBytes(ctx, reader, size, sink, &out->md5, checksum ? &*checksum : nullptr)) {
+      return failure;
+    }
+    out->size = size;
+    if (checksum) {
+      out->checksum_name = std::string(auth::ChecksumName(*algorithm));
+      out->checksum_b64 = checksum->Finish();
+    }
+    return Failure::None();
+  }};
+}
+
 }  // namespace
 
 HttpResponse CopyObject(const Context& ctx) {
-  const std::string* directive = ctx.request.Find("x-amz-metadata-directive");
-  bool replace = directive != nullptr && *directive == "REPLACE";
-  if (directive != nullptr && !replace && *directive != "COPY") {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, "Unknown metadata directive.");
-  }
+  using enum NewObjectStep;
+  bool replace = false;
+  if (Failure failure = MetadataDirective(ctx, &replace)) return failure.TakeResponse();
   CopySource source;
   std::unique_ptr<storage::ObjectReader> reader;
   if (Failure failure = OpenCopySource(ctx, &source, &reader)) return failure.TakeResponse();
@@ -181,103 +245,51 @@ HttpResponse CopyObject(const Context& ctx) {
                          "The specified copy source is larger than the maximum allowable size "
                          "for a copy source: 5368709120");
   }
-
-  storage::ObjectMeta meta;
-  if (replace) {
-    if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
-      return ErrorResponse(ctx, e);
-    }
-  } else {
-    CopyContentMeta(from, &meta);
-    // The class is never copied: the copy's is its header's, else STANDARD (AWS).
-    if (ErrorCode e = StorageClassFromHeaders(ctx.request, &meta.storage_class);
-        e != ErrorCode::kNone) {
-      return ErrorResponse(ctx, e);
-    }
+  NewObject object;
+  if (Failure failure = CopyContent(ctx, replace, from, &object.meta)) {
+    return failure.TakeResponse();
   }
   // x-amz-checksum-algorithm: the copy gets that checksum, computed as the bytes are copied.
   std::optional<auth::ChecksumAlgorithm> algorithm;
-  if (const std::string* h = ctx.request.Find("x-amz-checksum-algorithm")) {
-    algorithm = auth::ParseChecksumAlgorithm(*h);
-    if (!algorithm) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                           "Checksum algorithm provided is unsupported. Please try again with any "
-                           "of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]");
-    }
-  }
-  if (!algorithm) KeepFullObjectChecksums(from, &meta);
-  // The copy is a new object: the writer's, with the ACL its headers ask for (none copied).
-  if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
-  // Nor is the source's lock: the copy's is its headers' or the bucket's default.
-  if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
-  if (Failure failure = NewObjectTags(ctx, &from, &meta)) return failure.TakeResponse();
-  // The copy's encryption is its request's (or the bucket's default), never the source's.
-  SseRequest sse;
-  if (Failure failure = SseRequestForWrite(ctx, RequestHeaders(ctx.request), &sse)) {
+  if (Failure failure = ChecksumAlgorithmFromHeaders(ctx, &algorithm)) {
     return failure.TakeResponse();
   }
-  const bool asks_encryption =
-      ctx.request.Find("x-amz-server-side-encryption") != nullptr || sse.customer.has_value();
-  storage::WriteCondition cond;
-  if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
-  meta.last_modified_ms = ctx.now_ms();
-
+  if (!algorithm) KeepFullObjectChecksums(from, &object.meta);
+  // The copy is a new object: the writer's, with the ACL its headers ask for (none copied), its
+  // headers' lock or the bucket's default (not the source's), its request's encryption or the
+  // bucket's default (never the source's).
+  object.copy_source = &from;
+  if (Failure failure =
+          DescribeNewObject(ctx, {kAccess, kLock, kTags, kEncryption, kCondition}, &object)) {
+    return failure.TakeResponse();
+  }
   // Onto itself: only new metadata (REPLACE), new encryption, or an older version made current
   // again. In a versioned bucket the copy is a new version, written as any other copy.
-  const bool onto_itself = source.bucket == ctx.route.bucket && source.key == ctx.route.key;
-  if (onto_itself && !replace && !source.version_id && !asks_encryption &&
-      ctx.request.Find("x-amz-storage-class") == nullptr && !algorithm) {
+  const bool same_bytes = source.bucket == ctx.route.bucket && source.key == ctx.route.key &&
+                          !source.version_id && !algorithm && !AsksEncryption(ctx, object.sse);
+  if (same_bytes && !replace && ctx.request.Find("x-amz-storage-class") == nullptr) {
     return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
                          "This copy request is illegal because it is trying to copy an object "
                          "to itself without changing the object's metadata, storage class, "
                          "website redirect location or encryption attributes.");
   }
-  if (onto_itself && !source.version_id && !algorithm && !asks_encryption &&
+  if (same_bytes &&
       ctx.store->BucketVersioning(ctx.route.bucket) == storage::VersioningState::kUnversioned) {
-    // Same bytes, new metadata: no data copy. The etag and the encryption stay (storage keeps
-    // them).
-    meta.checksums = from.checksums;
-    storage::Result<storage::ObjectMeta> updated =
-        ctx.store->UpdateObjectMeta(ctx.route.bucket, ctx.route.key, std::move(meta), cond);
-    if (!updated.ok()) return WriteError(ctx, updated.status(), cond);
-    HttpResponse r = CopyResult(ctx, source, from, *updated);
-    SetSseHeaders(updated->encryption, std::nullopt, &r);
-    return r;
+    return UpdateInPlace(ctx, source, from, &object);
   }
-  WriteKey key;
-  if (Failure failure = NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, "", &key)) {
-    return failure.TakeResponse();
-  }
-
+  if (Failure failure = DescribeNewObject(ctx, {kDataKey}, &object)) return failure.TakeResponse();
   // The copy's size is known only now (the pipeline checked for 0 bytes).
   if (storage::Status s = ctx.store->CheckSpaceFor(from.size); !s.ok()) {
     return StorageError(ctx, s);
   }
   if (Failure failure = CheckQuota(ctx, from.size, ctx.route.key)) return failure.TakeResponse();
-  storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
-      ctx.store->NewObjectWriter(ctx.route.bucket);
-  if (!writer.ok()) return StorageError(ctx, writer.status());
-  std::string md5;
-  std::optional<auth::Checksummer> checksum;
-  if (algorithm) checksum.emplace(*algorithm);
-  Sealing sealing(&key, [&](std::string_view piece) { return (*writer)->Append(piece); });
-  Failure failure =
-      CopyBytes(ctx, *reader, from.size, sealing.sink(), &md5, checksum ? &*checksum : nullptr);
-  if (failure) return failure.TakeResponse();
-  if (storage::Status s = sealing.Finish(); !s.ok()) return StorageError(ctx, s);
-  meta.size = from.size;
-  meta.encryption = std::move(key.record);
-  meta.etag = SealedEtag(meta.encryption, md5);
-  if (checksum) {
-    meta.checksums = {{std::string(auth::ChecksumName(*algorithm)), checksum->Finish()}};
+  storage::ObjectMeta committed;
+  if (Failure failure =
+          WriteNewObject(ctx, &object, SourceBytes(ctx, *reader, algorithm), &committed)) {
+    return failure.TakeResponse();
   }
-  // Again against the usage now, as PutObject does (s3api/quota.h).
-  if (Failure failure = CheckQuota(ctx, from.size, ctx.route.key)) return failure.TakeResponse();
-  storage::Result<storage::ObjectMeta> committed =
-      (*writer)->Commit(ctx.route.key, std::move(meta), cond);
-  if (!committed.ok()) return WriteError(ctx, committed.status(), cond);
-  HttpResponse r = CopyResult(ctx, source, from, *committed);
-  SetSseHeaders(committed->encryption, sse.customer, &r);
+  HttpResponse r = CopyResult(ctx, source, from, committed);
+  SetSseHeaders(committed.encryption, object.sse.customer, &r);
   return r;
 }
 

@@ -23,11 +23,6 @@ inline constexpr size_t kMaxPostPreDataBytes = 20 << 10;
 // the boundary is missing, empty or longer than RFC 2046's 70 characters.
 bool MultipartFormBoundary(std::string_view content_type, std::string* boundary);
 
-struct FormField {
-  std::string name;  // lowercase: AWS matches form field names case-insensitively
-  std::string value;
-};
-
 // Reads one form. Use: ReadFields once, then ReadFile (as a BodyReader) until it returns end.
 // Fields after the file part are never read (AWS ignores them). Errors:
 //  - MalformedPOSTRequest: not multipart/form-data framing (no opening boundary, a part without

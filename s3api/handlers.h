@@ -173,19 +173,9 @@ inline constexpr std::string_view kSourceExpectedBucketOwner = "x-amz-source-exp
 inline constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB: single PUT, copy source, part
 inline constexpr size_t kCopyBufferBytes = 256 << 10;
 
-// Content headers (Content-Encoding without "aws-chunked") and x-amz-meta-* of the request.
-// kMetadataTooLarge when the user metadata exceeds 2 KiB.
-ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta);
-// x-amz-storage-class into *storage_class: empty when absent or STANDARD, else as given;
-// kInvalidStorageClass for a name AWS does not have. MetaFromHeaders calls it.
-ErrorCode StorageClassFromHeaders(const HttpRequest& request, std::string* storage_class);
-// If-None-Match: * / If-Match on a write → *cond, or the failure (If-Match on a missing key is
-// NoSuchKey, as AWS answers).
-Failure PutCondition(const Context& ctx, storage::WriteCondition* cond);
-// The response for a failed commit under `cond`: as StorageError, except that a failed If-Match
-// because the key is gone is NoSuchKey.
-HttpResponse WriteError(const Context& ctx, const storage::Status& status,
-                        const storage::WriteCondition& cond);
+// A new object's steps and its write (MetaFromHeaders, PutCondition, WriteError, ...):
+// new_object.h.
+
 // x-amz-version-id of an object version in a response: its id, or "null" for the null
 // version of a bucket whose versioning was ever set; nothing in a bucket never versioned.
 // `header` and `bucket` name another header and bucket (a copy's source).

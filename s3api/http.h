@@ -33,6 +33,22 @@ struct HttpRequest {
   const std::string* Find(std::string_view name) const;
 };
 
+// A field of a multipart/form-data body (a POST Object form; form_data.h reads them).
+struct FormField {
+  std::string name;  // lowercase: AWS matches form field names case-insensitively
+  std::string value;
+};
+
+// The value of the first field named `name` (lowercase), or nullptr. (Inline, as FindHeader, so
+// that s3api/auth uses it without s3api's objects.)
+inline const std::string* FindFormField(const std::vector<FormField>& fields,
+                                        std::string_view name) {
+  for (const FormField& f : fields) {
+    if (f.name == name) return &f.value;
+  }
+  return nullptr;
+}
+
 struct ReadResult {
   size_t n = 0;                          // bytes produced; 0 with kNone means end of body
   ErrorCode error = ErrorCode::kNone;    // e.g. kIncompleteBody, kRequestTimeout, kBadDigest

@@ -13,6 +13,7 @@
 #include "s3api/auth/crypto.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/new_object.h"
 #include "s3api/quota.h"
 #include "s3api/sse.h"
 #include "s3api/xml.h"
@@ -319,63 +320,62 @@ Failure UploadEncryption(const Context& ctx, const SseRequest& sse, storage::Enc
   return Failure::None();
 }
 
+// The checksum an upload's parts carry: x-amz-checksum-algorithm and x-amz-checksum-type.
+struct UploadChecksum {
+  std::string algorithm;  // "CRC32", ...; empty: none
+  std::string type;       // COMPOSITE or FULL_OBJECT; empty without an algorithm
+};
+Failure UploadChecksumFrom(const Context& ctx, UploadChecksum* out) {
+  std::optional<auth::ChecksumAlgorithm> algorithm;
+  if (Failure failure = ChecksumAlgorithmFromHeaders(ctx, &algorithm)) return failure;
+  const std::string* type_header = ctx.request.Find("x-amz-checksum-type");
+  if (!algorithm) {
+    if (type_header != nullptr) {
+      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                           "The x-amz-checksum-type header can only be used with the "
+                           "x-amz-checksum-algorithm header.");
+    }
+    return Failure::None();
+  }
+  out->algorithm = std::string(auth::ChecksumName(*algorithm));
+  // CRC64NVME supports only FULL_OBJECT; the others default to COMPOSITE.
+  out->type = *algorithm == auth::ChecksumAlgorithm::kCrc64Nvme ? "FULL_OBJECT" : "COMPOSITE";
+  if (type_header == nullptr) return Failure::None();
+  if (*type_header != "COMPOSITE" && *type_header != "FULL_OBJECT") {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "Value for x-amz-checksum-type header is invalid.");
+  }
+  const bool full = *type_header == "FULL_OBJECT";
+  if (full ? !auth::IsCrc(*algorithm) : *algorithm == auth::ChecksumAlgorithm::kCrc64Nvme) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "The " + *type_header + " checksum type cannot be used with the " +
+                             text::AsciiLowercase(out->algorithm) + " checksum algorithm.");
+  }
+  out->type = *type_header;
+  return Failure::None();
+}
+
 }  // namespace
 
 HttpResponse CreateMultipartUpload(const Context& ctx) {
-  storage::ObjectMeta meta;
-  if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e);
-  }
-  // The upload's owner and ACL become the completed object's (CompleteMultipartUpload starts
-  // from the upload's meta).
-  if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
-  // So does its object lock (headers, else the bucket's default retention from now).
-  if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
-  // And its tags (x-amz-tagging).
-  if (Failure failure = NewObjectTags(ctx, nullptr, &meta)) return failure.TakeResponse();
-  // And its encryption (each part is sealed with a key of its own as it arrives).
-  SseRequest sse;
-  if (Failure failure = SseRequestForWrite(ctx, RequestHeaders(ctx.request), &sse)) {
+  // The upload's content headers and metadata, owner and ACL, object lock (headers, else the
+  // bucket's default retention from now), tags and encryption become the completed object's
+  // (CompleteMultipartUpload starts from the upload's meta); each part is sealed with a key of
+  // its own as it arrives.
+  using enum NewObjectStep;
+  NewObject object;
+  if (Failure failure =
+          DescribeNewObject(ctx, {kContent, kAccess, kLock, kTags, kEncryption}, &object)) {
     return failure.TakeResponse();
   }
-  if (Failure failure = UploadEncryption(ctx, sse, &meta.encryption)) {
+  if (Failure failure = UploadEncryption(ctx, object.sse, &object.meta.encryption)) {
     return failure.TakeResponse();
   }
-  std::string algorithm_name, type;
-  const std::string* algorithm_header = ctx.request.Find("x-amz-checksum-algorithm");
-  const std::string* type_header = ctx.request.Find("x-amz-checksum-type");
-  if (algorithm_header != nullptr) {
-    std::optional<auth::ChecksumAlgorithm> algorithm =
-        auth::ParseChecksumAlgorithm(*algorithm_header);
-    if (!algorithm) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                           "Checksum algorithm provided is unsupported. Please try again with any "
-                           "of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]");
-    }
-    algorithm_name = std::string(auth::ChecksumName(*algorithm));
-    // CRC64NVME supports only FULL_OBJECT; the others default to COMPOSITE.
-    type = *algorithm == auth::ChecksumAlgorithm::kCrc64Nvme ? "FULL_OBJECT" : "COMPOSITE";
-    if (type_header != nullptr) {
-      if (*type_header != "COMPOSITE" && *type_header != "FULL_OBJECT") {
-        return ErrorResponse(ctx, ErrorCode::kInvalidRequest, "Value for x-amz-checksum-type "
-                                                              "header is invalid.");
-      }
-      bool full = *type_header == "FULL_OBJECT";
-      if (full ? !auth::IsCrc(*algorithm) : *algorithm == auth::ChecksumAlgorithm::kCrc64Nvme) {
-        return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                             "The " + *type_header + " checksum type cannot be used with the " +
-                                 text::AsciiLowercase(algorithm_name) + " checksum algorithm.");
-      }
-      type = *type_header;
-    }
-  } else if (type_header != nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                         "The x-amz-checksum-type header can only be used with the "
-                         "x-amz-checksum-algorithm header.");
-  }
-  storage::Result<storage::UploadRecord> upload =
-      ctx.store->CreateUpload(ctx.route.bucket, ctx.route.key, meta, algorithm_name, type,
-                              ctx.auth.anonymous ? std::string_view() : ctx.auth.key->user_id);
+  UploadChecksum checksum;
+  if (Failure failure = UploadChecksumFrom(ctx, &checksum)) return failure.TakeResponse();
+  storage::Result<storage::UploadRecord> upload = ctx.store->CreateUpload(
+      ctx.route.bucket, ctx.route.key, object.meta, checksum.algorithm, checksum.type,
+      ctx.auth.anonymous ? std::string_view() : ctx.auth.key->user_id);
   if (!upload.ok()) return StorageError(ctx, upload.status());
   XmlWriter w;
   w.Open("InitiateMultipartUploadResult", kS3Namespace);
@@ -383,12 +383,12 @@ HttpResponse CreateMultipartUpload(const Context& ctx) {
   w.Element("Key", ctx.route.key);
   w.Element("UploadId", upload->upload_id);
   HttpResponse r = XmlResponse(std::move(w).Finish());
-  if (!algorithm_name.empty()) {
-    r.Set("x-amz-checksum-algorithm", algorithm_name);
-    r.Set("x-amz-checksum-type", type);
+  if (!checksum.algorithm.empty()) {
+    r.Set("x-amz-checksum-algorithm", checksum.algorithm);
+    r.Set("x-amz-checksum-type", checksum.type);
   }
   SetAbortHeaders(ctx, *upload, &r);
-  SetSseHeaders(upload->meta.encryption, sse.customer, &r);
+  SetSseHeaders(upload->meta.encryption, object.sse.customer, &r);
   return r;
 }
 

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "s3api/auth/checksum.h"
 #include "s3api/bucket_config_xml.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/new_object.h"
 #include "s3api/preconditions.h"
 #include "s3api/quota.h"
 #include "s3api/sse.h"
@@ -20,33 +20,6 @@
 namespace cubby::s3api {
 
 namespace {
-
-constexpr size_t kMaxUserMetaBytes = 2 << 10;     // 2 KiB of x-amz-meta-* names + values
-constexpr std::string_view kMetaPrefix = "x-amz-meta-";
-
-// "aws-chunked" describes the request framing, not the object: AWS does not store it. Only that
-// coding is removed; the rest is kept as sent ("deflate, gzip" stays exactly that).
-std::string StripAwsChunked(std::string_view encodings) {
-  std::vector<std::string_view> kept;
-  bool removed = false;
-  for (std::string_view rest = encodings; !rest.empty();) {
-    const size_t comma = rest.find(',');
-    const std::string_view item = text::TrimOws(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
-    if (item == "aws-chunked") {
-      removed = true;
-    } else if (!item.empty()) {
-      kept.push_back(item);
-    }
-  }
-  if (!removed) return std::string(encodings);
-  std::string out;
-  for (std::string_view item : kept) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
 
 // Streams [offset, offset + remaining) of a pinned object version.
 class ObjectSource : public BodySource {
@@ -195,6 +168,29 @@ HttpResponse DeleteMarkerResponse(const Context& ctx, const storage::DeleteMarke
   return r;
 }
 
+// The refusals GetObject answers before it reads anything.
+Failure RefuseGetRequest(const Context& ctx) {
+  // Response header overrides need a signed request ("Anonymous requests can't use these
+  // parameters").
+  if (ctx.route.overrides.any() && ctx.auth.anonymous) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "Request specific response headers cannot be used for anonymous GET "
+                         "requests.");
+  }
+  // An empty versionId is refused before anything is read (a malformed partNumber only after
+  // the preconditions, CheckConditions).
+  if (ctx.route.param_error.code != ErrorCode::kNone && !ctx.route.part_number_sent) {
+    return ErrorResponse(ctx, ctx.route.param_error.code, ctx.route.param_error.message);
+  }
+  // A GET / HEAD names no encryption: the object's record says (AWS answers 400).
+  if (ctx.request.Find("x-amz-server-side-encryption") != nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
+                         "x-amz-server-side-encryption header is not supported for this "
+                         "operation.");
+  }
+  return Failure::None();
+}
+
 // The answer to a failed precondition: 304 (with the validators) or the error.
 HttpResponse ConditionFailed(const Context& ctx, ErrorCode e, const storage::ObjectMeta& meta) {
   if (e != ErrorCode::kNotModified) return ErrorResponse(ctx, e);
@@ -202,6 +198,28 @@ HttpResponse ConditionFailed(const Context& ctx, ErrorCode e, const storage::Obj
   r.status = 304;
   SetObjectHeaders(meta, &r);
   return r;
+}
+
+// The checks of the request against the version opened, in S3's order: a Range beside
+// partNumber, the preconditions (304 or 412), then a malformed partNumber.
+Failure CheckConditions(const Context& ctx, const storage::ObjectMeta& meta) {
+  if (ctx.route.part_number_sent && ctx.request.Find("range") != nullptr) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "Cannot specify both Range header and partNumber query parameter");
+  }
+  switch (EvaluatePreconditions(ctx.request, kObjectPreconditions, meta)) {
+    case PreconditionResult::kHolds:
+      break;
+    case PreconditionResult::kFailed:
+      return ConditionFailed(ctx, ErrorCode::kPreconditionFailed, meta);
+    case PreconditionResult::kNotModified:
+      return ConditionFailed(ctx, ErrorCode::kNotModified, meta);
+  }
+  // A malformed partNumber is refused only now, after the preconditions (see Route).
+  if (const ParamError& bad = ctx.route.param_error; bad.code != ErrorCode::kNone) {
+    return ErrorResponse(ctx, bad.code, bad.message);
+  }
+  return Failure::None();
 }
 
 // The bytes GetObject sends: the whole object, one part (partNumber) or a Range.
@@ -285,82 +303,27 @@ HttpResponse ObjectResponse(const Context& ctx, const storage::ObjectMeta& meta,
   return r;
 }
 
-}  // namespace
-
-// x-amz-storage-class: AWS's classes are accepted (cubby stores every object alike); any
-// other value is InvalidStorageClass, as AWS answers.
-// https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html#AmazonS3-PutObject-request-header-StorageClass
-ErrorCode StorageClassFromHeaders(const HttpRequest& request, std::string* storage_class) {
-  storage_class->clear();
-  const std::string* v = request.Find("x-amz-storage-class");
-  if (v == nullptr) return ErrorCode::kNone;
-  static constexpr std::string_view kClasses[] = {
-      "STANDARD",       "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING",
-      "GLACIER",        "DEEP_ARCHIVE",       "OUTPOSTS",    "GLACIER_IR", "SNOW",
-      "EXPRESS_ONEZONE"};
-  if (std::find(std::begin(kClasses), std::end(kClasses), *v) == std::end(kClasses)) {
-    return ErrorCode::kInvalidStorageClass;
+// A GET's body: the selection of `reader`'s version, decrypted when it is sealed.
+Failure AttachBody(const Context& ctx, std::unique_ptr<storage::ObjectReader> reader,
+                   OpenedKeys keys, const Selection& selection, HttpResponse* r) {
+  const bool sealed = reader->meta().sealed();
+  if (sealed) reader = NewPlainReader(std::move(reader), std::move(keys));
+  if (selection.range.first > 0) {
+    storage::Status s = reader->Seek(selection.range.first);
+    if (!s.ok()) return StorageError(ctx, s);
   }
-  // Kept as given and reported back; STANDARD is what an object without one reports.
-  if (*v != "STANDARD") *storage_class = *v;
-  return ErrorCode::kNone;
-}
-
-// Fills the stored content headers and user metadata from the request.
-ErrorCode MetaFromHeaders(const HttpRequest& request, storage::ObjectMeta* meta) {
-  auto copy = [&](std::string_view name, std::string* field) {
-    if (const std::string* v = request.Find(name)) *field = *v;
-  };
-  meta->content_type = "binary/octet-stream";
-  copy("content-type", &meta->content_type);
-  if (const std::string* v = request.Find("content-encoding")) {
-    meta->content_encoding = StripAwsChunked(*v);
-  }
-  if (ErrorCode e = StorageClassFromHeaders(request, &meta->storage_class); e != ErrorCode::kNone) {
-    return e;
-  }
-  copy("content-disposition", &meta->content_disposition);
-  copy("content-language", &meta->content_language);
-  copy("cache-control", &meta->cache_control);
-  copy("expires", &meta->expires);
-  size_t user_bytes = 0;
-  for (const Header& h : request.headers) {
-    if (!h.name.starts_with(kMetaPrefix)) continue;
-    std::string name = h.name.substr(kMetaPrefix.size());
-    // Stored as the UTF-8 text the value carries: RFC 2047 words decoded, as S3 stores them.
-    std::string value = text::DecodeHeaderText(h.value);
-    user_bytes += name.size() + value.size();
-    meta->user_meta.emplace_back(std::move(name), std::move(value));
-  }
-  if (user_bytes > kMaxUserMetaBytes) return ErrorCode::kMetadataTooLarge;
-  return ErrorCode::kNone;
-}
-
-// Conditional writes: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
-// Fills *cond, or returns the error to answer.
-Failure PutCondition(const Context& ctx, storage::WriteCondition* cond) {
-  if (const std::string* h = ctx.request.Find("if-none-match")) {
-    if (*h != "*") {
-      return ErrorResponse(ctx, ErrorCode::kNotImplemented,
-                           "If-None-Match on PUT supports only '*'.");
+  if (sealed && selection.range.length <= kOpenBeforeSendBytes) {
+    // Opened before the status line: data that fails to authenticate is a clean 500.
+    if (storage::Status s = ReadOpened(*reader, selection.range.length, &r->body); !s.ok()) {
+      return StorageError(ctx, s);
     }
-    cond->if_none_match_any = true;
+    return Failure::None();
   }
-  if (const std::string* h = ctx.request.Find("if-match")) {
-    std::vector<std::string> etags = ParseEtagList(*h);
-    if (etags.size() != 1) return ErrorResponse(ctx, ErrorCode::kNotImplemented);
-    if (etags[0] != "*") {
-      cond->if_match = etags[0];
-      return Failure::None();
-    }
-    // "If-Match: *" only asks that the key exists; storage has no such condition, so check it
-    // now (a racing delete is indistinguishable from a delete right after the PUT).
-    storage::Result<storage::ObjectMeta> current =
-        ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-    if (!current.ok()) return StorageError(ctx, current.status());  // NoSuchKey when absent
-  }
+  r->source = std::make_unique<ObjectSource>(std::move(reader), selection.range.length);
   return Failure::None();
 }
+
+}  // namespace
 
 void SetVersionIdHeader(const Context& ctx, std::string_view version_id, HttpResponse* r,
                         std::string_view header, std::string_view bucket) {
@@ -408,92 +371,34 @@ std::string_view ChecksumType(std::string_view value) {
   return value.find('-') != std::string_view::npos ? "COMPOSITE" : "FULL_OBJECT";
 }
 
-HttpResponse WriteError(const Context& ctx, const storage::Status& status,
-                        const storage::WriteCondition& cond) {
-  // Storage reports If-Match on a missing key as a failed condition; AWS answers NoSuchKey.
-  if (status.code() == storage::Code::kPreconditionFailed && cond.if_match) {
-    storage::Result<storage::ObjectMeta> current =
-        ctx.store->HeadObject(ctx.route.bucket, ctx.route.key);
-    if (!current.ok() && current.status().code() == storage::Code::kNoSuchKey) {
-      return ErrorResponse(ctx, ErrorCode::kNoSuchKey);
-    }
-  }
-  return StorageError(ctx, status);
-}
-
 HttpResponse PutObject(const Context& ctx) {
-  storage::ObjectMeta meta;
-  if (ErrorCode e = MetaFromHeaders(ctx.request, &meta); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e);
-  }
-  if (Failure failure = NewObjectAccess(ctx, &meta)) return failure.TakeResponse();
-  if (Failure failure = NewObjectLock(ctx, &meta)) return failure.TakeResponse();
-  if (Failure failure = NewObjectTags(ctx, nullptr, &meta)) return failure.TakeResponse();
-  SseRequest sse;
-  if (Failure failure = SseRequestForWrite(ctx, RequestHeaders(ctx.request), &sse)) {
+  using enum NewObjectStep;
+  NewObject object;
+  if (Failure failure = DescribeNewObject(
+          ctx, {kContent, kAccess, kLock, kTags, kEncryption, kCondition}, &object)) {
     return failure.TakeResponse();
   }
-  storage::WriteCondition cond;
-  if (Failure failure = PutCondition(ctx, &cond)) return failure.TakeResponse();
   // A body whose declared size passes the bucket's quota is refused before it is read.
   if (Failure failure = CheckQuota(ctx, KnownBodySize(ctx), ctx.route.key)) {
     return failure.TakeResponse();
   }
-  WriteKey key;
-  if (Failure failure = NewWriteKey(ctx, sse, ctx.route.bucket, ctx.route.key, "", &key)) {
+  if (Failure failure = DescribeNewObject(ctx, {kDataKey}, &object)) return failure.TakeResponse();
+  const NewObjectBytes body = {.receive = [&](const BodySink& sink, ReceivedBody* out) {
+    return ReceiveBody(ctx, kMaxObjectBytes, std::nullopt, sink, out);
+  }};
+  storage::ObjectMeta committed;
+  if (Failure failure = WriteNewObject(ctx, &object, body, &committed)) {
     return failure.TakeResponse();
   }
-
-  storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
-      ctx.store->NewObjectWriter(ctx.route.bucket);
-  if (!writer.ok()) return StorageError(ctx, writer.status());
-
-  // Nothing is committed until the whole body is read and verified, so any error leaves no
-  // object (the writer's destructor releases the data). An encrypted body is sealed on its way.
-  Sealing sealing(&key, [&](std::string_view chunk) { return (*writer)->Append(chunk); });
-  ReceivedBody body;
-  Failure failure = ReceiveBody(ctx, kMaxObjectBytes, std::nullopt, sealing.sink(), &body);
-  if (failure) return failure.TakeResponse();
-  if (storage::Status s = sealing.Finish(); !s.ok()) return StorageError(ctx, s);
-  meta.size = body.size;
-  meta.encryption = std::move(key.record);
-  meta.etag = SealedEtag(meta.encryption, body.md5);
-  meta.last_modified_ms = ctx.now_ms();
-  if (!body.checksum_name.empty()) meta.checksums[body.checksum_name] = body.checksum_b64;
-  // Again with the size received, against the usage now: concurrent writers pass the quota by
-  // at most the writes in flight. A refusal drops the stored body (the writer's destructor).
-  if (Failure failure = CheckQuota(ctx, body.size, ctx.route.key)) return failure.TakeResponse();
-  storage::Result<storage::ObjectMeta> committed =
-      (*writer)->Commit(ctx.route.key, std::move(meta), cond);
-  if (!committed.ok()) return WriteError(ctx, committed.status(), cond);
   HttpResponse r;
-  r.Set("ETag", QuoteEtag(committed->etag));
-  SetChecksumHeaders(committed->checksums, &r);
-  SetVersionIdHeader(ctx, committed->version_id, &r);
-  SetExpirationHeader(ctx, ctx.route.key, *committed, &r);
-  SetSseHeaders(committed->encryption, sse.customer, &r);
+  SetNewObjectHeaders(ctx, committed, &r);
+  SetExpirationHeader(ctx, ctx.route.key, committed, &r);
+  SetSseHeaders(committed.encryption, object.sse.customer, &r);
   return r;
 }
 
 HttpResponse GetObject(const Context& ctx) {
-  // Response header overrides need a signed request ("Anonymous requests can't use these
-  // parameters").
-  if (ctx.route.overrides.any() && ctx.auth.anonymous) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                         "Request specific response headers cannot be used for anonymous GET "
-                         "requests.");
-  }
-  // An empty versionId is refused before anything is read (a malformed partNumber only after
-  // the preconditions, below).
-  if (ctx.route.param_error.code != ErrorCode::kNone && !ctx.route.part_number_sent) {
-    return ErrorResponse(ctx, ctx.route.param_error.code, ctx.route.param_error.message);
-  }
-  // A GET / HEAD names no encryption: the object's record says (AWS answers 400).
-  if (ctx.request.Find("x-amz-server-side-encryption") != nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
-                         "x-amz-server-side-encryption header is not supported for this "
-                         "operation.");
-  }
+  if (Failure failure = RefuseGetRequest(ctx)) return failure.TakeResponse();
   OpenedObject object;
   storage::DeleteMarkerInfo marker;
   if (storage::Status s = Open(ctx, &object, &marker); !s.ok()) {
@@ -501,22 +406,7 @@ HttpResponse GetObject(const Context& ctx) {
     return VersionReadError(ctx, s);
   }
   const storage::ObjectMeta& meta = object.meta();
-  if (ctx.route.part_number_sent && ctx.request.Find("range") != nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                         "Cannot specify both Range header and partNumber query parameter");
-  }
-  switch (EvaluatePreconditions(ctx.request, kObjectPreconditions, meta)) {
-    case PreconditionResult::kHolds:
-      break;
-    case PreconditionResult::kFailed:
-      return ConditionFailed(ctx, ErrorCode::kPreconditionFailed, meta);
-    case PreconditionResult::kNotModified:
-      return ConditionFailed(ctx, ErrorCode::kNotModified, meta);
-  }
-  // A malformed partNumber is refused only now, after the preconditions (see Route).
-  if (const ParamError& bad = ctx.route.param_error; bad.code != ErrorCode::kNone) {
-    return ErrorResponse(ctx, bad.code, bad.message);
-  }
+  if (Failure failure = CheckConditions(ctx, meta)) return failure.TakeResponse();
   Selection selection;
   if (ErrorCode e = SelectBytes(ctx, meta, &selection); e != ErrorCode::kNone) {
     return SelectionError(ctx, e, meta);
@@ -531,20 +421,9 @@ HttpResponse GetObject(const Context& ctx) {
   // A lifecycle rule expires the current version; a version named by id is not told.
   if (!ctx.route.version_id) SetExpirationHeader(ctx, ctx.route.key, meta, &r);
   if (ctx.head()) return r;
-  std::unique_ptr<storage::ObjectReader> reader = std::move(object.reader);
-  if (meta.sealed()) reader = NewPlainReader(std::move(reader), std::move(keys));
-  if (selection.range.first > 0) {
-    storage::Status s = reader->Seek(selection.range.first);
-    if (!s.ok()) return StorageError(ctx, s);
+  if (Failure failure = AttachBody(ctx, std::move(object.reader), std::move(keys), selection, &r)) {
+    return failure.TakeResponse();
   }
-  if (meta.sealed() && selection.range.length <= kOpenBeforeSendBytes) {
-    // Opened before the status line: data that fails to authenticate is a clean 500.
-    if (storage::Status s = ReadOpened(*reader, selection.range.length, &r.body); !s.ok()) {
-      return StorageError(ctx, s);
-    }
-    return r;
-  }
-  r.source = std::make_unique<ObjectSource>(std::move(reader), selection.range.length);
   return r;
 }
 

@@ -3,10 +3,10 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
 //   https://docs.aws.amazon.com/AmazonS3/latest/userguide/HTTPPOSTForms.html
 //
-// The form becomes a PutObject: its header-like fields (Content-Type, x-amz-meta-*, acl,
-// tagging, x-amz-checksum-*, ...) are turned into the headers of a request that PutObject's own
-// steps (MetaFromHeaders, NewObjectAccess, NewObjectLock, NewObjectTags, SseRequestForWrite)
-// then read, so that a form and a PUT store an object alike.
+// The form is read, authenticated (its signature, then its policy), authorized, then written:
+// it becomes a PutObject, its header-like fields (Content-Type, x-amz-meta-*, acl, tagging,
+// x-amz-checksum-*, ...) turned into the headers of a request that the new-object steps
+// (new_object.h) then read, so that a form and a PUT store an object alike.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -15,15 +15,16 @@
 
 #include "s3api/auth/checksum.h"
 #include "s3api/auth/crypto.h"
+#include "s3api/auth/post_form.h"
 #include "s3api/form_data.h"
 #include "s3api/format.h"
 #include "s3api/handlers.h"
+#include "s3api/new_object.h"
 #include "s3api/post_policy.h"
 #include "s3api/quota.h"
-#include "s3api/tagging.h"
 #include "s3api/sse.h"
+#include "s3api/tagging.h"
 #include "text/ascii.h"
-#include "text/encoding.h"
 #include "text/uri.h"
 #include "text/utf8.h"
 
@@ -93,8 +94,9 @@ std::string LocationOf(const Context& ctx, std::string_view key) {
 // The stored object's answer: success_action_redirect (or the older `redirect`) is a 303 to it
 // with bucket, key and etag in its query; else success_action_status 200 or 204 (empty) or 201
 // (a PostResponse document); any other status means 204.
-HttpResponse Success(const Context& ctx, const std::vector<FormField>& fields, std::string_view key,
+HttpResponse Success(const Context& ctx, const std::vector<FormField>& fields,
                      const storage::ObjectMeta& committed) {
+  const std::string_view key = ctx.route.key;
   const std::string etag = QuoteEtag(committed.etag);
   const std::string location = LocationOf(ctx, key);
   HttpResponse r;
@@ -122,15 +124,22 @@ HttpResponse Success(const Context& ctx, const std::vector<FormField>& fields, s
     r.status = status != nullptr && *status == "200" ? 200 : 204;
     r.Set("Location", location);
   }
-  r.Set("ETag", etag);
-  SetChecksumHeaders(committed.checksums, &r);
-  SetVersionIdHeader(ctx, committed.version_id, &r);
+  SetNewObjectHeaders(ctx, committed, &r);
   return r;
 }
 
-}  // namespace
+// The form read up to its file: its fields, its key, and the readers its file comes from.
+struct PostForm {
+  std::unique_ptr<auth::PayloadReader> body;
+  std::unique_ptr<FormDataReader> reader;  // over *body
+  std::vector<FormField> fields;           // the key field's value: `key`
+  std::string key;                         // the key field with ${filename} replaced
+};
 
-HttpResponse PostObject(const Context& ctx) {
+// Reads the form's fields (form_data.h's errors; PreconditionFailed for a request that is not
+// multipart/form-data) and its key: a form without one is refused before anything else is
+// looked at. The policy sees the key with ${filename} replaced, as S3 checks it.
+Failure ReadForm(const Context& ctx, PostForm* form) {
   // Only the form can carry the credentials of this request.
   std::string boundary;
   const std::string* content_type = ctx.request.Find("content-type");
@@ -138,160 +147,173 @@ HttpResponse PostObject(const Context& ctx) {
     return ErrorResponse(ctx, ErrorCode::kPreconditionFailed,
                          "Bucket POST must be of the enclosure-type multipart/form-data");
   }
-  std::unique_ptr<auth::PayloadReader> body = ctx.Body();
-  FormDataReader form(*body, boundary);
-  std::vector<FormField> fields;
+  form->body = ctx.Body();
+  form->reader = std::make_unique<FormDataReader>(*form->body, boundary);
   std::string filename, file_type;
-  if (ErrorCode e = form.ReadFields(&fields, &filename, &file_type); e != ErrorCode::kNone) {
+  if (ErrorCode e = form->reader->ReadFields(&form->fields, &filename, &file_type);
+      e != ErrorCode::kNone) {
     return ErrorResponse(ctx, e);
   }
-
-  // A form without a key is refused before anything else is looked at. The policy sees the key
-  // with ${filename} replaced, as S3 checks it.
-  const std::string* key_field = FindFormField(fields, "key");
+  const std::string* key_field = FindFormField(form->fields, "key");
   if (key_field == nullptr) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, MissingPostField("key"));
+    return ErrorResponse(ctx, ErrorCode::kInvalidArgument, auth::MissingPostField("key"));
   }
-  const std::string key = PostObjectKey(*key_field, filename);
-  for (FormField& field : fields) {
+  form->key = PostObjectKey(*key_field, filename);
+  for (FormField& field : form->fields) {
     if (field.name == "key") {
-      field.value = key;
+      field.value = form->key;
       break;
     }
   }
+  return Failure::None();
+}
 
-  // Authentication, then the policy (signed forms only).
+// The form's caller (auth/post_form.h), then for a signed form its policy (ReadPostPolicy).
+Failure AuthenticateForm(const Context& ctx, const PostForm& form, auth::AuthResult* caller,
+                         PostPolicy* policy) {
   const auth::KeyLookup no_keys = [](std::string_view) {
     return std::optional<storage::AccessKeyRecord>();
   };
-  const auth::AuthResult caller = AuthenticatePostForm(
-      fields, ctx.options.region, ctx.key_lookup != nullptr ? *ctx.key_lookup : no_keys);
-  if (caller.key) ctx.summary->access_key_id = caller.key->access_key_id;
-  if (caller.error != ErrorCode::kNone) {
-    return ErrorResponse(ctx, caller.error, caller.error_message);
+  *caller = auth::AuthenticatePostForm(form.fields, ctx.options.region,
+                                       ctx.key_lookup != nullptr ? *ctx.key_lookup : no_keys);
+  if (caller->key) ctx.summary->access_key_id = caller->key->access_key_id;
+  if (caller->error != ErrorCode::kNone) {
+    return ErrorResponse(ctx, caller->error, caller->error_message);
   }
-  PostPolicy policy;
-  if (!caller.anonymous) {
-    std::string json, message;
-    if (!text::Base64Decode(*FindFormField(fields, "policy"), &json)) {
-      return ErrorResponse(ctx, ErrorCode::kInvalidPolicyDocument,
-                           "Invalid Policy: Invalid Base64 encoding.");
-    }
-    if (ErrorCode e = ParsePostPolicy(json, &policy, &message); e != ErrorCode::kNone) {
-      return ErrorResponse(ctx, e, message);
-    }
-    if (ErrorCode e = CheckPostPolicy(policy, fields, ctx.route.bucket, ctx.now_ms(), &message);
-        e != ErrorCode::kNone) {
-      return ErrorResponse(ctx, e, message);
-    }
+  if (caller->anonymous) return Failure::None();
+  std::string message;
+  if (ErrorCode e = ReadPostPolicy(form.fields, ctx.route.bucket, ctx.now_ms(), policy, &message);
+      e != ErrorCode::kNone) {
+    return ErrorResponse(ctx, e, message);
   }
+  return Failure::None();
+}
 
-  if (key.empty()) {
+// The PUT the form stands for: its key's checks, then the headers of its fields.
+Failure PutOfForm(const Context& ctx, const PostForm& form, HttpRequest* put) {
+  if (form.key.empty()) {
     return ErrorResponse(ctx, ErrorCode::kInvalidArgument,
                          "User key must have a length greater than 0.");
   }
-  if (key.size() > kMaxKeyBytes) return ErrorResponse(ctx, ErrorCode::kKeyTooLongError);
-  if (!text::IsValidUtf8(key)) return ErrorResponse(ctx, ErrorCode::kInvalidArgument);
+  if (form.key.size() > kMaxKeyBytes) return ErrorResponse(ctx, ErrorCode::kKeyTooLongError);
+  if (!text::IsValidUtf8(form.key)) return ErrorResponse(ctx, ErrorCode::kInvalidArgument);
+  put->method = "PUT";
+  put->target = ctx.request.target;
+  put->remote_address = ctx.request.remote_address;
+  put->secure = ctx.request.secure;
+  put->request_id = ctx.request.request_id;
+  if (const std::string* host = ctx.request.Find("host")) put->headers.push_back({"host", *host});
+  return HeadersOfForm(ctx, form.fields, &put->headers);
+}
 
-  // From here on the request is the PUT the form stands for.
-  HttpRequest put;
-  put.method = "PUT";
-  put.target = ctx.request.target;
-  put.remote_address = ctx.request.remote_address;
-  put.secure = ctx.request.secure;
-  put.request_id = ctx.request.request_id;
-  if (const std::string* host = ctx.request.Find("host")) put.headers.push_back({"host", *host});
-  if (Failure failure = HeadersOfForm(ctx, fields, &put.headers)) return failure.TakeResponse();
-  Route route = ctx.route;
-  route.key = key;
-  const Context put_ctx{put,         ctx.raw_body, route,       caller,         ctx.store,
-                        ctx.options, ctx.now,      ctx.summary, ctx.authorizer, ctx.key_lookup};
-  ctx.summary->key = key;
-
-  if (ErrorCode denied =
-          Authorize(put_ctx, iam::Action::kPutObject, {.bucket = route.bucket, .key = key});
-      denied != ErrorCode::kNone) {
-    return ErrorResponse(ctx, denied);
+// Content-MD5 and x-amz-checksum-* of the form, which its file must match.
+struct FileIntegrity {
+  std::string expected_md5;  // raw; empty: none
+  std::optional<auth::ChecksumSpec> spec;
+};
+Failure ReadFileIntegrity(const Context& ctx, FileIntegrity* out) {
+  if (Failure failure = ReadIntegrityHeaders(ctx, ctx.request, &out->expected_md5, &out->spec)) {
+    return failure;
   }
-  SseRequest sse;
-  if (Failure failure = SseRequestForWrite(put_ctx, RequestHeaders(put), &sse)) {
+  if (out->spec && out->spec->from_trailer) {
+    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
+                         "A POST form cannot carry a trailing checksum.");
+  }
+  return Failure::None();
+}
+
+// The form's file, streamed with MD5 and the checksum the form names, as a PUT body is.
+Failure ReceiveFile(const Context& ctx, PostForm& form, const PostPolicy& policy,
+                    const FileIntegrity& integrity, const BodySink& sink, ReceivedBody* out) {
+  std::unique_ptr<BodyReader> file = std::make_unique<ReaderRef>(*form.reader);
+  const auth::ChecksumReader* checksum = nullptr;
+  if (integrity.spec) {
+    auto reader = std::make_unique<auth::ChecksumReader>(std::move(file), integrity.spec->algorithm,
+                                                         integrity.spec->expected_b64, nullptr);
+    checksum = reader.get();
+    file = std::move(reader);
+  }
+  const uint64_t max_size = std::min(policy.max_length.value_or(kMaxObjectBytes), kMaxObjectBytes);
+  return ReceiveStream(ctx, *file, *form.body, checksum, std::nullopt, max_size, sink, out);
+}
+
+// The file once stored: its size against the policy's content-length-range, its MD5 against
+// Content-MD5.
+Failure CheckFile(const Context& ctx, const PostPolicy& policy, const FileIntegrity& integrity,
+                  const ReceivedBody& received) {
+  if (policy.min_length && received.size < *policy.min_length) {
+    return ErrorResponse(ctx, ErrorCode::kEntityTooSmall);
+  }
+  if (!integrity.expected_md5.empty() &&
+      !auth::ConstantTimeEquals(received.md5, integrity.expected_md5)) {
+    return ErrorResponse(ctx, ErrorCode::kBadDigest);
+  }
+  return Failure::None();
+}
+
+// The object of an authorized form (ctx: the PUT it stands for), written as PutObject writes.
+HttpResponse StoreFile(const Context& ctx, PostForm& form, const PostPolicy& policy) {
+  using enum NewObjectStep;
+  NewObject object;
+  if (Failure failure = DescribeNewObject(ctx, {kEncryption}, &object)) {
     return failure.TakeResponse();
   }
   if (storage::Status space = ctx.store->CheckSpaceFor(0); !space.ok()) {
     return StorageError(ctx, space);
   }
-  storage::ObjectMeta meta;
-  if (ErrorCode e = MetaFromHeaders(put, &meta); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e);
-  }
-  if (Failure failure = NewObjectAccess(put_ctx, &meta)) return failure.TakeResponse();
-  if (Failure failure = NewObjectLock(put_ctx, &meta)) return failure.TakeResponse();
-  if (Failure failure = NewObjectTags(put_ctx, nullptr, &meta)) return failure.TakeResponse();
-  std::string expected_md5;
-  std::optional<auth::ChecksumSpec> spec;
-  if (Failure failure = ReadIntegrityHeaders(put_ctx, put, &expected_md5, &spec)) {
+  if (Failure failure = DescribeNewObject(ctx, {kContent, kAccess, kLock, kTags}, &object)) {
     return failure.TakeResponse();
   }
-  if (spec && spec->from_trailer) {
-    return ErrorResponse(ctx, ErrorCode::kInvalidRequest,
-                         "A POST form cannot carry a trailing checksum.");
-  }
-
+  FileIntegrity integrity;
+  if (Failure failure = ReadFileIntegrity(ctx, &integrity)) return failure.TakeResponse();
   // The file's size is known only once it is read: a bucket already at its quota refuses
   // before, the file's size is checked before the commit.
-  if (Failure failure = CheckQuota(put_ctx, 0, key)) return failure.TakeResponse();
-  WriteKey sealing_key;
-  if (Failure failure = NewWriteKey(put_ctx, sse, route.bucket, key, "", &sealing_key)) {
+  if (Failure failure = CheckQuota(ctx, 0, ctx.route.key)) return failure.TakeResponse();
+  if (Failure failure = DescribeNewObject(ctx, {kDataKey}, &object)) return failure.TakeResponse();
+  const NewObjectBytes file = {
+      .receive =
+          [&](const BodySink& sink, ReceivedBody* out) {
+            return ReceiveFile(ctx, form, policy, integrity, sink, out);
+          },
+      .check = [&](const ReceivedBody& got) { return CheckFile(ctx, policy, integrity, got); }};
+  storage::ObjectMeta committed;
+  if (Failure failure = WriteNewObject(ctx, &object, file, &committed)) {
     return failure.TakeResponse();
   }
-
-  // The file, streamed into the writer with MD5 and the checksum the form names, as a PUT body
-  // is (sealed on its way when encrypted); nothing is committed before the file has ended and
-  // every check has passed.
-  storage::Result<std::unique_ptr<storage::ObjectWriter>> writer =
-      ctx.store->NewObjectWriter(route.bucket);
-  if (!writer.ok()) return StorageError(ctx, writer.status());
-  Sealing sealing(&sealing_key,
-                  [&](std::string_view piece) { return (*writer)->Append(piece); });
-  std::unique_ptr<BodyReader> file = std::make_unique<ReaderRef>(form);
-  const auth::ChecksumReader* checksum = nullptr;
-  if (spec) {
-    auto reader = std::make_unique<auth::ChecksumReader>(std::move(file), spec->algorithm,
-                                                         spec->expected_b64, nullptr);
-    checksum = reader.get();
-    file = std::move(reader);
-  }
-  const uint64_t max_size = std::min(policy.max_length.value_or(kMaxObjectBytes), kMaxObjectBytes);
-  ReceivedBody received;
-  if (Failure failure = ReceiveStream(
-          ctx, *file, *body, checksum, std::nullopt, max_size, sealing.sink(), &received)) {
-    return failure.TakeResponse();
-  }
-  if (storage::Status s = sealing.Finish(); !s.ok()) return StorageError(ctx, s);
-  if (policy.min_length && received.size < *policy.min_length) {
-    return ErrorResponse(ctx, ErrorCode::kEntityTooSmall);
-  }
-  if (!expected_md5.empty() && !auth::ConstantTimeEquals(received.md5, expected_md5)) {
-    return ErrorResponse(ctx, ErrorCode::kBadDigest);
-  }
-  meta.size = received.size;
-  meta.encryption = std::move(sealing_key.record);
-  meta.etag = SealedEtag(meta.encryption, received.md5);
-  meta.last_modified_ms = ctx.now_ms();
-  if (checksum != nullptr) meta.checksums[received.checksum_name] = received.checksum_b64;
-  // A refusal drops the stored file (the writer's destructor).
-  if (Failure failure = CheckQuota(put_ctx, received.size, key)) return failure.TakeResponse();
-  storage::WriteCondition cond;
-  storage::Result<storage::ObjectMeta> committed = (*writer)->Commit(key, std::move(meta), cond);
-  if (!committed.ok()) return WriteError(put_ctx, committed.status(), cond);
   // The fields after the file are ignored, as AWS ignores them; reading them keeps the
   // connection usable.
-  if (ErrorCode e = form.DrainRest(); e != ErrorCode::kNone) {
+  if (ErrorCode e = form.reader->DrainRest(); e != ErrorCode::kNone) {
     ctx.summary->error_detail = "body after the POST form's file unreadable";
   }
-  HttpResponse r = Success(put_ctx, fields, key, *committed);
-  SetSseHeaders(committed->encryption, sse.customer, &r);
+  HttpResponse r = Success(ctx, form.fields, committed);
+  SetSseHeaders(committed.encryption, object.sse.customer, &r);
   return r;
+}
+
+}  // namespace
+
+HttpResponse PostObject(const Context& ctx) {
+  PostForm form;
+  if (Failure failure = ReadForm(ctx, &form)) return failure.TakeResponse();
+  auth::AuthResult caller;
+  PostPolicy policy;
+  if (Failure failure = AuthenticateForm(ctx, form, &caller, &policy)) {
+    return failure.TakeResponse();
+  }
+  // From here on the request is the PUT the form stands for.
+  HttpRequest put;
+  if (Failure failure = PutOfForm(ctx, form, &put)) return failure.TakeResponse();
+  Route route = ctx.route;
+  route.key = form.key;
+  const Context put_ctx{put,         ctx.raw_body, route,       caller,         ctx.store,
+                        ctx.options, ctx.now,      ctx.summary, ctx.authorizer, ctx.key_lookup};
+  ctx.summary->key = form.key;
+  if (ErrorCode denied =
+          Authorize(put_ctx, iam::Action::kPutObject, {.bucket = route.bucket, .key = route.key});
+      denied != ErrorCode::kNone) {
+    return ErrorResponse(ctx, denied);
+  }
+  return StoreFile(put_ctx, form, policy);
 }
 
 }  // namespace cubby::s3api

@@ -1,10 +1,7 @@
-// POST Object's policy and form signature.
+// POST Object's policy.
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
 #include "s3api/post_policy.h"
 
-#include "s3api/auth/crypto.h"
-#include "s3api/auth/sigv2.h"
-#include "s3api/auth/sigv4.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
 #include "text/iso8601.h"
@@ -38,10 +35,6 @@ std::string Quoted(const PostCondition& c) {
   return out;
 }
 
-const std::string* FieldValue(const std::vector<FormField>& fields, std::string_view name) {
-  return FindFormField(fields, name);
-}
-
 }  // namespace
 
 std::string PostObjectKey(std::string_view key_field, std::string_view filename) {
@@ -53,18 +46,6 @@ std::string PostObjectKey(std::string_view key_field, std::string_view filename)
                 slash == std::string_view::npos ? filename : filename.substr(slash + 1));
   }
   return key;
-}
-
-const std::string* FindFormField(const std::vector<FormField>& fields, std::string_view name) {
-  for (const FormField& f : fields) {
-    if (f.name == name) return &f.value;
-  }
-  return nullptr;
-}
-
-std::string MissingPostField(std::string_view name) {
-  return "Bucket POST must contain a field named '" + std::string(name) +
-         "'.  If it is specified, please check the order of the fields.";
 }
 
 ErrorCode ParsePostPolicy(std::string_view json, PostPolicy* out, std::string* message) {
@@ -146,7 +127,7 @@ ErrorCode CheckPostPolicy(const PostPolicy& policy, const std::vector<FormField>
     return ErrorCode::kAccessDenied;
   }
   for (const PostCondition& c : policy.conditions) {
-    const std::string* sent = FieldValue(fields, c.field);
+    const std::string* sent = FindFormField(fields, c.field);
     std::string_view value = sent != nullptr ? std::string_view(*sent) : std::string_view();
     if (sent == nullptr && c.field == "bucket") value = bucket;
     const bool holds =
@@ -168,76 +149,16 @@ ErrorCode CheckPostPolicy(const PostPolicy& policy, const std::vector<FormField>
   return ErrorCode::kNone;
 }
 
-auth::AuthResult AuthenticatePostForm(const std::vector<FormField>& fields, std::string_view region,
-                                      const auth::KeyLookup& lookup) {
-  const std::string* policy = FindFormField(fields, "policy");
-  const std::string* algorithm = FindFormField(fields, "x-amz-algorithm");
-  const std::string* credential = FindFormField(fields, "x-amz-credential");
-  const std::string* signature4 = FindFormField(fields, "x-amz-signature");
-  const std::string* key_id = FindFormField(fields, "awsaccesskeyid");
-  const std::string* signature2 = FindFormField(fields, "signature");
-  auto missing = [](std::string_view name) {
-    return auth::Refuse(ErrorCode::kInvalidArgument, MissingPostField(name));
-  };
-
-  if (algorithm != nullptr || credential != nullptr || signature4 != nullptr) {
-    const std::string* date = FindFormField(fields, "x-amz-date");
-    if (algorithm == nullptr) return missing("x-amz-algorithm");
-    if (credential == nullptr) return missing("x-amz-credential");
-    if (date == nullptr) return missing("x-amz-date");
-    if (signature4 == nullptr) return missing("x-amz-signature");
-    if (policy == nullptr) return missing("policy");
-    if (*algorithm != "AWS4-HMAC-SHA256") {
-      return auth::Refuse(ErrorCode::kInvalidArgument,
-                          "Only AWS4-HMAC-SHA256 is supported as x-amz-algorithm.");
-    }
-    std::optional<auth::sigv4::Credential> cred = auth::sigv4::ParseCredential(*credential);
-    if (!cred) {
-      return auth::Refuse(ErrorCode::kAuthorizationQueryParametersError,
-                          "Error parsing the X-Amz-Credential parameter; the Credential is "
-                          "mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/"
-                          "aws4_request\".");
-    }
-    const std::string why = auth::sigv4::CheckScope(*cred, cred->date, region);
-    if (!why.empty()) {
-      auth::AuthResult refused =
-          auth::Refuse(ErrorCode::kAuthorizationQueryParametersError,
-                       "Error parsing the X-Amz-Credential parameter; " + why);
-      if (cred->region != region) refused.error_region = std::string(region);
-      return refused;
-    }
-    std::optional<storage::AccessKeyRecord> key = lookup(cred->access_key_id);
-    if (!key) return auth::Refuse(ErrorCode::kInvalidAccessKeyId);
-    const std::string signing_key =
-        auth::sigv4::CachedSigningKey(key->secret.reveal(), cred->date, region, "s3");
-    const std::string expected = auth::sigv4::Signature(signing_key, *policy);
-    if (!auth::ConstantTimeEquals(expected, text::AsciiLowercase(*signature4))) {
-      return auth::Refuse(ErrorCode::kSignatureDoesNotMatch);
-    }
-    auth::AuthResult ok;
-    ok.anonymous = false;
-    ok.key = std::move(key);
-    ok.signature_version = 4;
-    return ok;
+ErrorCode ReadPostPolicy(const std::vector<FormField>& fields, std::string_view bucket,
+                         int64_t now_ms, PostPolicy* out, std::string* message) {
+  const std::string* field = FindFormField(fields, "policy");
+  std::string json;
+  if (field == nullptr || !text::Base64Decode(*field, &json)) {
+    *message = "Invalid Policy: Invalid Base64 encoding.";
+    return ErrorCode::kInvalidPolicyDocument;
   }
-  if (key_id != nullptr || signature2 != nullptr) {
-    if (key_id == nullptr) return missing("AWSAccessKeyId");
-    if (signature2 == nullptr) return missing("signature");
-    if (policy == nullptr) return missing("policy");
-    std::optional<storage::AccessKeyRecord> key = lookup(*key_id);
-    if (!key) return auth::Refuse(ErrorCode::kInvalidAccessKeyId);
-    const std::string expected = auth::sigv2::Signature(key->secret.reveal(), *policy);
-    if (!auth::ConstantTimeEquals(expected, *signature2)) {
-      return auth::Refuse(ErrorCode::kSignatureDoesNotMatch);
-    }
-    auth::AuthResult ok;
-    ok.anonymous = false;
-    ok.key = std::move(key);
-    ok.signature_version = 2;
-    return ok;
-  }
-  if (policy != nullptr) return missing("AWSAccessKeyId");
-  return auth::AuthResult{};
+  if (ErrorCode e = ParsePostPolicy(json, out, message); e != ErrorCode::kNone) return e;
+  return CheckPostPolicy(*out, fields, bucket, now_ms, message);
 }
 
 }  // namespace cubby::s3api

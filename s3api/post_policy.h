@@ -1,8 +1,7 @@
-// POST Object's policy document and form authentication: pure functions of the form's fields,
-// the key table and the clock.
+// POST Object's policy document and the key a form names: pure functions of the form's fields
+// and the clock. The form's signature is s3api/auth/post_form.h's.
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
-//   https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-authentication-HTTPPOST.html
-//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/HTTPPOSTForms.html (SigV2)
+//   https://docs.aws.amazon.com/AmazonS3/latest/userguide/HTTPPOSTForms.html
 #pragma once
 
 #include <cstdint>
@@ -11,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "s3api/auth/types.h"
 #include "s3api/errors.h"
 #include "s3api/form_data.h"
 
@@ -55,34 +53,19 @@ ErrorCode ParsePostPolicy(std::string_view json, PostPolicy* out, std::string* m
 ErrorCode CheckPostPolicy(const PostPolicy& policy, const std::vector<FormField>& fields,
                           std::string_view bucket, int64_t now_ms, std::string* message);
 
+// The policy of a signed form: its `policy` field base64-decoded (else InvalidPolicyDocument
+// "Invalid Policy: Invalid Base64 encoding."), parsed (ParsePostPolicy) into *out and checked
+// against the form's fields (CheckPostPolicy). kNone, or the first error with *message.
+// AuthenticatePostForm has required the field of every signed form; a form without one is
+// refused as one whose field is not base64.
+ErrorCode ReadPostPolicy(const std::vector<FormField>& fields, std::string_view bucket,
+                         int64_t now_ms, PostPolicy* out, std::string* message);
+
 // The object key a form names: its key field with the first "${filename}" replaced by the
 // file's name, of which only the last path segment counts (old browsers sent the whole path,
 // with '/' or '\\'). S3 checks the policy's "$key" conditions against this key, not the field as
 // sent (so ["eq", "$key", "uploads/photo.jpg"] accepts key "uploads/${filename}" and a file
 // photo.jpg).
 std::string PostObjectKey(std::string_view key_field, std::string_view filename);
-
-// The value of the first field named `name` (lowercase), or nullptr.
-const std::string* FindFormField(const std::vector<FormField>& fields, std::string_view name);
-
-// The caller of a form, by its fields:
-//  - x-amz-algorithm, x-amz-credential or x-amz-signature present: SigV4. x-amz-algorithm must
-//    be AWS4-HMAC-SHA256 (InvalidArgument); each of x-amz-algorithm, x-amz-credential,
-//    x-amz-date, x-amz-signature and policy is required; the credential's scope must be
-//    <date>/`region`/s3/aws4_request (AuthorizationQueryParametersError); the key must exist
-//    (InvalidAccessKeyId); x-amz-signature must be the hex HMAC-SHA256 of the policy field (as
-//    sent, base64) under the derived signing key (SignatureDoesNotMatch).
-//  - else AWSAccessKeyId or signature present: SigV2. Both and policy are required; signature
-//    must be base64 HMAC-SHA1(secret, policy field).
-//  - else a policy alone: InvalidArgument, the form must name AWSAccessKeyId.
-//  - else anonymous.
-// A missing field is InvalidArgument "Bucket POST must contain a field named '<name>'.  If it is
-// specified, please check the order of the fields." Signatures compare in constant time.
-// The result's payload mode is kUnsigned (the form's bytes are not signed).
-auth::AuthResult AuthenticatePostForm(const std::vector<FormField>& fields, std::string_view region,
-                                      const auth::KeyLookup& lookup);
-
-// The InvalidArgument message for a missing form field.
-std::string MissingPostField(std::string_view name);
 
 }  // namespace cubby::s3api

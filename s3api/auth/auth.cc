@@ -96,10 +96,10 @@ AuthResult Authenticate(const HttpRequest& request, std::string_view region,
 
 namespace {
 
-// A SigV4-header request of a query or JSON API on the S3 port, signed for `service`.
+// A SigV4-header request of a query or JSON API on the S3 port, signed for `rules`' service.
 AuthResult AuthenticateService(const HttpRequest& request, std::string_view region,
                                const KeyLookup& lookup, std::chrono::system_clock::time_point now,
-                               std::string_view body, std::string_view service) {
+                               std::string_view body, const sigv4::HeaderRules& rules) {
   const std::string_view target = request.target;
   const size_t q = target.find('?');
   const std::string_view raw_query =
@@ -110,7 +110,7 @@ AuthResult AuthenticateService(const HttpRequest& request, std::string_view regi
   if (authorization == nullptr || !authorization->starts_with(sigv4::kAlgorithm)) {
     return Refuse(ErrorCode::kAccessDenied, "missing");
   }
-  return sigv4::VerifyIamHeader(in, *authorization, body, service);
+  return sigv4::VerifyHeader(in, *authorization, rules, body);
 }
 
 }  // namespace
@@ -118,13 +118,13 @@ AuthResult AuthenticateService(const HttpRequest& request, std::string_view regi
 AuthResult AuthenticateIam(const HttpRequest& request, std::string_view region,
                            const KeyLookup& lookup, std::chrono::system_clock::time_point now,
                            std::string_view body) {
-  return AuthenticateService(request, region, lookup, now, body, sigv4::kIamService);
+  return AuthenticateService(request, region, lookup, now, body, sigv4::kIamHeaderRules);
 }
 
 AuthResult AuthenticateKms(const HttpRequest& request, std::string_view region,
                            const KeyLookup& lookup, std::chrono::system_clock::time_point now,
                            std::string_view body) {
-  return AuthenticateService(request, region, lookup, now, body, sigv4::kKmsService);
+  return AuthenticateService(request, region, lookup, now, body, sigv4::kKmsHeaderRules);
 }
 
 }  // namespace cubby::s3api::auth

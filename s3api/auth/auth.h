@@ -39,8 +39,8 @@ AuthResult Authenticate(const HttpRequest& request, std::string_view region,
 
 // Authenticates a request of the IAM query API (service "iam"; s3api/iam_front.cc) whose whole
 // body `body` is read: only an Authorization header signed with SigV4 is accepted
-// (sigv4::VerifyIamHeader). No Authorization header (or one of another scheme) → AccessDenied
-// with error_message "missing"; else as VerifyIamHeader.
+// (sigv4::VerifyHeader with kIamHeaderRules). No Authorization header (or one of another
+// scheme) → AccessDenied with error_message "missing"; else as VerifyHeader.
 AuthResult AuthenticateIam(const HttpRequest& request, std::string_view region,
                            const KeyLookup& lookup, std::chrono::system_clock::time_point now,
                            std::string_view body);

@@ -21,12 +21,12 @@ inline constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
 inline constexpr std::string_view kChunkAlgorithm = "AWS4-HMAC-SHA256-PAYLOAD";
 inline constexpr std::string_view kTrailerAlgorithm = "AWS4-HMAC-SHA256-TRAILER";
 inline constexpr std::string_view kService = "s3";
-// The IAM query API on the S3 port (VerifyIamHeader): its service, and the region the aws cli
+// The IAM query API on the S3 port (kIamHeaderRules): its service, and the region the aws cli
 // and SDKs sign IAM requests for whatever the endpoint. IAM is a global service: a scope with
 // this region, or with none, is accepted whatever the server's region (as is the server's own).
 inline constexpr std::string_view kIamService = "iam";
 inline constexpr std::string_view kIamSigningRegion = "us-east-1";
-// The KMS JSON API on the S3 port (VerifyIamHeader with this service): signed for the server's
+// The KMS JSON API on the S3 port (kKmsHeaderRules): signed for the server's
 // region, as KMS is a regional service.
 inline constexpr std::string_view kKmsService = "kms";
 inline constexpr std::string_view kTerminator = "aws4_request";

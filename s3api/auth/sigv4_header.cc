@@ -47,9 +47,23 @@ AuthResult ReadPayloadHeaders(const std::vector<Header>& headers, AuthResult res
   return ReadStreamingHeaders(headers, std::move(result));
 }
 
+// More than kMaxSkew between the request time and the server's clock.
+bool Skewed(TimePoint when, TimePoint now) {
+  return now - when > kMaxSkew || when - now > kMaxSkew;
+}
+
+// The region a credential's scope must name under `rules`: the server's, or for a global
+// service the credential's own when that is kIamSigningRegion or empty.
+std::string_view ScopeRegion(const HeaderRules& rules, const Credential& credential,
+                             std::string_view server_region) {
+  const bool global = credential.region == kIamSigningRegion || credential.region.empty();
+  return rules.global_region && global ? std::string_view(credential.region) : server_region;
+}
+
 }  // namespace
 
-AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization) {
+AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization,
+                        const HeaderRules& rules, std::string_view body) {
   const std::vector<Header>& headers = in.request.headers;
   std::string why;
   std::optional<ParsedAuthorization> parsed = ParseAuthorization(authorization, &why);
@@ -61,67 +75,38 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization) {
     return Refuse(ErrorCode::kAccessDenied,
                   "AWS authentication requires a valid Date or x-amz-date header");
   }
-  // The time is checked before the scope: a request from another day is RequestTimeTooSkewed
-  // (as S3 answers it), not a scope whose date differs from x-amz-date.
-  if (in.now - *when > kMaxSkew || *when - in.now > kMaxSkew) {
+  if (rules.time_before_scope && Skewed(*when, in.now)) {
     return Refuse(ErrorCode::kRequestTimeTooSkewed);
   }
   SignedRequest s;
   s.amz_date = text::FormatIso8601Basic(*when);
-  why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), in.region);
+  const std::string_view region = ScopeRegion(rules, parsed->credential, in.region);
+  why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), region,
+                   rules.service);
   if (!why.empty()) {
     AuthResult refused =
         Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);
-    if (parsed->credential.region != in.region) refused.error_region = std::string(in.region);
+    if (parsed->credential.region != region) refused.error_region = std::string(region);
     return refused;
   }
-  AuthResult result = ReadPayloadHeaders(headers, AuthResult{});
-  if (result.error != ErrorCode::kNone) return result;
+  AuthResult result;
+  if (!rules.payload_from_body) {
+    result = ReadPayloadHeaders(headers, std::move(result));
+    if (result.error != ErrorCode::kNone) return result;
+  }
   result = RequireSigned(headers, parsed->signed_headers, std::move(result));
   if (result.error != ErrorCode::kNone) return result;
-  s.credential = std::move(parsed->credential);
-  s.signed_headers = std::move(parsed->signed_headers);
-  s.signature = std::move(parsed->signature);
-  s.hashed_payload = *FindHeader(headers, kAmzContentSha256);
-  s.canonical_query = CanonicalQueryString(in.params);
-  return VerifySignature(in, s, std::move(result));
-}
-
-AuthResult VerifyIamHeader(const VerifyInput& in, std::string_view authorization,
-                           std::string_view body, std::string_view service) {
-  const std::vector<Header>& headers = in.request.headers;
-  std::string why;
-  std::optional<ParsedAuthorization> parsed = ParseAuthorization(authorization, &why);
-  if (!parsed) {
-    return Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);
-  }
-  const std::optional<TimePoint> when = RequestTime(headers);
-  if (!when) {
-    return Refuse(ErrorCode::kAccessDenied,
-                  "AWS authentication requires a valid Date or x-amz-date header");
-  }
-  SignedRequest s;
-  s.amz_date = text::FormatIso8601Basic(*when);
-  // IAM is global: AWS takes its requests signed for us-east-1, and botocore signs them with an
-  // empty region when the client has none.
-  const bool global_region =
-      parsed->credential.region == kIamSigningRegion || parsed->credential.region.empty();
-  const std::string_view region = service == kIamService && global_region
-                                      ? std::string_view(parsed->credential.region)
-                                      : in.region;
-  why = CheckScope(parsed->credential, std::string_view(s.amz_date).substr(0, 8), region, service);
-  if (!why.empty()) {
-    return Refuse(ErrorCode::kAuthorizationHeaderMalformed, std::string(kMalformed) + why);
-  }
-  AuthResult result = RequireSigned(headers, parsed->signed_headers, AuthResult{});
-  if (result.error != ErrorCode::kNone) return result;
-  if (in.now - *when > kMaxSkew || *when - in.now > kMaxSkew) {
+  if (!rules.time_before_scope && Skewed(*when, in.now)) {
     return Refuse(ErrorCode::kRequestTimeTooSkewed);
   }
-  s.hashed_payload = text::HexEncode(Sha256(body));
-  if (const std::string* sent = FindHeader(headers, kAmzContentSha256);
-      sent != nullptr && text::AsciiLowercase(*sent) != s.hashed_payload) {
-    return Refuse(ErrorCode::kXAmzContentSHA256Mismatch);
+  if (rules.payload_from_body) {
+    s.hashed_payload = text::HexEncode(Sha256(body));
+    if (const std::string* sent = FindHeader(headers, kAmzContentSha256);
+        sent != nullptr && text::AsciiLowercase(*sent) != s.hashed_payload) {
+      return Refuse(ErrorCode::kXAmzContentSHA256Mismatch);
+    }
+  } else {
+    s.hashed_payload = *FindHeader(headers, kAmzContentSha256);
   }
   s.credential = std::move(parsed->credential);
   s.signed_headers = std::move(parsed->signed_headers);
