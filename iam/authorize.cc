@@ -679,6 +679,21 @@ Decision Authorizer::Authorize(const Identity& who, Action action, const Resourc
   return AuthorizeUser(key, action, resource, facts);
 }
 
+namespace {
+
+// A user's inline policies together: kDeny when one denies, else kAllow when one allows.
+Match EvaluateAll(const std::vector<Policy>& policies, const RequestContext& request) {
+  Match verdict = Match::kNone;
+  for (const Policy& policy : policies) {
+    const Match match = Evaluate(policy, request);
+    if (match == Match::kDeny) return Match::kDeny;
+    if (match == Match::kAllow) verdict = Match::kAllow;
+  }
+  return verdict;
+}
+
+}  // namespace
+
 Decision Authorizer::AuthorizeCall(const Identity& who, std::string_view action,
                                    std::string_view resource, const RequestFacts& facts) const {
   if (who.anonymous()) return Of(false);
@@ -699,19 +714,7 @@ Decision Authorizer::AuthorizeCall(const Identity& who, std::string_view action,
                          principal);
   const RequestContext request{
       .principals = {}, .action = action, .resource = resource, .keys = &keys};
-  bool allowed = false;
-  for (const Policy& policy : (*user)->policies->policies) {
-    switch (Evaluate(policy, request)) {
-      case Match::kDeny:
-        return Of(false);
-      case Match::kAllow:
-        allowed = true;
-        break;
-      case Match::kNone:
-        break;
-    }
-  }
-  return Of(allowed);
+  return Of(EvaluateAll((*user)->policies->policies, request) == Match::kAllow);
 }
 
 std::string_view Authorizer::AccountId() const { return cache_->AccountId(store_); }
@@ -761,16 +764,14 @@ Decision Authorizer::AuthorizeUser(const storage::AccessKeyRecord& key, Action a
                                  .action = ActionName(action),
                                  .resource = ResourceArn(resource),
                                  .keys = &keys};
-    for (const Policy& policy : user_policies) {
-      switch (Evaluate(policy, request)) {
-        case Match::kDeny:
-          return Of(false);
-        case Match::kAllow:
-          allowed = true;
-          break;
-        case Match::kNone:
-          break;
-      }
+    switch (EvaluateAll(user_policies, request)) {
+      case Match::kDeny:
+        return Of(false);
+      case Match::kAllow:
+        allowed = true;
+        break;
+      case Match::kNone:
+        break;
     }
     if (bucket_policy != nullptr) {
       switch (Evaluate(*bucket_policy->policy, request)) {
