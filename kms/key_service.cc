@@ -14,7 +14,6 @@
 // and CancelKeyDeletion still brings it back). Deleting key material for real would make every
 // object under it unreadable; an operator-run purge is left for later.
 #include <cassert>
-#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <optional>
@@ -28,6 +27,7 @@
 #include "storage/kms_records.h"
 #include "text/encoding.h"
 #include "text/json.h"
+#include "text/time.h"
 
 namespace cubby::kms {
 namespace {
@@ -50,12 +50,6 @@ Status Fail(Code code, std::string message) { return Status{code, std::move(mess
 
 Status FromStorage(const storage::Status& s, std::string_view what) {
   return Fail(Code::kInternal, std::string(what) + ": " + s.ToString());
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 bool IsHex(char c) {
@@ -386,7 +380,7 @@ Status KeyService::Impl::ResolveAlias(std::string_view alias_name, bool create_a
       return FromStorage(alias.status(), "reading a KMS alias");
     }
     if (creating) {
-      const int64_t now = NowMs();
+      const int64_t now = text::NowUnixMillis();
       KmsAliasRecord made{std::string(kAwsS3Alias), {}, now};
       return NewKey(std::string(kAwsS3Description), /*aws_managed=*/true, &made, now, out);
     }

@@ -161,6 +161,8 @@ int64_t ToUnixMillis(TimePoint t) {
   return floor<milliseconds>(t.time_since_epoch()).count();
 }
 
+int64_t NowUnixMillis() { return ToUnixMillis(std::chrono::system_clock::now()); }
+
 std::string FormatHttpDate(TimePoint t) {
   const UtcTime u = ToUtc(t);
   std::string out;

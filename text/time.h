@@ -20,6 +20,10 @@ using TimePoint = std::chrono::system_clock::time_point;
 TimePoint FromUnixMillis(int64_t ms);
 int64_t ToUnixMillis(TimePoint t);
 
+// The system clock now, in Unix epoch milliseconds: ToUnixMillis(system_clock::now()). The one
+// clock read here; code whose tests need another time takes `now` from its caller instead.
+int64_t NowUnixMillis();
+
 // IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT" (Date, Last-Modified, Expires). Sub-second parts
 // are dropped (floored).
 std::string FormatHttpDate(TimePoint t);

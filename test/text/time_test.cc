@@ -82,6 +82,15 @@ TEST(TimeTest, FormatsMatchGmtime) {
   }
 }
 
+TEST(TimeTest, NowUnixMillisReadsTheSystemClock) {
+  const int64_t before = ToUnixMillis(std::chrono::system_clock::now());
+  const int64_t now = NowUnixMillis();
+  const int64_t after = ToUnixMillis(std::chrono::system_clock::now());
+  EXPECT_LE(before, now);
+  EXPECT_LE(now, after);
+  EXPECT_GT(now, int64_t{1700000000000});  // after November 2023
+}
+
 TEST(TimeTest, ParseHttpDateAcceptsTheThreeForms) {
   struct Case {
     std::string_view text;
