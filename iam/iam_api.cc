@@ -24,8 +24,6 @@ using storage::Status;
 using storage::UserRecord;
 using text::XmlWriter;
 
-std::string Iso8601(int64_t ms) { return text::FormatIso8601Millis(text::FromUnixMillis(ms)); }
-
 // IAM's answer to a storage failure. The message of a server fault stays out of the response.
 IamError FromStorage(Code code) {
   switch (code) {
@@ -191,7 +189,7 @@ void Call::WriteUser(XmlWriter& w, const UserRecord& user, bool tags) const {
   w.Element("UserName", user.name);
   w.Element("UserId", user.user_id);
   w.Element("Arn", storage::UserArn(account_id_, user));
-  w.Element("CreateDate", Iso8601(user.created_ms));
+  w.Element("CreateDate", text::FormatIso8601Millis(user.created_ms));
   if (tags && !user.tags.empty()) {
     w.Open("Tags");
     for (const auto& [key, value] : user.tags) {
@@ -373,7 +371,7 @@ IamResponse Call::CreateAccessKey() {
   w.Element("AccessKeyId", key->access_key_id);
   w.Element("Status", StatusName(key->status));
   w.Element("SecretAccessKey", key->secret.reveal());  // the one place a secret is answered
-  w.Element("CreateDate", Iso8601(key->created_ms));
+  w.Element("CreateDate", text::FormatIso8601Millis(key->created_ms));
   w.Close();
   return Finish(std::move(w));
 }
@@ -393,7 +391,7 @@ IamResponse Call::ListAccessKeys() {
     w.Element("UserName", user->name);
     w.Element("AccessKeyId", key.access_key_id);
     w.Element("Status", StatusName(key.status));
-    w.Element("CreateDate", Iso8601(key.created_ms));
+    w.Element("CreateDate", text::FormatIso8601Millis(key.created_ms));
     w.Close();
   }
   w.Close();

@@ -199,6 +199,15 @@ std::optional<TimePoint> ParseImfFixdate(std::string_view text) {
   return FromFields(f);
 }
 
+std::optional<TimePoint> ParseImfFixdateOrUtcOffset(std::string_view text) {
+  if (text.ends_with(" +0000") || text.ends_with(" -0000")) {
+    std::string gmt(text.substr(0, text.size() - 6));
+    gmt += " GMT";
+    return ParseImfFixdate(gmt);
+  }
+  return ParseImfFixdate(text);
+}
+
 std::string FormatIso8601Basic(TimePoint t) {
   const UtcTime u = ToUtc(t);
   std::string out;
@@ -245,5 +254,11 @@ std::string FormatIso8601Millis(TimePoint t) {
   out += 'Z';
   return out;
 }
+
+std::string FormatIso8601Millis(int64_t unix_ms) {
+  return FormatIso8601Millis(FromUnixMillis(unix_ms));
+}
+
+std::string FormatHttpDate(int64_t unix_ms) { return FormatHttpDate(FromUnixMillis(unix_ms)); }
 
 }  // namespace cubby::text
