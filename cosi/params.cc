@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "storage/bucket_name.h"
+#include "text/encoding.h"
 
 namespace cubby::cosi {
 namespace {
@@ -394,12 +395,8 @@ std::string DeriveBucketName(std::string_view name) {
   // the digest stays zeros, which is still deterministic.
   std::fill(std::begin(digest), std::end(digest), 0);
   (void)EVP_Digest(name.data(), name.size(), digest, &digest_len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hash;
-  for (int i = 0; i < 8; ++i) {
-    hash.push_back(kHex[digest[i] >> 4]);
-    hash.push_back(kHex[digest[i] & 0xf]);
-  }
+  const std::string hash =
+      text::HexEncode(std::string_view(reinterpret_cast<const char*>(digest), 8));
   constexpr size_t kMaxPrefix = 63 - 1 - 16;
   std::string prefix;
   for (char c : name) {
