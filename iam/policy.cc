@@ -164,12 +164,6 @@ bool IsBucketConditionKey(std::string_view normalized) {
 
 // ---- Patterns -------------------------------------------------------------------------------
 
-std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
 // Compiles `s`: '*' and '?' are wildcards when `wildcards`; "${key}", "${key, 'default'}",
 // "${*}", "${?}" and "${$}" are policy variables when `variables`; every other byte is literal
 // (lowercased when `lower`). A "${" without a closing '}' is literal text, as AWS treats it.
@@ -202,14 +196,14 @@ Pattern CompilePattern(std::string_view s, bool wildcards, bool variables, bool 
         bool ok = true;
         if (size_t comma = inner.find(','); comma != std::string_view::npos) {
           key = inner.substr(0, comma);
-          std::string_view rest = TrimSpaces(inner.substr(comma + 1));
+          std::string_view rest = text::TrimSpaces(inner.substr(comma + 1));
           if (rest.size() >= 2 && rest.front() == '\'' && rest.back() == '\'') {
             fallback = std::string(rest.substr(1, rest.size() - 2));
           } else {
             ok = false;
           }
         }
-        key = TrimSpaces(key);
+        key = text::TrimSpaces(key);
         if (ok && !key.empty()) {
           p.variable = true;
           p.parts.push_back({Kind::kVariable, NormalizeKey(key), std::move(fallback)});
