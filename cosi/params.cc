@@ -108,18 +108,6 @@ std::string_view RetentionModeName(storage::RetentionMode mode) {
   return "NONE";
 }
 
-std::string_view SseAlgorithmName(storage::SseAlgorithm algorithm) {
-  switch (algorithm) {
-    case storage::SseAlgorithm::kAes256:
-      return "AES256";
-    case storage::SseAlgorithm::kAwsKms:
-      return "aws:kms";
-    case storage::SseAlgorithm::kAwsKmsDsse:
-      return "aws:kms:dsse";
-  }
-  return "AES256";
-}
-
 bool ExpiresWholeBucketAfter(const storage::LifecycleConfig& lifecycle, uint32_t days) {
   return std::any_of(lifecycle.rules.begin(), lifecycle.rules.end(),
                      [days](const storage::LifecycleRule& rule) {
@@ -306,8 +294,9 @@ Parameters EffectiveParameters(const BucketParams& params) {
   if (params.encryption == SseS3Encryption()) {
     put(kEncryption, "SSE-S3");
   } else if (!params.encryption.rules.empty()) {
-    put(kEncryption, "<" + std::string(SseAlgorithmName(params.encryption.rules[0].algorithm)) +
-                         " default encryption>");
+    put(kEncryption,
+        "<" + std::string(storage::SseAlgorithmName(params.encryption.rules[0].algorithm)) +
+            " default encryption>");
   }
   if (params.quota.bytes) put(kQuotaBytes, std::to_string(*params.quota.bytes));
   if (params.quota.objects) put(kQuotaObjects, std::to_string(*params.quota.objects));

@@ -321,20 +321,6 @@ const char* StatusName(storage::KeyStatus status) {
   return "Inactive";
 }
 
-// IAM's accessKeyIdType: 16-128 characters of [\w].
-bool ValidKeyId(std::string_view id) {
-  return id.size() >= 16 && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](char c) {
-           return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                  c == '_';
-         });
-}
-
-// A secret: 1-128 printable ASCII characters other than space.
-bool ValidSecret(std::string_view secret) {
-  return !secret.empty() && secret.size() <= 128 &&
-         std::all_of(secret.begin(), secret.end(), [](char c) { return c > ' ' && c < 0x7f; });
-}
-
 IamResponse Call::CreateAccessKey() {
   Result<std::string> name = UserNameOrCaller();
   if (!name.ok()) return StorageError(name.status());
@@ -347,11 +333,11 @@ IamResponse Call::CreateAccessKey() {
       return Error(IamError::kValidationError,
                    "AccessKeyId and SecretAccessKey are given together or not at all");
     }
-    if (!ValidKeyId(*given_id)) {
+    if (!storage::IsValidAccessKeyId(*given_id)) {
       return Error(IamError::kValidationError,
                    "AccessKeyId must be 16 to 128 letters, digits or underscores");
     }
-    if (!ValidSecret(*given_secret)) {
+    if (!storage::IsValidSecretKey(*given_secret)) {
       return Error(IamError::kValidationError,
                    "SecretAccessKey must be 1 to 128 printable characters without spaces");
     }

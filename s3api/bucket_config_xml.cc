@@ -739,34 +739,17 @@ XmlBodyError ParseCorsConfiguration(std::string_view body, storage::CorsConfig* 
 
 namespace {
 
-constexpr std::string_view kAes256 = "AES256";
-constexpr std::string_view kAwsKms = "aws:kms";
-constexpr std::string_view kAwsKmsDsse = "aws:kms:dsse";
-
-std::string_view SseAlgorithmName(storage::SseAlgorithm algorithm) {
-  switch (algorithm) {
-    case storage::SseAlgorithm::kAes256:
-      return kAes256;
-    case storage::SseAlgorithm::kAwsKms:
-      return kAwsKms;
-    case storage::SseAlgorithm::kAwsKmsDsse:
-      return kAwsKmsDsse;
-  }
-  return kAes256;
-}
-
 bool ParseSseAlgorithm(std::string_view text, storage::SseAlgorithm* out) {
   text = TrimXmlSpace(text);
-  if (text == kAes256) {
-    *out = storage::SseAlgorithm::kAes256;
-  } else if (text == kAwsKms) {
-    *out = storage::SseAlgorithm::kAwsKms;
-  } else if (text == kAwsKmsDsse) {
-    *out = storage::SseAlgorithm::kAwsKmsDsse;
-  } else {
-    return false;
+  for (storage::SseAlgorithm algorithm :
+       {storage::SseAlgorithm::kAes256, storage::SseAlgorithm::kAwsKms,
+        storage::SseAlgorithm::kAwsKmsDsse}) {
+    if (text == storage::SseAlgorithmName(algorithm)) {
+      *out = algorithm;
+      return true;
+    }
   }
-  return true;
+  return false;
 }
 
 // An element that holds only text: no child elements.
@@ -780,7 +763,7 @@ std::string ServerSideEncryptionConfigurationXml(const storage::BucketEncryption
   for (const storage::BucketEncryptionRule& r : config.rules) {
     w.Open("Rule");
     w.Open("ApplyServerSideEncryptionByDefault");
-    w.Element("SSEAlgorithm", SseAlgorithmName(r.algorithm));
+    w.Element("SSEAlgorithm", storage::SseAlgorithmName(r.algorithm));
     if (!r.kms_master_key_id.empty()) w.Element("KMSMasterKeyID", r.kms_master_key_id);
     w.Close();
     w.Element("BucketKeyEnabled", r.bucket_key_enabled ? "true" : "false");
