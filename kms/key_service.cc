@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "crypt/key.h"
-#include "kms/json.h"
 #include "kms/kms.h"
 #include "storage/kms_records.h"
 #include "text/encoding.h"
@@ -35,6 +34,7 @@ namespace {
 using storage::KmsAliasRecord;
 using storage::KmsKeyRecord;
 using storage::KmsKeyState;
+using text::JsonWriter;
 
 constexpr std::string_view kAwsS3Alias = "alias/aws/s3";
 constexpr std::string_view kAwsAliasPrefix = "alias/aws/";

@@ -80,7 +80,7 @@ class KeyService {
 bool IsApiOperation(std::string_view operation);
 
 // A KMS error document: {"__type": type, "message": message} (the front door's authentication
-// failures use it too). Strings are escaped as kms/json.h does.
+// failures use it too), written with text/json.h.
 std::string ErrorJson(std::string_view type, std::string_view message);
 
 }  // namespace cubby::kms
