@@ -179,37 +179,42 @@ class JsonApi {
   // Reads KeyId (a key id or key ARN, as the state-changing operations take it).
   std::optional<ApiError> TargetKey(const Input& in, std::string_view member, bool aliases,
                                     KmsKeyRecord* out);
-  std::optional<ApiError> WriteMetadata(const KmsKeyRecord& key, JsonWriter* w);
-  // Refuses a change of an AWS-managed key (AWS allows none of these on one).
-  static std::optional<ApiError> RefuseAwsManaged(const KmsKeyRecord& key, std::string_view arn);
+  // Reads the key `member` names (a key id or key ARN) for a change, and its ARN: AWS allows
+  // none on an AWS-managed key or one pending deletion.
+  std::optional<ApiError> ChangeableKey(const Input& in, std::string_view member, KmsKeyRecord* key,
+                                        std::string* arn);
+  // CreateKey's and DescribeKey's answer: {"KeyMetadata": {...}}.
+  std::optional<ApiError> KeyMetadata(const KmsKeyRecord& key, std::string* json);
 
   KeyService::Impl& keys_;
   const int64_t now_ms_;
 };
 
-std::optional<ApiError> JsonApi::WriteMetadata(const KmsKeyRecord& key, JsonWriter* w) {
+std::optional<ApiError> JsonApi::KeyMetadata(const KmsKeyRecord& key, std::string* json) {
   std::string account, arn;
   if (Status s = keys_.Account(&account); !s.ok()) return ToApi(s);
   if (Status s = keys_.KeyArn(key.key_id, &arn); !s.ok()) return ToApi(s);
-  w->BeginObject();
-  w->Key("AWSAccountId").String(account);
-  w->Key("KeyId").String(key.key_id);
-  w->Key("Arn").String(arn);
-  w->Key("CreationDate").EpochSeconds(key.created_ms);
-  w->Key("Enabled").Bool(key.state == KmsKeyState::kEnabled);
-  w->Key("Description").String(key.description);
-  w->Key("KeyUsage").String("ENCRYPT_DECRYPT");
-  w->Key("KeyState").String(StateName(key.state));
+  JsonWriter w;
+  w.BeginObject().Key("KeyMetadata").BeginObject();
+  w.Key("AWSAccountId").String(account);
+  w.Key("KeyId").String(key.key_id);
+  w.Key("Arn").String(arn);
+  w.Key("CreationDate").EpochSeconds(key.created_ms);
+  w.Key("Enabled").Bool(key.state == KmsKeyState::kEnabled);
+  w.Key("Description").String(key.description);
+  w.Key("KeyUsage").String("ENCRYPT_DECRYPT");
+  w.Key("KeyState").String(StateName(key.state));
   if (key.state == KmsKeyState::kPendingDeletion) {
-    w->Key("DeletionDate").EpochSeconds(key.deletion_date_ms);
+    w.Key("DeletionDate").EpochSeconds(key.deletion_date_ms);
   }
-  w->Key("Origin").String("AWS_KMS");
-  w->Key("KeyManager").String(key.aws_managed ? "AWS" : "CUSTOMER");
-  w->Key("CustomerMasterKeySpec").String(kSymmetricDefault);
-  w->Key("KeySpec").String(kSymmetricDefault);
-  w->Key("EncryptionAlgorithms").BeginArray().String(kSymmetricDefault).EndArray();
-  w->Key("MultiRegion").Bool(false);
-  w->EndObject();
+  w.Key("Origin").String("AWS_KMS");
+  w.Key("KeyManager").String(key.aws_managed ? "AWS" : "CUSTOMER");
+  w.Key("CustomerMasterKeySpec").String(kSymmetricDefault);
+  w.Key("KeySpec").String(kSymmetricDefault);
+  w.Key("EncryptionAlgorithms").BeginArray().String(kSymmetricDefault).EndArray();
+  w.Key("MultiRegion").Bool(false);
+  w.EndObject().EndObject();
+  *json = w.str();
   return std::nullopt;
 }
 
@@ -221,10 +226,18 @@ std::optional<ApiError> JsonApi::TargetKey(const Input& in, std::string_view mem
   return std::nullopt;
 }
 
-std::optional<ApiError> JsonApi::RefuseAwsManaged(const KmsKeyRecord& key, std::string_view arn) {
-  if (!key.aws_managed) return std::nullopt;
-  return ApiError{"NotAuthorizedException",
-                  std::string(arn) + " is an AWS managed key; it cannot be changed."};
+std::optional<ApiError> JsonApi::ChangeableKey(const Input& in, std::string_view member,
+                                               KmsKeyRecord* key, std::string* arn) {
+  if (auto e = TargetKey(in, member, /*aliases=*/false, key)) return e;
+  if (Status s = keys_.KeyArn(key->key_id, arn); !s.ok()) return ToApi(s);
+  if (key->aws_managed) {
+    return ApiError{"NotAuthorizedException",
+                    *arn + " is an AWS managed key; it cannot be changed."};
+  }
+  if (key->state == KmsKeyState::kPendingDeletion) {
+    return ApiError{"KMSInvalidStateException", *arn + " is pending deletion."};
+  }
+  return std::nullopt;
 }
 
 std::optional<ApiError> JsonApi::CreateKey(const Input& in, std::string* json) {
@@ -263,23 +276,13 @@ std::optional<ApiError> JsonApi::CreateKey(const Input& in, std::string* json) {
       !s.ok()) {
     return ToApi(s);
   }
-  JsonWriter w;
-  w.BeginObject().Key("KeyMetadata");
-  if (auto e = WriteMetadata(key, &w)) return e;
-  w.EndObject();
-  *json = w.str();
-  return std::nullopt;
+  return KeyMetadata(key, json);
 }
 
 std::optional<ApiError> JsonApi::DescribeKey(const Input& in, std::string* json) {
   KmsKeyRecord key;
   if (auto e = TargetKey(in, "KeyId", /*aliases=*/true, &key)) return e;
-  JsonWriter w;
-  w.BeginObject().Key("KeyMetadata");
-  if (auto e = WriteMetadata(key, &w)) return e;
-  w.EndObject();
-  *json = w.str();
-  return std::nullopt;
+  return KeyMetadata(key, json);
 }
 
 std::optional<ApiError> JsonApi::ListKeys(const Input& in, std::string* json) {
@@ -320,13 +323,8 @@ std::optional<ApiError> JsonApi::CreateAlias(const Input& in, std::string* json)
                     "Alias names starting with alias/aws/ are reserved for AWS managed keys."};
   }
   KmsKeyRecord key;
-  if (auto e = TargetKey(in, "TargetKeyId", /*aliases=*/false, &key)) return e;
   std::string arn;
-  if (Status s = keys_.KeyArn(key.key_id, &arn); !s.ok()) return ToApi(s);
-  if (auto e = RefuseAwsManaged(key, arn)) return e;
-  if (key.state == KmsKeyState::kPendingDeletion) {
-    return ApiError{"KMSInvalidStateException", arn + " is pending deletion."};
-  }
+  if (auto e = ChangeableKey(in, "TargetKeyId", &key, &arn)) return e;
   const storage::Status s = keys_.store->CreateKmsAlias({name, key.key_id, now_ms_});
   if (s.code() == storage::Code::kEntityAlreadyExists) {
     std::string alias_arn;
@@ -415,13 +413,8 @@ std::optional<ApiError> JsonApi::DeleteAlias(const Input& in, std::string* json)
 std::optional<ApiError> JsonApi::SetEnabled(const Input& in, bool enabled, std::string* json) {
   std::lock_guard lock(keys_.change_mu);
   KmsKeyRecord key;
-  if (auto e = TargetKey(in, "KeyId", /*aliases=*/false, &key)) return e;
   std::string arn;
-  if (Status s = keys_.KeyArn(key.key_id, &arn); !s.ok()) return ToApi(s);
-  if (auto e = RefuseAwsManaged(key, arn)) return e;
-  if (key.state == KmsKeyState::kPendingDeletion) {
-    return ApiError{"KMSInvalidStateException", arn + " is pending deletion."};
-  }
+  if (auto e = ChangeableKey(in, "KeyId", &key, &arn)) return e;
   const KmsKeyState want = enabled ? KmsKeyState::kEnabled : KmsKeyState::kDisabled;
   if (key.state != want) {
     key.state = want;
@@ -451,13 +444,8 @@ std::optional<ApiError> JsonApi::ScheduleKeyDeletion(const Input& in, std::strin
   }
   std::lock_guard lock(keys_.change_mu);
   KmsKeyRecord key;
-  if (auto e = TargetKey(in, "KeyId", /*aliases=*/false, &key)) return e;
   std::string arn;
-  if (Status s = keys_.KeyArn(key.key_id, &arn); !s.ok()) return ToApi(s);
-  if (auto e = RefuseAwsManaged(key, arn)) return e;
-  if (key.state == KmsKeyState::kPendingDeletion) {
-    return ApiError{"KMSInvalidStateException", arn + " is pending deletion."};
-  }
+  if (auto e = ChangeableKey(in, "KeyId", &key, &arn)) return e;
   const int64_t window = days.value_or(30);
   key.state = KmsKeyState::kPendingDeletion;
   key.deletion_date_ms = now_ms_ + window * kDayMs;
