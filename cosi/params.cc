@@ -7,9 +7,11 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "storage/bucket_name.h"
+#include "text/encoding.h"
 
 namespace cubby::cosi {
 namespace {
@@ -33,6 +35,47 @@ Status BadValue(std::string_view key, std::string_view allowed) {
 }
 
 std::string Quoted(std::string_view key) { return "\"" + std::string(key) + "\""; }
+
+// What the parameters that take one of a few named values accept, in the order BadValue lists
+// them.
+constexpr std::pair<std::string_view, AccessMode> kAnonymousModes[] = {
+    {"Private", AccessMode::kNone},
+    {"ReadOnly", AccessMode::kReadOnly},
+    {"WriteOnly", AccessMode::kWriteOnly},
+    {"ReadWrite", AccessMode::kReadWrite},
+};
+constexpr std::pair<std::string_view, AccessMode> kAccessModes[] = {
+    {"ReadWrite", AccessMode::kReadWrite},
+    {"ReadOnly", AccessMode::kReadOnly},
+    {"WriteOnly", AccessMode::kWriteOnly},
+};
+constexpr std::pair<std::string_view, bool> kBooleans[] = {{"true", true}, {"false", false}};
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_VersioningConfiguration.html
+constexpr std::pair<std::string_view, storage::VersioningState> kVersioningStates[] = {
+    {"Enabled", storage::VersioningState::kEnabled},
+    {"Suspended", storage::VersioningState::kSuspended},
+};
+constexpr std::pair<std::string_view, storage::RetentionMode> kLockModes[] = {
+    {"GOVERNANCE", storage::RetentionMode::kGovernance},
+    {"COMPLIANCE", storage::RetentionMode::kCompliance},
+};
+
+// `value` as one of `choices`, named exactly (no other case, no spaces), into *out; otherwise
+// BadValue listing the names.
+template <typename T, size_t N, typename Out>
+Status ParseChoice(std::string_view key, std::string_view value,
+                   const std::pair<std::string_view, T> (&choices)[N], Out* out) {
+  std::string names;
+  for (const auto& [name, choice] : choices) {
+    if (value == name) {
+      *out = choice;
+      return Status::Ok();
+    }
+    names += names.empty() ? "" : ", ";
+    names += name;
+  }
+  return BadValue(key, names);
+}
 
 // A decimal integer of digits only, from `min` to `max`; nullopt for anything else (a sign,
 // spaces, a unit suffix, an exponent, an empty string, a value out of range). Leading zeros are
@@ -107,18 +150,6 @@ std::string_view RetentionModeName(storage::RetentionMode mode) {
   return "NONE";
 }
 
-std::string_view SseAlgorithmName(storage::SseAlgorithm algorithm) {
-  switch (algorithm) {
-    case storage::SseAlgorithm::kAes256:
-      return "AES256";
-    case storage::SseAlgorithm::kAwsKms:
-      return "aws:kms";
-    case storage::SseAlgorithm::kAwsKmsDsse:
-      return "aws:kms:dsse";
-  }
-  return "AES256";
-}
-
 bool ExpiresWholeBucketAfter(const storage::LifecycleConfig& lifecycle, uint32_t days) {
   return std::any_of(lifecycle.rules.begin(), lifecycle.rules.end(),
                      [days](const storage::LifecycleRule& rule) {
@@ -180,25 +211,9 @@ storage::Result<BucketParams> ParseBucketParameters(const Parameters& parameters
   Stated stated;
   for (const auto& [key, value] : parameters) {
     if (key == kAnonymousAccessMode) {
-      if (value == "Private") {
-        params.anonymous = AccessMode::kNone;
-      } else if (value == "ReadOnly") {
-        params.anonymous = AccessMode::kReadOnly;
-      } else if (value == "WriteOnly") {
-        params.anonymous = AccessMode::kWriteOnly;
-      } else if (value == "ReadWrite") {
-        params.anonymous = AccessMode::kReadWrite;
-      } else {
-        return BadValue(key, "Private, ReadOnly, WriteOnly, ReadWrite");
-      }
+      if (Status s = ParseChoice(key, value, kAnonymousModes, &params.anonymous); !s.ok()) return s;
     } else if (key == kForceDelete) {
-      if (value == "true") {
-        params.force_delete = true;
-      } else if (value == "false") {
-        params.force_delete = false;
-      } else {
-        return BadValue(key, "true, false");
-      }
+      if (Status s = ParseChoice(key, value, kBooleans, &params.force_delete); !s.ok()) return s;
     } else if (key == kQuotaBytes || key == kQuotaObjects) {
       constexpr uint64_t kMax = UINT64_MAX;
       const std::optional<uint64_t> n = ParseDecimal(value, 1, kMax);
@@ -206,30 +221,13 @@ storage::Result<BucketParams> ParseBucketParameters(const Parameters& parameters
       if (!n) return BadNumber(key, 1, kMax, unit);
       (key == kQuotaBytes ? params.quota.bytes : params.quota.objects) = *n;
     } else if (key == kVersioning) {
-      // https://docs.aws.amazon.com/AmazonS3/latest/API/API_VersioningConfiguration.html
-      if (value == "Enabled") {
-        stated.versioning = storage::VersioningState::kEnabled;
-      } else if (value == "Suspended") {
-        stated.versioning = storage::VersioningState::kSuspended;
-      } else {
-        return BadValue(key, "Enabled, Suspended");
+      if (Status s = ParseChoice(key, value, kVersioningStates, &stated.versioning); !s.ok()) {
+        return s;
       }
     } else if (key == kObjectLockEnabled) {
-      if (value == "true") {
-        stated.lock_enabled = true;
-      } else if (value == "false") {
-        stated.lock_enabled = false;
-      } else {
-        return BadValue(key, "true, false");
-      }
+      if (Status s = ParseChoice(key, value, kBooleans, &stated.lock_enabled); !s.ok()) return s;
     } else if (key == kObjectLockMode) {
-      if (value == "GOVERNANCE") {
-        stated.lock_mode = storage::RetentionMode::kGovernance;
-      } else if (value == "COMPLIANCE") {
-        stated.lock_mode = storage::RetentionMode::kCompliance;
-      } else {
-        return BadValue(key, "GOVERNANCE, COMPLIANCE");
-      }
+      if (Status s = ParseChoice(key, value, kLockModes, &stated.lock_mode); !s.ok()) return s;
     } else if (key == kObjectLockDays) {
       const std::optional<uint64_t> n = ParseDecimal(value, 1, kMaxObjectLockDays);
       if (!n) return BadNumber(key, 1, kMaxObjectLockDays, "days");
@@ -305,8 +303,9 @@ Parameters EffectiveParameters(const BucketParams& params) {
   if (params.encryption == SseS3Encryption()) {
     put(kEncryption, "SSE-S3");
   } else if (!params.encryption.rules.empty()) {
-    put(kEncryption, "<" + std::string(SseAlgorithmName(params.encryption.rules[0].algorithm)) +
-                         " default encryption>");
+    put(kEncryption,
+        "<" + std::string(storage::SseAlgorithmName(params.encryption.rules[0].algorithm)) +
+            " default encryption>");
   }
   if (params.quota.bytes) put(kQuotaBytes, std::to_string(*params.quota.bytes));
   if (params.quota.objects) put(kQuotaObjects, std::to_string(*params.quota.objects));
@@ -373,15 +372,7 @@ storage::Result<AccessMode> ParseAccessParameters(const Parameters& parameters) 
   AccessMode mode = AccessMode::kReadWrite;
   for (const auto& [key, value] : parameters) {
     if (key != kAccessMode) return UnknownKey(key);
-    if (value == "ReadWrite") {
-      mode = AccessMode::kReadWrite;
-    } else if (value == "ReadOnly") {
-      mode = AccessMode::kReadOnly;
-    } else if (value == "WriteOnly") {
-      mode = AccessMode::kWriteOnly;
-    } else {
-      return BadValue(key, "ReadWrite, ReadOnly, WriteOnly");
-    }
+    if (Status s = ParseChoice(key, value, kAccessModes, &mode); !s.ok()) return s;
   }
   return mode;
 }
@@ -394,12 +385,8 @@ std::string DeriveBucketName(std::string_view name) {
   // the digest stays zeros, which is still deterministic.
   std::fill(std::begin(digest), std::end(digest), 0);
   (void)EVP_Digest(name.data(), name.size(), digest, &digest_len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hash;
-  for (int i = 0; i < 8; ++i) {
-    hash.push_back(kHex[digest[i] >> 4]);
-    hash.push_back(kHex[digest[i] & 0xf]);
-  }
+  const std::string hash =
+      text::HexEncode(std::string_view(reinterpret_cast<const char*>(digest), 8));
   constexpr size_t kMaxPrefix = 63 - 1 - 16;
   std::string prefix;
   for (char c : name) {

@@ -1,11 +1,11 @@
 #include "cosi/provisioner_common.h"
 
-#include <chrono>
 #include <iostream>
 #include <utility>
 
 #include "cosi/status_map.h"
 #include "storage/users.h"
+#include "text/time.h"
 
 namespace cubby::cosi {
 
@@ -161,10 +161,7 @@ grpc::Status LogCall(const CallLog& log, std::string_view method, std::string_vi
 }
 
 int64_t NowMs(const std::function<int64_t()>& now_ms) {
-  if (now_ms) return now_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return now_ms ? now_ms() : text::NowUnixMillis();
 }
 
 }  // namespace cubby::cosi

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <cstring>
 
 #include "crypt/key_internal.h"
+#include "crypt/secret_file.h"
 #include "text/encoding.h"
 
 namespace cubby::crypt {
@@ -38,13 +38,6 @@ class Fd {
  private:
   int fd_;
 };
-
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 }  // namespace
 
@@ -109,52 +102,9 @@ Result<Key256> GenerateMasterKeyFile(const std::string& path) {
       std::string_view(reinterpret_cast<const char*>(key->reveal()), Key256::kBytes));
   text.push_back('\n');
 
-  unsigned char suffix[8];
-  if (RAND_bytes(suffix, sizeof suffix) != 1) {
-    Cleanse(&text);
-    return Status(Code::kInternal, "RAND_bytes failed");
-  }
-  const std::string tmp =
-      path + ".tmp-" +
-      text::HexEncode(std::string_view(reinterpret_cast<const char*>(suffix), sizeof suffix));
-  Status status;
-  {
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (fd.get() < 0) {
-      int err = errno;
-      Cleanse(&text);
-      return Errno(Code::kIOError, "create", tmp, err);
-    }
-    size_t done = 0;
-    while (status.ok() && done < text.size()) {
-      ssize_t w = ::write(fd.get(), text.data() + done, text.size() - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0)
-        status = Errno(Code::kIOError, "write", tmp, errno);
-      else
-        done += static_cast<size_t>(w);
-    }
-    // fchmod: the umask may have narrowed 0600, never widened it, but be exact.
-    if (status.ok() && ::fchmod(fd.get(), 0600) != 0) {
-      status = Errno(Code::kIOError, "chmod", tmp, errno);
-    }
-    if (status.ok() && ::fsync(fd.get()) != 0) status = Errno(Code::kIOError, "fsync", tmp, errno);
-  }
+  const Status status = WriteSecretFile(path, text, /*replace=*/false);
   Cleanse(&text);
-  if (status.ok() &&
-      ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0) {
-    int err = errno;
-    status = Errno(err == EEXIST ? Code::kAlreadyExists : Code::kIOError, "rename to", path, err);
-  }
-  if (!status.ok()) {
-    ::unlink(tmp.c_str());
-    return status;
-  }
-  const std::string dir = DirName(path);
-  Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() < 0 || ::fsync(dir_fd.get()) != 0) {
-    return Errno(Code::kIOError, "fsync folder", dir, errno);
-  }
+  if (!status.ok()) return status;
   return std::move(key).value();
 }
 

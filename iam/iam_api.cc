@@ -24,8 +24,6 @@ using storage::Status;
 using storage::UserRecord;
 using text::XmlWriter;
 
-std::string Iso8601(int64_t ms) { return text::FormatIso8601Millis(text::FromUnixMillis(ms)); }
-
 // IAM's answer to a storage failure. The message of a server fault stays out of the response.
 IamError FromStorage(Code code) {
   switch (code) {
@@ -197,7 +195,7 @@ void Call::WriteUser(XmlWriter& w, const UserRecord& user, bool tags) const {
   w.Element("UserName", user.name);
   w.Element("UserId", user.user_id);
   w.Element("Arn", storage::UserArn(account_id_, user));
-  w.Element("CreateDate", Iso8601(user.created_ms));
+  w.Element("CreateDate", text::FormatIso8601Millis(user.created_ms));
   if (tags && !user.tags.empty()) {
     w.Open("Tags");
     for (const auto& [key, value] : user.tags) {
@@ -329,20 +327,6 @@ const char* StatusName(storage::KeyStatus status) {
   return "Inactive";
 }
 
-// IAM's accessKeyIdType: 16-128 characters of [\w].
-bool ValidKeyId(std::string_view id) {
-  return id.size() >= 16 && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](char c) {
-           return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                  c == '_';
-         });
-}
-
-// A secret: 1-128 printable ASCII characters other than space.
-bool ValidSecret(std::string_view secret) {
-  return !secret.empty() && secret.size() <= 128 &&
-         std::all_of(secret.begin(), secret.end(), [](char c) { return c > ' ' && c < 0x7f; });
-}
-
 IamResponse Call::CreateAccessKey() {
   Result<std::string> name = UserNameOrCaller();
   if (!name.ok()) return StorageError(name.status());
@@ -355,11 +339,11 @@ IamResponse Call::CreateAccessKey() {
       return Error(IamError::kValidationError,
                    "AccessKeyId and SecretAccessKey are given together or not at all");
     }
-    if (!ValidKeyId(*given_id)) {
+    if (!storage::IsValidAccessKeyId(*given_id)) {
       return Error(IamError::kValidationError,
                    "AccessKeyId must be 16 to 128 letters, digits or underscores");
     }
-    if (!ValidSecret(*given_secret)) {
+    if (!storage::IsValidSecretKey(*given_secret)) {
       return Error(IamError::kValidationError,
                    "SecretAccessKey must be 1 to 128 printable characters without spaces");
     }
@@ -379,7 +363,7 @@ IamResponse Call::CreateAccessKey() {
   w.Element("AccessKeyId", key->access_key_id);
   w.Element("Status", StatusName(key->status));
   w.Element("SecretAccessKey", key->secret.reveal());  // the one place a secret is answered
-  w.Element("CreateDate", Iso8601(key->created_ms));
+  w.Element("CreateDate", text::FormatIso8601Millis(key->created_ms));
   w.Close();
   return Finish(std::move(w));
 }
@@ -399,7 +383,7 @@ IamResponse Call::ListAccessKeys() {
     w.Element("UserName", user->name);
     w.Element("AccessKeyId", key.access_key_id);
     w.Element("Status", StatusName(key.status));
-    w.Element("CreateDate", Iso8601(key.created_ms));
+    w.Element("CreateDate", text::FormatIso8601Millis(key.created_ms));
     w.Close();
   }
   w.Close();

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cstring>
 #include <utility>
 
 #include "iam/policy_actions.h"
 #include "text/ascii.h"
+#include "text/iso8601.h"
 #include "text/json.h"
 #include "text/utf8.h"
 
@@ -164,12 +164,6 @@ bool IsBucketConditionKey(std::string_view normalized) {
 
 // ---- Patterns -------------------------------------------------------------------------------
 
-std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
 // Compiles `s`: '*' and '?' are wildcards when `wildcards`; "${key}", "${key, 'default'}",
 // "${*}", "${?}" and "${$}" are policy variables when `variables`; every other byte is literal
 // (lowercased when `lower`). A "${" without a closing '}' is literal text, as AWS treats it.
@@ -202,14 +196,14 @@ Pattern CompilePattern(std::string_view s, bool wildcards, bool variables, bool 
         bool ok = true;
         if (size_t comma = inner.find(','); comma != std::string_view::npos) {
           key = inner.substr(0, comma);
-          std::string_view rest = TrimSpaces(inner.substr(comma + 1));
+          std::string_view rest = text::TrimSpaces(inner.substr(comma + 1));
           if (rest.size() >= 2 && rest.front() == '\'' && rest.back() == '\'') {
             fallback = std::string(rest.substr(1, rest.size() - 2));
           } else {
             ok = false;
           }
         }
-        key = TrimSpaces(key);
+        key = text::TrimSpaces(key);
         if (ok && !key.empty()) {
           p.variable = true;
           p.parts.push_back({Kind::kVariable, NormalizeKey(key), std::move(fallback)});
@@ -376,83 +370,6 @@ bool ParseNumber(std::string_view s, double* out) {
   if (s.empty()) return false;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && end == s.data() + s.size();
-}
-
-bool TakeDigits(std::string_view* s, size_t n, int* out) {
-  if (s->size() < n) return false;
-  int v = 0;
-  for (size_t i = 0; i < n; ++i) {
-    char c = (*s)[i];
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  s->remove_prefix(n);
-  *out = v;
-  return true;
-}
-
-bool TakeChar(std::string_view* s, char c) {
-  if (s->empty() || s->front() != c) return false;
-  s->remove_prefix(1);
-  return true;
-}
-
-// A date as the Date operators take it: epoch seconds ("1563278400"), or ISO 8601
-// "YYYY-MM-DD", optionally followed by "THH:MM", ":SS", ".fraction" and "Z", "+HH:MM" or
-// "-HHMM" (none: UTC). Years 1000-9999.
-bool ParseDate(std::string_view s, int64_t* millis) {
-  if (text::IsDecimalDigits(s)) {
-    uint64_t seconds = 0;
-    if (!text::ParseUint64(s, &seconds) || seconds > 253402300799ULL) return false;
-    *millis = static_cast<int64_t>(seconds) * 1000;
-    return true;
-  }
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, ms = 0;
-  if (!TakeDigits(&s, 4, &y) || y < 1000 || !TakeChar(&s, '-') || !TakeDigits(&s, 2, &mo) ||
-      !TakeChar(&s, '-') || !TakeDigits(&s, 2, &d)) {
-    return false;
-  }
-  std::chrono::year_month_day ymd{std::chrono::year(y), std::chrono::month(mo),
-                                  std::chrono::day(d)};
-  if (!ymd.ok()) return false;
-  int64_t offset_minutes = 0;
-  if (!s.empty()) {
-    if (!TakeChar(&s, 'T') && !TakeChar(&s, 't')) return false;
-    if (!TakeDigits(&s, 2, &h) || h > 23 || !TakeChar(&s, ':') || !TakeDigits(&s, 2, &mi) ||
-        mi > 59) {
-      return false;
-    }
-    if (TakeChar(&s, ':')) {
-      if (!TakeDigits(&s, 2, &sec) || sec > 60) return false;
-      if (TakeChar(&s, '.')) {
-        int scale = 100;
-        size_t digits = 0;
-        while (!s.empty() && s.front() >= '0' && s.front() <= '9') {
-          ms += (s.front() - '0') * scale;
-          scale /= 10;
-          s.remove_prefix(1);
-          ++digits;
-        }
-        if (digits == 0) return false;
-      }
-    }
-    if (TakeChar(&s, 'Z') || TakeChar(&s, 'z')) {
-      // UTC
-    } else if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
-      int sign = s.front() == '+' ? 1 : -1;
-      s.remove_prefix(1);
-      int oh = 0, om = 0;
-      if (!TakeDigits(&s, 2, &oh) || oh > 23) return false;
-      TakeChar(&s, ':');
-      if (!TakeDigits(&s, 2, &om) || om > 59) return false;
-      offset_minutes = sign * (oh * 60 + om);
-    }
-    if (!s.empty()) return false;
-  }
-  int64_t days = std::chrono::sys_days(ymd).time_since_epoch().count();
-  int64_t seconds = days * 86400 + h * 3600 + mi * 60 + sec - offset_minutes * 60;
-  *millis = seconds * 1000 + ms;
-  return true;
 }
 
 struct IpAddress {
@@ -696,7 +613,7 @@ bool ValueMatches(ConditionOp op, const ConditionValue& v, std::string_view c,
     }
     case ValueType::kDate: {
       int64_t ms = 0;
-      return ParseDate(c, &ms) && Compare(op, ms, v.millis);
+      return text::ParseIso8601OrEpochSeconds(c, &ms) && Compare(op, ms, v.millis);
     }
     case ValueType::kBool:
       return text::EqualsIgnoreCase(c, v.text);
@@ -1156,7 +1073,7 @@ class PolicyParser {
         if (!ParseNumber(cv->text, &cv->number)) return Fail(bad);
         return true;
       case ValueType::kDate:
-        if (!ParseDate(cv->text, &cv->millis)) return Fail(bad);
+        if (!text::ParseIso8601OrEpochSeconds(cv->text, &cv->millis)) return Fail(bad);
         return true;
       case ValueType::kBool:
       case ValueType::kNull:

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -30,7 +31,7 @@ enum class Code {
   kInternal,      // storage or crypto failure; the message is for the log (no key material)
 };
 
-struct Status {
+struct [[nodiscard]] Status {
   Code code = Code::kOk;
   std::string message;
   bool ok() const { return code == Code::kOk; }
@@ -71,8 +72,9 @@ class KeyService {
                  std::string* json);
 
  private:
-  struct Impl;
-  Impl* impl_;
+  friend class JsonApi;  // json_api.cc: the JSON API over the key store
+  struct Impl;           // key_store.h: the key store
+  std::unique_ptr<Impl> impl_;
 };
 
 // Whether `operation` (X-Amz-Target's part after "TrentService.") is one HandleApi serves; the
@@ -80,7 +82,7 @@ class KeyService {
 bool IsApiOperation(std::string_view operation);
 
 // A KMS error document: {"__type": type, "message": message} (the front door's authentication
-// failures use it too). Strings are escaped as kms/json.h does.
+// failures use it too), written with text/json.h.
 std::string ErrorJson(std::string_view type, std::string_view message);
 
 }  // namespace cubby::kms

@@ -5,17 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "text/time.h"
+
 namespace cubby::lifecycle {
 
 namespace {
 
 using storage::Code;
-
-int64_t SystemNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Whether object lock keeps this version now (the store's own rule, for the one case where
 // the store would not refuse: a null version replaced by a Suspended bucket's delete marker).
@@ -92,7 +88,7 @@ class Pass {
     return stats_.bounded || (stop_ && stop_());
   }
 
-  int64_t Now() const { return options_.now_ms ? options_.now_ms() : SystemNowMs(); }
+  int64_t Now() const { return options_.now_ms ? options_.now_ms() : text::NowUnixMillis(); }
 
   void Error(const storage::Status& status) {
     if (stats_.errors++ == 0) stats_.first_error = status.ToString();
@@ -236,7 +232,7 @@ class Pass {
       if (!now_expiry || now_expiry->at_ms > now) return;
     }
     if (bucket_->versioning == storage::VersioningState::kSuspended && meta->version_id.empty() &&
-        LockRuns(meta->lock, SystemNowMs())) {
+        LockRuns(meta->lock, text::NowUnixMillis())) {
       ++stats_.locked;  // the null delete marker would replace (and release) it
       return;
     }

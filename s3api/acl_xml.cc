@@ -1,11 +1,11 @@
 #include "s3api/acl_xml.h"
 
 #include <array>
-#include <initializer_list>
 #include <optional>
 #include <vector>
 
 #include "s3api/xml.h"
+#include "text/ascii.h"
 
 namespace cubby::s3api {
 
@@ -35,30 +35,7 @@ XmlBodyError FromAclStatus(const iam::AclStatus& status) {
 
 namespace {
 
-// XML's whitespace (S, https://www.w3.org/TR/xml/#NT-S) around a value: pretty-printed bodies
-// have none inside leaf elements, but S3's schema types collapse it.
-std::string_view TrimXmlSpace(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const size_t first = s.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
-}
-
-// True when every child of `node` has one of `names` and none repeats (no element of these
-// schemas may appear twice in one parent, but Grant, which the caller walks itself).
-bool ChildrenAmong(const XmlNode& node, std::initializer_list<std::string_view> names) {
-  std::vector<std::string_view> seen;
-  for (const XmlNode& child : node.children) {
-    bool known = false;
-    for (std::string_view n : names) known = known || child.name == n;
-    if (!known) return false;
-    for (std::string_view s : seen) {
-      if (s == child.name) return false;  // no element of these schemas repeats
-    }
-    seen.push_back(child.name);
-  }
-  return true;
-}
+using text::TrimXmlSpace;
 
 constexpr std::string_view kCanonicalUser = "CanonicalUser";
 constexpr std::string_view kAmazonCustomerByEmail = "AmazonCustomerByEmail";

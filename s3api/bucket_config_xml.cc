@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <initializer_list>
 #include <limits>
 #include <set>
 
 #include "s3api/format.h"
 #include "s3api/xml.h"
+#include "text/ascii.h"
 #include "text/iso8601.h"
 
 namespace cubby::s3api {
@@ -16,6 +16,7 @@ namespace {
 using storage::LegalHold;
 using storage::RetentionMode;
 using storage::VersioningState;
+using text::TrimXmlSpace;
 
 XmlBodyError MalformedXml() { return {ErrorCode::kMalformedXML, ""}; }
 XmlBodyError InvalidArgument(std::string message) {
@@ -23,28 +24,6 @@ XmlBodyError InvalidArgument(std::string message) {
 }
 XmlBodyError InvalidRequest(std::string message) {
   return {ErrorCode::kInvalidRequest, std::move(message)};
-}
-
-// XML's whitespace around a value (S3's schema types collapse it).
-std::string_view TrimXmlSpace(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const size_t first = s.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
-}
-
-// True when every child of `node` has one of `names`, and none but those in `repeatable`
-// appears twice.
-bool ChildrenAmong(const XmlNode& node, std::initializer_list<std::string_view> names,
-                   std::initializer_list<std::string_view> repeatable = {}) {
-  std::vector<std::string_view> seen;
-  for (const XmlNode& child : node.children) {
-    if (std::find(names.begin(), names.end(), child.name) == names.end()) return false;
-    if (std::find(repeatable.begin(), repeatable.end(), child.name) != repeatable.end()) continue;
-    if (std::find(seen.begin(), seen.end(), child.name) != seen.end()) return false;
-    seen.push_back(child.name);
-  }
-  return true;
 }
 
 // An xs:int / xs:long as S3's schema reads it: an optional sign and decimal digits, surrounding
@@ -760,34 +739,17 @@ XmlBodyError ParseCorsConfiguration(std::string_view body, storage::CorsConfig* 
 
 namespace {
 
-constexpr std::string_view kAes256 = "AES256";
-constexpr std::string_view kAwsKms = "aws:kms";
-constexpr std::string_view kAwsKmsDsse = "aws:kms:dsse";
-
-std::string_view SseAlgorithmName(storage::SseAlgorithm algorithm) {
-  switch (algorithm) {
-    case storage::SseAlgorithm::kAes256:
-      return kAes256;
-    case storage::SseAlgorithm::kAwsKms:
-      return kAwsKms;
-    case storage::SseAlgorithm::kAwsKmsDsse:
-      return kAwsKmsDsse;
-  }
-  return kAes256;
-}
-
 bool ParseSseAlgorithm(std::string_view text, storage::SseAlgorithm* out) {
   text = TrimXmlSpace(text);
-  if (text == kAes256) {
-    *out = storage::SseAlgorithm::kAes256;
-  } else if (text == kAwsKms) {
-    *out = storage::SseAlgorithm::kAwsKms;
-  } else if (text == kAwsKmsDsse) {
-    *out = storage::SseAlgorithm::kAwsKmsDsse;
-  } else {
-    return false;
+  for (storage::SseAlgorithm algorithm :
+       {storage::SseAlgorithm::kAes256, storage::SseAlgorithm::kAwsKms,
+        storage::SseAlgorithm::kAwsKmsDsse}) {
+    if (text == storage::SseAlgorithmName(algorithm)) {
+      *out = algorithm;
+      return true;
+    }
   }
-  return true;
+  return false;
 }
 
 // An element that holds only text: no child elements.
@@ -801,7 +763,7 @@ std::string ServerSideEncryptionConfigurationXml(const storage::BucketEncryption
   for (const storage::BucketEncryptionRule& r : config.rules) {
     w.Open("Rule");
     w.Open("ApplyServerSideEncryptionByDefault");
-    w.Element("SSEAlgorithm", SseAlgorithmName(r.algorithm));
+    w.Element("SSEAlgorithm", storage::SseAlgorithmName(r.algorithm));
     if (!r.kms_master_key_id.empty()) w.Element("KMSMasterKeyID", r.kms_master_key_id);
     w.Close();
     w.Element("BucketKeyEnabled", r.bucket_key_enabled ? "true" : "false");

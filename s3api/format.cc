@@ -1,13 +1,8 @@
 #include "s3api/format.h"
 
 #include "text/ascii.h"
-#include "text/time.h"
 
 namespace cubby::s3api {
-
-std::string Iso8601(int64_t ms) { return text::FormatIso8601Millis(text::FromUnixMillis(ms)); }
-
-std::string HttpDate(int64_t ms) { return text::FormatHttpDate(text::FromUnixMillis(ms)); }
 
 std::string QuoteEtag(std::string_view etag) {
   std::string out;

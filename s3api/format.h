@@ -6,14 +6,16 @@
 #include <string_view>
 #include <vector>
 
+#include "text/time.h"
+
 namespace cubby::s3api {
 
-// A stored time (Unix epoch milliseconds) in S3's two forms, through cubby::text:
-// "2009-10-12T17:50:30.000Z" (ListBuckets, ListObjects) and the IMF-fixdate
+// A stored time (Unix epoch milliseconds) in S3's two forms, text/time.h's under the names the
+// handlers use: "2009-10-12T17:50:30.000Z" (ListBuckets, ListObjects) and the IMF-fixdate
 // "Wed, 21 Oct 2015 07:28:00 GMT" (Last-Modified). REQUIRES: a time text::TimePoint holds (the
 // years 1678 to 2261), as every time cubby stores is.
-std::string Iso8601(int64_t ms);
-std::string HttpDate(int64_t ms);
+inline std::string Iso8601(int64_t ms) { return text::FormatIso8601Millis(ms); }
+inline std::string HttpDate(int64_t ms) { return text::FormatHttpDate(ms); }
 
 // "\"<etag>\"".
 std::string QuoteEtag(std::string_view etag);

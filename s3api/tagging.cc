@@ -7,7 +7,6 @@
 //   https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteBucketTagging.html
 #include "s3api/tagging.h"
 
-#include <algorithm>
 #include <set>
 
 #include "s3api/handlers.h"
@@ -34,17 +33,6 @@ bool CountChars(std::string_view s, size_t* n) {
     if (len == 0) return false;
     s.remove_prefix(len);
     ++*n;
-  }
-  return true;
-}
-
-// Each child of `node` is named `name` (Tag in a TagSet), or one of `names`, each once.
-bool OnlyOnce(const XmlNode& node, std::initializer_list<std::string_view> names) {
-  std::vector<std::string_view> seen;
-  for (const XmlNode& child : node.children) {
-    if (std::find(names.begin(), names.end(), child.name) == names.end()) return false;
-    if (std::find(seen.begin(), seen.end(), child.name) != seen.end()) return false;
-    seen.push_back(child.name);
   }
   return true;
 }
@@ -85,14 +73,14 @@ XmlBodyError ValidateTags(const TagSet& tags, TagTarget target) {
 
 XmlBodyError ParseTagging(std::string_view body, TagTarget target, TagSet* out) {
   XmlNode root;
-  if (!ParseXml(body, &root) || root.name != "Tagging" || !OnlyOnce(root, {"TagSet"})) {
+  if (!ParseXml(body, &root) || root.name != "Tagging" || !ChildrenAmong(root, {"TagSet"})) {
     return MalformedXml();
   }
   const XmlNode* set = root.Child("TagSet");
   if (set == nullptr) return MalformedXml();
   TagSet tags;
   for (const XmlNode& tag : set->children) {
-    if (tag.name != "Tag" || !OnlyOnce(tag, {"Key", "Value"})) return MalformedXml();
+    if (tag.name != "Tag" || !ChildrenAmong(tag, {"Key", "Value"})) return MalformedXml();
     const XmlNode* key = tag.Child("Key");
     const XmlNode* value = tag.Child("Value");
     if (key == nullptr || value == nullptr) return MalformedXml();

@@ -2,6 +2,7 @@
 
 #include <expat.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,18 @@ const std::string* XmlNode::Attribute(std::string_view ns, std::string_view attr
     if (a.ns == ns && a.name == attribute_name) return &a.value;
   }
   return nullptr;
+}
+
+bool ChildrenAmong(const XmlNode& node, std::initializer_list<std::string_view> names,
+                   std::initializer_list<std::string_view> repeatable) {
+  std::vector<std::string_view> seen;
+  for (const XmlNode& child : node.children) {
+    if (std::find(names.begin(), names.end(), child.name) == names.end()) return false;
+    if (std::find(repeatable.begin(), repeatable.end(), child.name) != repeatable.end()) continue;
+    if (std::find(seen.begin(), seen.end(), child.name) != seen.end()) return false;
+    seen.push_back(child.name);
+  }
+  return true;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 // expansion; depth and size are capped.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -53,5 +54,10 @@ struct XmlNode {
 // ends are normalized as XML says (CR LF and CR are LF; "&#13;" stays CR). A UTF-8 byte order
 // mark is allowed. Attributes are kept on their element (XmlNode::attributes).
 bool ParseXml(std::string_view doc, XmlNode* root);
+
+// True when every child of `node` has one of `names` and none but those in `repeatable` appears
+// twice (S3's request schemas let no other element repeat in one parent).
+bool ChildrenAmong(const XmlNode& node, std::initializer_list<std::string_view> names,
+                   std::initializer_list<std::string_view> repeatable = {});
 
 }  // namespace cubby::s3api

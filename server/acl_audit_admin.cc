@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "kms/json.h"
 #include "s3api/errors.h"
 #include "server/admin.h"
+#include "text/json.h"
 #include "text/uri.h"
 
 namespace cubby::server {
@@ -15,9 +15,9 @@ void AppendVersions(const std::vector<iam::AuditedVersion>& versions, std::strin
   for (const iam::AuditedVersion& v : versions) {
     if (out->back() != '[') *out += ",";
     *out += "{\"key\":";
-    kms::AppendJsonString(v.key, out);
+    text::AppendJsonString(v.key, out);
     *out += ",\"version_id\":";
-    kms::AppendJsonString(v.version_id, out);
+    text::AppendJsonString(v.version_id, out);
     *out += "}";
   }
   *out += "]";
@@ -27,7 +27,7 @@ void AppendVersions(const std::vector<iam::AuditedVersion>& versions, std::strin
 
 std::string AclAuditJson(const iam::BucketAclAudit& audit) {
   std::string out = "{\"bucket\":";
-  kms::AppendJsonString(audit.bucket, &out);
+  text::AppendJsonString(audit.bucket, &out);
   out += ",\"public_bucket\":";
   out += audit.public_bucket ? "true" : "false";
   out += ",\"versions\":" + std::to_string(audit.versions);

@@ -1,9 +1,9 @@
 #include "server/admin.h"
 
-#include "kms/json.h"
 #include "s3api/auth/auth.h"
 #include "s3api/call_authorize.h"
 #include "s3api/errors.h"
+#include "text/json.h"
 
 namespace cubby::server {
 namespace {
@@ -133,9 +133,9 @@ s3api::HttpResponse AdminError(const s3api::HttpRequest& request, s3api::ErrorCo
                                std::string_view message) {
   const s3api::ErrorInfo& info = s3api::Info(code);
   std::string body = "{\"code\":";
-  kms::AppendJsonString(info.code, &body);
+  text::AppendJsonString(info.code, &body);
   body += ",\"message\":";
-  kms::AppendJsonString(message.empty() ? info.message : message, &body);
+  text::AppendJsonString(message.empty() ? info.message : message, &body);
   body += "}";
   s3api::HttpResponse response = AdminJson(info.http_status, std::move(body));
   response.Set("x-amz-request-id", request.request_id);

@@ -46,6 +46,7 @@
 #include "server/users_file.h"
 #include "storage/keygen.h"
 #include "storage/store.h"
+#include "text/time.h"
 
 namespace cubby::server {
 namespace {
@@ -54,12 +55,6 @@ constexpr std::chrono::seconds kHealthcheckTimeout{5};
 // The data folder was written by a newer release (README "Upgrades"): distinct from 1, so a
 // supervisor or an operator's script can tell "downgraded" from an ordinary failure.
 constexpr int kExitFormatTooNew = 3;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void Fatal(const std::string& message) { std::fprintf(stderr, "cubby: %s\n", message.c_str()); }
 
@@ -573,7 +568,7 @@ class Instance {
       config_error_ = true;
       return WithContext(*config_.users_file + ": ", lines.status());
     }
-    auto applied = ApplyUsersFile(*store_, *lines, NowMs());
+    auto applied = ApplyUsersFile(*store_, *lines, text::NowUnixMillis());
     if (!applied.ok()) {
       config_error_ = applied.status().code() == storage::Code::kInvalidArgument;
       return WithContext(*config_.users_file + ": ", applied.status());
@@ -585,7 +580,7 @@ class Instance {
   }
 
   storage::Status LoadRootCredentials() {
-    auto root = EnsureRootCredentials(*store_, data_dir_, config_.root_key, NowMs());
+    auto root = EnsureRootCredentials(*store_, data_dir_, config_.root_key, text::NowUnixMillis());
     if (!root.ok()) return WithContext("root credentials: ", root.status());
     root_ = std::move(*root);
     if (config_.ephemeral) {

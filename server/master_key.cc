@@ -1,7 +1,6 @@
 #include "server/master_key.h"
 
 #include <fcntl.h>
-#include <openssl/rand.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "crypt/master_key.h"
+#include "crypt/secret_file.h"
 #include "text/encoding.h"
 
 namespace cubby::server {
@@ -26,9 +26,6 @@ constexpr std::string_view kKeyringHeader = "cubby-keyring v";
 constexpr std::string_view kSseS3Context = "root:sse-s3";
 constexpr std::string_view kKmsContext = "root:kms";
 constexpr size_t kMaxKeyringBytes = 4096;  // a v1 keyring is about 270 bytes
-// Temporary files of an interrupted atomic write (WriteFileAtomic, crypt's
-// GenerateMasterKeyFile): "<name>.tmp-<16 hex>".
-constexpr std::string_view kTempInfix = ".tmp-";
 constexpr std::string_view kSetting = "--master-key-file (CUBBY_MASTER_KEY_FILE)";
 
 Status Errno(std::string_view what, const std::string& path, int err) {
@@ -83,64 +80,25 @@ Result<std::optional<std::string>> ReadSmallFile(const std::string& path) {
   return std::optional<std::string>(std::move(content));
 }
 
-// Writes `content` to DIR/NAME atomically: a temporary file beside it (O_CREAT|O_EXCL, 0600),
-// fsynced, renamed into place (replace: over an existing file; else RENAME_NOREPLACE, and
-// kInvalidArgument "exists" when one appeared), then the folder fsynced. The temporary file
-// is removed on failure; a crash leaves it behind (RemoveLeftovers).
+// Writes `content` to DIR/NAME with crypt::WriteSecretFile. kInvalidArgument "<path> exists"
+// when !replace and the file exists; kIOError for any other failure.
 Status WriteFileAtomic(const std::string& dir, std::string_view name, std::string_view content,
                        bool replace) {
   const std::string path = Join(dir, name);
-  unsigned char suffix[8];
-  if (RAND_bytes(suffix, sizeof suffix) != 1) return Status(Code::kIOError, "RAND_bytes failed");
-  const std::string tmp =
-      path + std::string(kTempInfix) +
-      text::HexEncode(std::string_view(reinterpret_cast<const char*>(suffix), sizeof suffix));
-  Status status;
-  {
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (fd.get() < 0) return Errno("create", tmp, errno);
-    size_t done = 0;
-    while (status.ok() && done < content.size()) {
-      ssize_t w = ::write(fd.get(), content.data() + done, content.size() - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        status = Errno("write", tmp, errno);
-      } else {
-        done += static_cast<size_t>(w);
-      }
-    }
-    // The umask can only have narrowed 0600; be exact anyway.
-    if (status.ok() && ::fchmod(fd.get(), 0600) != 0) status = Errno("chmod", tmp, errno);
-    if (status.ok() && ::fsync(fd.get()) != 0) status = Errno("fsync", tmp, errno);
+  const crypt::Status s = crypt::WriteSecretFile(path, content, replace);
+  if (s.ok()) return Status::Ok();
+  // Only kAlreadyExists, kIOError and kInternal (random numbers) come from it.
+  if (s.code() == crypt::Code::kAlreadyExists) {
+    return Status(Code::kInvalidArgument, path + " exists");
   }
-  if (status.ok()) {
-    const int rc =
-        replace ? ::rename(tmp.c_str(), path.c_str())
-                : ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
-    if (rc != 0) {
-      status = errno == EEXIST ? Status(Code::kInvalidArgument, path + " exists")
-                               : Errno("rename to", path, errno);
-    }
-  }
-  if (!status.ok()) {
-    ::unlink(tmp.c_str());
-    return status;
-  }
-  return SyncDir(dir);
+  return Status(Code::kIOError, s.message());
 }
 
 // Removes the temporary files interrupted writes of the keyring and the master key files left
 // (never the files themselves). Best effort: a file that cannot be removed stays, harmlessly.
 void RemoveLeftovers(const std::string& dir) {
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const size_t infix = name.find(kTempInfix);
-    if (infix == std::string::npos) continue;
-    const std::string_view base = std::string_view(name).substr(0, infix);
-    if (base == kKeyringFile || base == kGeneratedMasterKeyFile || base == kNextMasterKeyFile) {
-      ::unlink(it->path().c_str());
-    }
+  for (std::string_view name : {kKeyringFile, kGeneratedMasterKeyFile, kNextMasterKeyFile}) {
+    crypt::RemoveSecretTempFiles(Join(dir, name));
   }
 }
 

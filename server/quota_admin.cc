@@ -5,7 +5,6 @@
 #include <utility>
 #include <vector>
 
-#include "kms/json.h"
 #include "s3api/auth/auth.h"
 #include "s3api/errors.h"
 #include "server/admin.h"
@@ -96,7 +95,7 @@ storage::Result<storage::BucketQuota> ParseQuotaJson(std::string_view json) {
       s = ParseLimit(member.name, member.value, &quota.objects);
     } else {
       std::string name;
-      kms::AppendJsonString(member.name, &name);
+      text::AppendJsonString(member.name, &name);
       s = Status(Code::kInvalidArgument,
                  "unknown member " + name + ": only \"bytes\" and \"objects\" are allowed");
     }
@@ -107,7 +106,7 @@ storage::Result<storage::BucketQuota> ParseQuotaJson(std::string_view json) {
 
 std::string QuotaJson(const storage::BucketRecord& bucket, const storage::BucketStats& usage) {
   std::string out = "{\"bucket\":";
-  kms::AppendJsonString(bucket.name, &out);
+  text::AppendJsonString(bucket.name, &out);
   out += ",\"quota\":{\"bytes\":";
   AppendLimit(bucket.quota.bytes, &out);
   out += ",\"objects\":";

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "crypt/secret_file.h"
 #include "storage/keygen.h"
 
 namespace cubby::server {
@@ -43,45 +44,6 @@ std::optional<std::string> ReadFile(const std::string& path) {
   }
   ::close(fd);
   return content;
-}
-
-// Writes `content` to `path` atomically (temp file + fsync + rename + fsync of the folder),
-// mode 0600 from creation on: the secret is never readable by others, not even briefly.
-Status WriteSecretFile(const std::string& dir, const std::string& path,
-                       const std::string& content) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return Errno("cannot create", tmp);
-  // The umask cannot widen 0600, but a pre-existing temp file keeps its mode: force it.
-  if (::fchmod(fd, 0600) != 0) {
-    Status status = Errno("cannot chmod", tmp);
-    ::close(fd);
-    return status;
-  }
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Status status = Errno("cannot write", tmp);
-      ::close(fd);
-      return status;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    Status status = Errno("cannot sync", tmp);
-    ::close(fd);
-    return status;
-  }
-  if (::close(fd) != 0) return Errno("cannot close", tmp);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno("cannot rename to", path);
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) return Errno("cannot open", dir);
-  int rc = ::fsync(dir_fd);
-  ::close(dir_fd);
-  if (rc != 0) return Errno("cannot sync", dir);
-  return Status::Ok();
 }
 
 // The id of the user `root`, which owns the root key: made here on a new data folder (the
@@ -192,7 +154,11 @@ Result<RootCredentials> EnsureRootCredentials(storage::Store& store, const std::
 
   std::string text = SharedCredentialsText(*key);
   if (ReadFile(path) != text) {
-    if (Status s = WriteSecretFile(data_dir, path, text); !s.ok()) return s;
+    // A write a crash interrupted left its temporary file, holding a secret: not for long.
+    crypt::RemoveSecretTempFiles(path);
+    if (crypt::Status s = crypt::WriteSecretFile(path, text, /*replace=*/true); !s.ok()) {
+      return Status(Code::kIOError, s.message());
+    }
   } else if (::chmod(path.c_str(), 0600) != 0) {
     return Errno("cannot chmod", path);
   }

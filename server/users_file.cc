@@ -1,7 +1,5 @@
 #include "server/users_file.h"
 
-#include <algorithm>
-
 #include "storage/users.h"
 
 namespace cubby::server {
@@ -29,18 +27,6 @@ Status LineError(int line, const std::string& why) {
   return Status(Code::kInvalidArgument, "users file line " + std::to_string(line) + ": " + why);
 }
 
-bool ValidKeyId(std::string_view id) {
-  return id.size() >= 16 && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](char c) {
-           return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                  c == '_';
-         });
-}
-
-bool ValidSecret(std::string_view secret) {
-  return !secret.empty() && secret.size() <= 128 &&
-         std::all_of(secret.begin(), secret.end(), [](char c) { return c > ' ' && c < 0x7f; });
-}
-
 }  // namespace
 
 Result<std::vector<UsersFileLine>> ParseUsersFile(std::string_view text) {
@@ -60,10 +46,10 @@ Result<std::vector<UsersFileLine>> ParseUsersFile(std::string_view text) {
     if (Status s = storage::ValidateUserName(fields[0]); !s.ok()) {
       return LineError(number, s.message());
     }
-    if (!ValidKeyId(fields[1])) {
+    if (!storage::IsValidAccessKeyId(fields[1])) {
       return LineError(number, "the access key id must be 16 to 128 letters, digits or _");
     }
-    if (!ValidSecret(fields[2])) {
+    if (!storage::IsValidSecretKey(fields[2])) {
       return LineError(number, "the secret must be 1 to 128 printable characters");
     }
     std::string email;

@@ -10,18 +10,12 @@
 #include <cstring>
 
 #include "storage/files.h"
+#include "text/encoding.h"
 
 namespace cubby::storage {
 namespace {
 
 constexpr int kFanout = 256;
-constexpr char kHex[] = "0123456789abcdef";
-
-std::string Hex(uint64_t v, int digits) {
-  std::string out(static_cast<size_t>(digits), '0');
-  for (int i = digits - 1; i >= 0; --i, v >>= 4) out[static_cast<size_t>(i)] = kHex[v & 0xf];
-  return out;
-}
 
 // Creates `path` as a folder if missing; *created tells whether it did.
 Status MakeDir(const std::string& path, bool* created) {
@@ -43,7 +37,7 @@ Result<std::unique_ptr<BlobFiles>> BlobFiles::Open(std::string root) {
   if (!s.ok()) return s;
   bool created_any = false;
   for (int i = 0; i < kFanout; ++i) {
-    s = MakeDir(root + "/" + Hex(static_cast<uint64_t>(i), 2), &created_any);
+    s = MakeDir(root + "/" + text::HexUint64(static_cast<uint64_t>(i), 2), &created_any);
     if (!s.ok()) return s;
   }
   // New folders must survive a crash before any file in them is acknowledged.
@@ -59,13 +53,13 @@ Result<std::unique_ptr<BlobFiles>> BlobFiles::Open(std::string root) {
 }
 
 std::string BlobFiles::PathOf(uint64_t id) const {
-  return root_ + "/" + Hex(id % kFanout, 2) + "/" + Hex(id, 16);
+  return root_ + "/" + text::HexUint64(id % kFanout, 2) + "/" + text::HexUint64(id, 16);
 }
 
 Result<std::vector<uint64_t>> BlobFiles::List() const {
   std::vector<uint64_t> ids;
   for (int i = 0; i < kFanout; ++i) {
-    const std::string dir = root_ + "/" + Hex(static_cast<uint64_t>(i), 2);
+    const std::string dir = root_ + "/" + text::HexUint64(static_cast<uint64_t>(i), 2);
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) return ErrnoStatus("opendir", dir);
     errno = 0;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -115,6 +116,20 @@ enum class SseAlgorithm : uint8_t {
   kAwsKms = 2,      // "aws:kms": SSE-KMS
   kAwsKmsDsse = 3,  // "aws:kms:dsse": dual-layer SSE-KMS (s3api refuses it today)
 };
+
+// The algorithm's name in S3's API (SSEAlgorithm, x-amz-server-side-encryption): "AES256",
+// "aws:kms" or "aws:kms:dsse".
+constexpr std::string_view SseAlgorithmName(SseAlgorithm algorithm) {
+  switch (algorithm) {
+    case SseAlgorithm::kAes256:
+      return "AES256";
+    case SseAlgorithm::kAwsKms:
+      return "aws:kms";
+    case SseAlgorithm::kAwsKmsDsse:
+      return "aws:kms:dsse";
+  }
+  return "AES256";
+}
 
 // One default-encryption rule, stored as PutBucketEncryption gave it (s3api checks it).
 struct BucketEncryptionRule {

@@ -4,6 +4,7 @@
 
 #include "storage/bucket_config_codec.h"
 #include "storage/codec_primitives.h"
+#include "text/encoding.h"
 
 namespace cubby::storage::codec {
 namespace {
@@ -804,13 +805,7 @@ bool DecodeSeq(std::string_view in, uint64_t* seq) {
 }
 
 std::string FormatVersionId(uint64_t seq, uint64_t random) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(kVersionIdLength, '0');
-  for (int i = 0; i < 16; ++i) {
-    out[15 - i] = kHex[(seq >> (4 * i)) & 0xf];
-    out[31 - i] = kHex[(random >> (4 * i)) & 0xf];
-  }
-  return out;
+  return text::HexUint64(seq, 16) + text::HexUint64(random, 16);
 }
 bool ParseVersionId(std::string_view id, uint64_t* seq) {
   if (id.size() != kVersionIdLength) return false;

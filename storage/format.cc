@@ -1,6 +1,5 @@
 #include "storage/format.h"
 
-#include <chrono>
 #include <filesystem>
 #include <iterator>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "storage/users.h"
 #include "storage/users_internal.h"
 #include "text/ascii.h"
+#include "text/time.h"
 
 namespace cubby::storage {
 namespace {
@@ -43,12 +43,6 @@ Status MarkFormat(rocksdb::DB*, const std::vector<rocksdb::ColumnFamilyHandle*>&
 
 std::string_view ToView(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // A new user named `name`, owning nothing yet.
 Result<UserRecord> NewUser(std::string_view name, int64_t now_ms) {
   Result<std::string> id = GenerateCanonicalId();
@@ -73,7 +67,7 @@ Result<UserRecord> NewUser(std::string_view name, int64_t now_ms) {
 Status AddUsers(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& families,
                 rocksdb::WriteBatch* batch) {
   rocksdb::ColumnFamilyHandle* keys = families[kKeysCf];
-  const int64_t now = NowMs();
+  const int64_t now = text::NowUnixMillis();
   Result<std::string> account = GenerateAccountId();
   if (!account.ok()) return account.status();
   if (Status s = FromRocks(batch->Put(families[kDefaultCf], ToSlice(kAccountIdSetting), *account));

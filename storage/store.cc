@@ -6,7 +6,6 @@
 #include <rocksdb/write_batch.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -21,6 +20,7 @@
 #include "storage/engine_log.h"
 #include "storage/format_internal.h"
 #include "storage/store_impl.h"
+#include "text/time.h"
 
 namespace cubby::storage::internal {
 
@@ -39,12 +39,6 @@ Status FromRocks(const rocksdb::Status& s) {
   // ENOSPC, and every write while the background error it set stops the DB.
   if (s.IsNoSpace()) return Status(Code::kNoSpace, "the store is full: " + s.ToString());
   return Status(Code::kIOError, s.ToString());
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 StoreImpl::StoreImpl(const StoreOptions& options, rocksdb::DB* db,

@@ -9,6 +9,7 @@
 
 #include "storage/codec.h"
 #include "storage/store_impl.h"
+#include "text/time.h"
 
 namespace cubby::storage::internal {
 
@@ -87,7 +88,7 @@ Status StoreImpl::DeleteBucket(std::string_view name, bool force) {
     // objects cannot change under this scan. Object lock binds the bucket's owner too: one
     // version under retention or a legal hold keeps the whole bucket (governance is not
     // bypassed here; nothing in this call says a caller may).
-    const int64_t now_ms = NowMs();
+    const int64_t now_ms = text::NowUnixMillis();
     auto releasable = [&](std::string_view key, const ObjectMeta& meta) {
       Status s = CheckDeletable(meta.lock, /*bypass_governance=*/false, now_ms);
       if (!s.ok()) {

@@ -76,9 +76,6 @@ inline constexpr int64_t kCompletedTtlMs = 24 * 3600 * 1000;
 // The one mapping from rocksdb::Status. Callers handle NotFound themselves before this.
 Status FromRocks(const rocksdb::Status& s);
 
-// Unix epoch milliseconds now.
-int64_t NowMs();
-
 // Whether retention `r` still runs at `now_ms`.
 bool RetentionRuns(const ObjectRetention& r, int64_t now_ms);
 // Whether object lock lets a version go (object-lock.html: retention modes, legal hold): OK, or

@@ -15,6 +15,7 @@
 #include "storage/store_impl.h"
 #include "storage/users.h"
 #include "storage/users_internal.h"
+#include "text/time.h"
 
 namespace cubby::storage::internal {
 
@@ -377,7 +378,7 @@ Result<AccessKeyRecord> StoreImpl::CreateAccessKey(std::string_view user_name,
   AccessKeyRecord key;
   key.access_key_id = candidate.access_key_id;
   key.secret = candidate.secret;
-  key.created_ms = candidate.created_ms != 0 ? candidate.created_ms : NowMs();
+  key.created_ms = candidate.created_ms != 0 ? candidate.created_ms : text::NowUnixMillis();
   key.user_id = user->user_id;
   key.status = KeyStatus::kActive;
   // The administrator's keys are all administrator keys.
@@ -446,7 +447,7 @@ Status StoreImpl::ValidateNewUser(UserRecord* user) {
     if (Status s = ValidateTag(key, value); !s.ok()) return s;
   }
   if (user->display_name.empty()) user->display_name = user->name;
-  if (user->created_ms == 0) user->created_ms = NowMs();
+  if (user->created_ms == 0) user->created_ms = text::NowUnixMillis();
   return Status::Ok();
 }
 

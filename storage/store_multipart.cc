@@ -14,6 +14,7 @@
 #include "storage/codec.h"
 #include "storage/store_impl.h"
 #include "text/encoding.h"
+#include "text/time.h"
 
 namespace cubby::storage::internal {
 
@@ -66,7 +67,7 @@ Result<PartRecord> PartWriterImpl::Commit(uint32_t part_number, PartRecord meta)
   meta.part_number = part_number;
   // A sealed part's size is its plaintext's (the caller's); data.size the sealed bytes.
   if (meta.wrapped_key.empty()) meta.size = stream_.size();
-  if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
+  if (meta.last_modified_ms == 0) meta.last_modified_ms = text::NowUnixMillis();
   Batch batch;
   Result<DataSegment> data = stream_.Finish(&batch, /*allow_inline=*/false, nullptr);
   if (!data.ok()) return data.status();
@@ -105,7 +106,7 @@ Result<UploadRecord> StoreImpl::CreateUpload(std::string_view bucket, std::strin
   UploadRecord upload;
   upload.bucket = std::string(bucket);
   upload.key = std::string(key);
-  upload.initiated_ms = NowMs();
+  upload.initiated_ms = text::NowUnixMillis();
   Result<std::string> id = NewUploadId(NextUploadStamp(upload.initiated_ms));
   if (!id.ok()) return id.status();
   upload.upload_id = std::move(id).value();
@@ -222,7 +223,7 @@ Result<ObjectMeta> StoreImpl::CompleteUpload(std::string_view bucket, std::strin
   }
   if (!part_checksums) meta.part_checksums.clear();
   for (; part != all->end(); ++part) AddReleaseSegment(part->data, &batch);
-  if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
+  if (meta.last_modified_ms == 0) meta.last_modified_ms = text::NowUnixMillis();
 
   const std::string object_key = codec::ObjectKey(bucket, key);
   Result<std::optional<ObjectMeta>> current = GetForWrite(object_key, cond);
@@ -233,7 +234,7 @@ Result<ObjectMeta> StoreImpl::CompleteUpload(std::string_view bucket, std::strin
   batch.DeleteRange(cf(kUploadsCf), codec::PartPrefix(upload_id), codec::PartPrefixEnd(upload_id));
   batch.Delete(cf(kUploadsCf), codec::UploadKey(bucket, key, upload_id));
   codec::CompletedRecord done{std::string(bucket), std::string(key), meta.etag,
-                              meta.last_modified_ms, NowMs()};
+                              meta.last_modified_ms, text::NowUnixMillis()};
   batch.Put(cf(kUploadsCf), codec::CompletedKey(upload_id), codec::EncodeCompleted(done));
   Status s = WriteReleasing(&batch);
   if (!s.ok()) return s;
@@ -250,7 +251,7 @@ Result<ObjectMeta> StoreImpl::CompletedUpload(std::string_view bucket, std::stri
   Result<codec::CompletedRecord> done = codec::DecodeCompleted(**raw);
   if (!done.ok()) return done.status();
   if (done->bucket != bucket || done->key != key ||
-      NowMs() - done->completed_ms > kCompletedTtlMs) {
+      text::NowUnixMillis() - done->completed_ms > kCompletedTtlMs) {
     return NoSuchUpload();
   }
   // Only while the object it produced is still there.

@@ -16,6 +16,7 @@
 #include "storage/blob_files.h"
 #include "storage/codec.h"
 #include "storage/store_impl.h"
+#include "text/time.h"
 
 namespace cubby::storage::internal {
 
@@ -108,7 +109,7 @@ Status StoreImpl::Recover() {
   next_data_id_.store(std::max(max_id, max_file_id) + 1);
   {
     // Completed-upload records are only needed for a day.
-    const int64_t now = NowMs();
+    const int64_t now = text::NowUnixMillis();
     std::string start(1, codec::kCompletedTag), end(1, codec::kCompletedTag + 1);
     Status s = ForEach(kUploadsCf, start, end, [&](std::string_view k, std::string_view v) {
       Result<codec::CompletedRecord> r = codec::DecodeCompleted(v);

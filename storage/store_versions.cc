@@ -17,6 +17,7 @@
 
 #include "storage/codec.h"
 #include "storage/store_impl.h"
+#include "text/time.h"
 
 namespace cubby::storage::internal {
 
@@ -350,7 +351,7 @@ Result<DeleteResult> StoreImpl::DeleteObjectVersioned(std::string_view bucket,
     if (latest->has_value()) newest = (*latest)->meta.version_seq;
   }
   ObjectMeta marker;
-  marker.last_modified_ms = NowMs();
+  marker.last_modified_ms = text::NowUnixMillis();
   marker.version_seq = NextVersionSeq(newest);
   if (state == VersioningState::kEnabled) {
     Result<std::string> id = NewVersionId(marker.version_seq);
@@ -380,7 +381,9 @@ Result<DeleteResult> StoreImpl::DeleteObjectVersion(std::string_view bucket, std
   if (!found.ok()) return found.status();
   if (!found->has_value()) return NoSuchVersion();
   const codec::StoredVersion& v = (*found)->version;
-  if (Status s = CheckDeletable(v.meta.lock, bypass_governance, NowMs()); !s.ok()) return s;
+  if (Status s = CheckDeletable(v.meta.lock, bypass_governance, text::NowUnixMillis()); !s.ok()) {
+    return s;
+  }
   const std::string object_key = codec::ObjectKey(bucket, key);
   Batch batch;
   bool has_current = false;
@@ -445,7 +448,7 @@ Status StoreImpl::PutObjectRetention(std::string_view bucket, std::string_view k
   return ChangeVersion(bucket, key, version_id, [&](ObjectMeta* meta) {
     ObjectLockState* lock = &meta->lock;
     const ObjectRetention& old = lock->retention;
-    if (RetentionRuns(old, NowMs())) {
+    if (RetentionRuns(old, text::NowUnixMillis())) {
       const bool keeps_or_extends =
           retention.mode == old.mode && retention.retain_until_ms >= old.retain_until_ms;
       if (!keeps_or_extends && (old.mode == RetentionMode::kCompliance || !bypass_governance)) {

@@ -19,6 +19,7 @@
 #include "storage/blob_files.h"
 #include "storage/codec.h"
 #include "storage/store_impl.h"
+#include "text/time.h"
 
 namespace cubby::storage::internal {
 
@@ -72,7 +73,7 @@ Result<ObjectMeta> WriterImpl::Commit(std::string_view key, ObjectMeta meta,
   } else {
     meta.size = stream_.size();
   }
-  if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
+  if (meta.last_modified_ms == 0) meta.last_modified_ms = text::NowUnixMillis();
   meta.segments.clear();
   meta.part_sizes.clear();
   Batch batch;
@@ -244,7 +245,7 @@ Result<ObjectMeta> StoreImpl::UpdateObjectMeta(std::string_view bucket, std::str
   if (meta.etag.empty()) meta.etag = old.etag;
   meta.lock = old.lock;  // the version's object lock is changed by its own calls only
   meta.encryption = old.encryption;  // the data stays as sealed (a change re-seals: a new write)
-  if (meta.last_modified_ms == 0) meta.last_modified_ms = NowMs();
+  if (meta.last_modified_ms == 0) meta.last_modified_ms = text::NowUnixMillis();
   Status s = ApplyPut(cf(kObjectsCf), object_key, codec::EncodeObjectMeta(meta));
   if (!s.ok()) return s;
   return meta;

@@ -2,6 +2,8 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
+
 #include "text/ascii.h"
 #include "text/encoding.h"
 #include "text/utf8.h"
@@ -103,6 +105,18 @@ bool IsCanonicalId(std::string_view id) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   }
   return true;
+}
+
+bool IsValidAccessKeyId(std::string_view id) {
+  return id.size() >= 16 && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  c == '_';
+         });
+}
+
+bool IsValidSecretKey(std::string_view secret) {
+  return !secret.empty() && secret.size() <= 128 &&
+         std::all_of(secret.begin(), secret.end(), [](char c) { return c > ' ' && c < 0x7f; });
 }
 
 std::string UserArn(std::string_view account_id, const UserRecord& user) {

@@ -63,6 +63,12 @@ std::string FoldName(std::string_view name);
 // True for 64 lowercase hex characters.
 bool IsCanonicalId(std::string_view id);
 
+// An access key id a caller may choose (IAM's accessKeyIdType): 16-128 characters of
+// [A-Za-z0-9_].
+bool IsValidAccessKeyId(std::string_view id);
+// A secret a caller may choose: 1-128 printable ASCII characters other than space.
+bool IsValidSecretKey(std::string_view secret);
+
 // arn:aws:iam::<account_id>:user<path><name>, e.g. arn:aws:iam::123456789012:user/alice.
 std::string UserArn(std::string_view account_id, const UserRecord& user);
 

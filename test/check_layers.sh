@@ -60,6 +60,12 @@ for d in text iam s3api cosi proto server bench fuzz kms test/*/; do
   check "$d" "storage/store_impl\\.h|storage/[a-z_]*_internal\\.h"
 done
 
+# kms/key_store.h (KeyService's private parts, shared by its key store and its JSON API) is
+# kms/'s alone.
+for d in text crypt storage iam s3api cosi proto lifecycle server bench fuzz test; do
+  check "$d" "kms/key_store\\.h"
+done
+
 # Authentication reads top to bottom: the entry point (auth.cc) hands a request to one scheme's
 # file, and no file of s3api/auth includes the entry point's header back.
 hits=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"s3api/auth/auth\.h"' \

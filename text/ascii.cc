@@ -28,6 +28,19 @@ std::string_view TrimOws(std::string_view s) {
   return s;
 }
 
+std::string_view TrimXmlSpace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  const size_t first = s.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
+}
+
+std::string_view TrimSpaces(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
 bool IsDecimalDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {

@@ -22,6 +22,11 @@ bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
 // `s` without leading and trailing spaces and horizontal tabs: HTTP's optional whitespace (OWS,
 // RFC 9110 §5.6.3). Other bytes (CR, LF, NUL, vertical tab) are kept.
 std::string_view TrimOws(std::string_view s);
+// `s` without leading and trailing XML white space (S: space, tab, CR, LF;
+// https://www.w3.org/TR/xml/#NT-S), which S3's schema types collapse around a value.
+std::string_view TrimXmlSpace(std::string_view s);
+// `s` without leading and trailing spaces; tabs and every other byte are kept.
+std::string_view TrimSpaces(std::string_view s);
 
 // True if `s` is one or more of '0'-'9'.
 bool IsDecimalDigits(std::string_view s);

@@ -24,6 +24,14 @@ std::string HexEncode(std::string_view raw) {
   return out;
 }
 
+std::string HexUint64(uint64_t value, size_t digits) {
+  std::string out(digits, '0');
+  for (size_t i = digits; i > 0 && value != 0; --i, value >>= 4) {
+    out[i - 1] = kLowerHex[value & 0xf];
+  }
+  return out;
+}
+
 bool HexDecode(std::string_view hex, std::string* raw) {
   if (hex.size() % 2 != 0) return false;
   std::string out(hex.size() / 2, '\0');

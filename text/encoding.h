@@ -1,6 +1,8 @@
 // Binary-to-text encodings: hex and base64 (RFC 4648 §4, through OpenSSL's EVP encoder).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -16,6 +18,9 @@ constexpr int HexDigitValue(char c) {
 
 // Two lowercase hex digits per byte ("0aff").
 std::string HexEncode(std::string_view raw);
+// `value` in exactly `digits` lowercase hex digits: zero-padded, or its low `digits` digits when
+// it has more (HexUint64(0xab, 4) == "00ab", HexUint64(0x1ab, 2) == "ab").
+std::string HexUint64(uint64_t value, size_t digits);
 // Hex digits of either case, an even number of them, nothing else → the bytes in *raw. False
 // (and *raw untouched) otherwise.
 [[nodiscard]] bool HexDecode(std::string_view hex, std::string* raw);

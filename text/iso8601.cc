@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "text/ascii.h"
+
 namespace cubby::text {
 namespace {
 
@@ -15,6 +17,19 @@ bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
     v = v * 10 + (s[i] - '0');
   }
   *out = v;
+  return true;
+}
+
+// `n` digits at the front of *s, consumed; false (and *s untouched) unless all are digits.
+bool TakeDigits(std::string_view* s, size_t n, int* out) {
+  if (!Digits(*s, 0, n, out)) return false;
+  s->remove_prefix(n);
+  return true;
+}
+
+bool TakeChar(std::string_view* s, char c) {
+  if (s->empty() || s->front() != c) return false;
+  s->remove_prefix(1);
   return true;
 }
 
@@ -67,6 +82,61 @@ std::optional<TimePoint> ParseIso8601Extended(std::string_view s) {
   // The offset can move a date at the edges out of what TimePoint holds.
   if (ms < 0 || ms >= int64_t{9214646400000}) return std::nullopt;  // 2262-01-01
   return FromUnixMillis(ms);
+}
+
+bool ParseIso8601OrEpochSeconds(std::string_view s, int64_t* unix_ms) {
+  if (IsDecimalDigits(s)) {
+    uint64_t seconds = 0;
+    if (!ParseUint64(s, &seconds) || seconds > 253402300799ULL) return false;
+    *unix_ms = static_cast<int64_t>(seconds) * 1000;
+    return true;
+  }
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, ms = 0;
+  if (!TakeDigits(&s, 4, &y) || y < 1000 || !TakeChar(&s, '-') || !TakeDigits(&s, 2, &mo) ||
+      !TakeChar(&s, '-') || !TakeDigits(&s, 2, &d)) {
+    return false;
+  }
+  std::chrono::year_month_day ymd{std::chrono::year(y), std::chrono::month(mo),
+                                  std::chrono::day(d)};
+  if (!ymd.ok()) return false;
+  int64_t offset_minutes = 0;
+  if (!s.empty()) {
+    if (!TakeChar(&s, 'T') && !TakeChar(&s, 't')) return false;
+    if (!TakeDigits(&s, 2, &h) || h > 23 || !TakeChar(&s, ':') || !TakeDigits(&s, 2, &mi) ||
+        mi > 59) {
+      return false;
+    }
+    if (TakeChar(&s, ':')) {
+      if (!TakeDigits(&s, 2, &sec) || sec > 60) return false;
+      if (TakeChar(&s, '.')) {
+        int scale = 100;
+        size_t digits = 0;
+        while (!s.empty() && s.front() >= '0' && s.front() <= '9') {
+          ms += (s.front() - '0') * scale;
+          scale /= 10;
+          s.remove_prefix(1);
+          ++digits;
+        }
+        if (digits == 0) return false;
+      }
+    }
+    if (TakeChar(&s, 'Z') || TakeChar(&s, 'z')) {
+      // UTC
+    } else if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+      int sign = s.front() == '+' ? 1 : -1;
+      s.remove_prefix(1);
+      int oh = 0, om = 0;
+      if (!TakeDigits(&s, 2, &oh) || oh > 23) return false;
+      TakeChar(&s, ':');
+      if (!TakeDigits(&s, 2, &om) || om > 59) return false;
+      offset_minutes = sign * (oh * 60 + om);
+    }
+    if (!s.empty()) return false;
+  }
+  int64_t days = std::chrono::sys_days(ymd).time_since_epoch().count();
+  int64_t seconds = days * 86400 + h * 3600 + mi * 60 + sec - offset_minutes * 60;
+  *unix_ms = seconds * 1000 + ms;
+  return true;
 }
 
 }  // namespace cubby::text

@@ -1,13 +1,15 @@
-// A strict JSON reader (RFC 8259) into a small tree, for documents clients send: bucket and user
-// policies today. Strict means: exactly the grammar of RFC 8259 §2-7 (no comments, no trailing
-// commas, no single quotes, no NaN, no leading zeros or '+', no bare control characters in
-// strings), strings in well-formed UTF-8 (RFC 8259 §8.1) with every \u escape decoded and a lone
-// surrogate refused, at most kMaxJsonDepth nested arrays and objects, and nothing after the
+// JSON both ways: a strict reader into a small tree, for documents clients send (bucket and user
+// policies, KMS and admin requests), and a small streaming writer for the answers (the KMS API,
+// the admin endpoints). Strict means: exactly the grammar of RFC 8259 §2-7 (no comments, no
+// trailing commas, no single quotes, no NaN, no leading zeros or '+', no bare control characters
+// in strings), strings in well-formed UTF-8 (RFC 8259 §8.1) with every \u escape decoded and a
+// lone surrogate refused, at most kMaxJsonDepth nested arrays and objects, and nothing after the
 // value but whitespace. No exceptions; any input (of any bytes) is safe to give it.
 //   https://www.rfc-editor.org/rfc/rfc8259
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,5 +63,42 @@ struct JsonError {
 // doc.size().
 [[nodiscard]] bool ParseJson(std::string_view doc, size_t max_bytes, JsonValue* out,
                              JsonError* error);
+
+// Appends `s` as a JSON string (with its quotes) to *out: '"', '\\' and the control characters
+// U+0000-U+001F escaped (\b \f \n \r \t, else \u00XX), DEL and everything else as is; each
+// maximal ill-formed UTF-8 subsequence (text/utf8.h's DecodeUtf8 refuses it) becomes U+FFFD, so
+// the output is always well-formed UTF-8 whatever bytes `s` holds.
+void AppendJsonString(std::string_view s, std::string* out);
+
+// Writes one JSON document. Values inside an object must follow a Key(); the writer adds the
+// commas and colons. REQUIRES (asserted): Begin/End calls balanced and matching, Key() only
+// directly inside an object. Not thread-safe (one per response).
+class JsonWriter {
+ public:
+  JsonWriter& BeginObject();
+  JsonWriter& EndObject();
+  JsonWriter& BeginArray();
+  JsonWriter& EndArray();
+  JsonWriter& Key(std::string_view name);
+  JsonWriter& String(std::string_view value);
+  JsonWriter& Bool(bool value);
+  JsonWriter& Int(int64_t value);
+  // Milliseconds since the epoch as the number of seconds AWS's JSON protocols use for a
+  // timestamp, with the milliseconds as a fraction: 1700000000123 → 1700000000.123,
+  // 1700000000000 → 1700000000.
+  JsonWriter& EpochSeconds(int64_t ms);
+  JsonWriter& Null();
+
+  const std::string& str() const { return out_; }
+
+ private:
+  void BeforeValue();
+
+  std::string out_;
+  // One entry per open object or array: true once it holds an element.
+  std::vector<bool> nonempty_;
+  std::vector<bool> is_object_;
+  bool after_key_ = false;
+};
 
 }  // namespace cubby::text

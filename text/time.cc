@@ -161,6 +161,8 @@ int64_t ToUnixMillis(TimePoint t) {
   return floor<milliseconds>(t.time_since_epoch()).count();
 }
 
+int64_t NowUnixMillis() { return ToUnixMillis(std::chrono::system_clock::now()); }
+
 std::string FormatHttpDate(TimePoint t) {
   const UtcTime u = ToUtc(t);
   std::string out;
@@ -195,6 +197,15 @@ std::optional<TimePoint> ParseImfFixdate(std::string_view text) {
   Fields f;
   if (!ReadImfFixdate(Cursor(TrimOws(text)), &f)) return std::nullopt;
   return FromFields(f);
+}
+
+std::optional<TimePoint> ParseImfFixdateOrUtcOffset(std::string_view text) {
+  if (text.ends_with(" +0000") || text.ends_with(" -0000")) {
+    std::string gmt(text.substr(0, text.size() - 6));
+    gmt += " GMT";
+    return ParseImfFixdate(gmt);
+  }
+  return ParseImfFixdate(text);
 }
 
 std::string FormatIso8601Basic(TimePoint t) {
@@ -243,5 +254,11 @@ std::string FormatIso8601Millis(TimePoint t) {
   out += 'Z';
   return out;
 }
+
+std::string FormatIso8601Millis(int64_t unix_ms) {
+  return FormatIso8601Millis(FromUnixMillis(unix_ms));
+}
+
+std::string FormatHttpDate(int64_t unix_ms) { return FormatHttpDate(FromUnixMillis(unix_ms)); }
 
 }  // namespace cubby::text

@@ -20,6 +20,10 @@ using TimePoint = std::chrono::system_clock::time_point;
 TimePoint FromUnixMillis(int64_t ms);
 int64_t ToUnixMillis(TimePoint t);
 
+// The system clock now, in Unix epoch milliseconds: ToUnixMillis(system_clock::now()). The one
+// clock read here; code whose tests need another time takes `now` from its caller instead.
+int64_t NowUnixMillis();
+
 // IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT" (Date, Last-Modified, Expires). Sub-second parts
 // are dropped (floored).
 std::string FormatHttpDate(TimePoint t);
@@ -36,6 +40,11 @@ std::optional<TimePoint> ParseHttpDate(std::string_view text);
 // Only the IMF-fixdate form of ParseHttpDate (what a sender must generate).
 std::optional<TimePoint> ParseImfFixdate(std::string_view text);
 
+// An IMF-fixdate, or one whose zone is the numeric "+0000" or "-0000" in place of "GMT"
+// ("Fri, 24 May 2013 00:00:00 +0000", RFC 1123's numeric zone, as Python's
+// email.utils.formatdate writes the Date header of a SigV2 request). Other zones: nullopt.
+std::optional<TimePoint> ParseImfFixdateOrUtcOffset(std::string_view text);
+
 // ISO 8601 basic format in UTC, as SigV4 uses it: "20130524T000000Z".
 std::string FormatIso8601Basic(TimePoint t);
 // Exactly 16 characters "YYYYMMDDTHHMMSSZ" naming a valid date and time from 1970 up to 2261;
@@ -44,5 +53,11 @@ std::optional<TimePoint> ParseIso8601Basic(std::string_view text);
 
 // ISO 8601 extended format with milliseconds, as S3's XML uses it: "2009-10-12T17:50:30.000Z".
 std::string FormatIso8601Millis(TimePoint t);
+
+// A stored time (Unix epoch milliseconds) as the two functions above write it: S3's and IAM's
+// XML dates and the Last-Modified header. REQUIRES: a time TimePoint holds (the years 1678 to
+// 2261), as every time cubby stores is.
+std::string FormatIso8601Millis(int64_t unix_ms);
+std::string FormatHttpDate(int64_t unix_ms);
 
 }  // namespace cubby::text

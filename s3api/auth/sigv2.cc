@@ -57,17 +57,6 @@ std::optional<std::string> FindRaw(const std::vector<RawParam>& params, std::str
   return std::nullopt;
 }
 
-// The Date header as SigV2 clients send it: RFC 1123 with "GMT", "+0000" or "-0000" (Python's
-// email.utils.formatdate). Dates before 1970 do not parse (AccessDenied, as S3 answers them).
-std::optional<TimePoint> ParseV2Date(std::string_view value) {
-  if (value.ends_with(" +0000") || value.ends_with(" -0000")) {
-    std::string gmt(value.substr(0, value.size() - 6));
-    gmt += " GMT";
-    return text::ParseImfFixdate(gmt);
-  }
-  return text::ParseImfFixdate(value);
-}
-
 // The strings to sign for each resource form the client may have used (CandidateResources).
 std::vector<std::string> StringsToSign(const VerifyInput& in, std::string_view date) {
   const std::vector<Header>& headers = in.request.headers;
@@ -114,14 +103,15 @@ AuthResult VerifyHeader(const VerifyInput& in, std::string_view authorization) {
                   "AWS authorization header is invalid.  Expected AwsAccessKeyId:signature");
   }
   // The date that was signed: x-amz-date takes the Date line's place as an x-amz-* header.
+  // Dates before 1970 do not parse (AccessDenied, as S3 answers them).
   const std::string* amz_date = FindHeader(in.request.headers, sigv4::kAmzDate);
   const std::string* date = FindHeader(in.request.headers, sigv4::kDate);
   std::optional<TimePoint> when;
   if (amz_date != nullptr) {
-    when = ParseV2Date(*amz_date);
+    when = text::ParseImfFixdateOrUtcOffset(*amz_date);
     if (!when) when = text::ParseIso8601Basic(*amz_date);
   } else if (date != nullptr) {
-    when = ParseV2Date(*date);
+    when = text::ParseImfFixdateOrUtcOffset(*date);
   }
   if (!when) {
     return Refuse(ErrorCode::kAccessDenied,

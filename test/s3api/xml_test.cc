@@ -96,6 +96,30 @@ TEST(XmlTest, ParsesRequestBodies) {
   ASSERT_TRUE(ParseXml("<a x='1' y=\"&quot;2\"></a >", &root));
 }
 
+TEST(XmlTest, ChildrenAmongAllowsOnlyTheNamedChildrenOnce) {
+  struct Case {
+    std::string_view doc;
+    bool among;
+  };
+  const std::vector<Case> cases = {
+      {"<R/>", true},
+      {"<R><A/><B/></R>", true},
+      {"<R><B/><A/></R>", true},  // in any order
+      {"<R><A/><C/></R>", false},
+      {"<R><A/><A/></R>", false},
+      {"<R><A/><Rule/><Rule/></R>", true},  // Rule may repeat
+      {"<R><Rule/><A/><A/></R>", false},
+  };
+  for (const Case& c : cases) {
+    XmlNode root;
+    ASSERT_TRUE(ParseXml(c.doc, &root)) << c.doc;
+    EXPECT_EQ(ChildrenAmong(root, {"A", "B", "Rule"}, {"Rule"}), c.among) << c.doc;
+  }
+  XmlNode twice;
+  ASSERT_TRUE(ParseXml("<R><Rule/><Rule/></R>", &twice));
+  EXPECT_FALSE(ChildrenAmong(twice, {"Rule"}));  // nothing repeats unless named repeatable
+}
+
 // AccessControlPolicy's Grantee names its type in xsi:type: the reader resolves the prefix.
 TEST(XmlTest, KeepsAttributesWithTheirNamespace) {
   XmlNode root;

@@ -71,7 +71,10 @@ TEST_F(RootCredentialsTest, FirstStartGeneratesKeyAndPrivateFile) {
   struct stat st {};
   ASSERT_EQ(::stat(FilePath().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  EXPECT_FALSE(fs::exists(FilePath() + ".tmp"));
+  for (const auto& entry : fs::directory_iterator(fs::path(FilePath()).parent_path())) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with("root-credentials.tmp"))
+        << entry.path();  // no temporary file left
+  }
 
   auto stored = store_->GetAccessKey(root->access_key_id);
   ASSERT_TRUE(stored.ok());
@@ -171,13 +174,22 @@ TEST_F(RootCredentialsTest, ConfiguredIdOfANonRootKeyIsRefused) {
 }
 
 TEST_F(RootCredentialsTest, UnwritableFileIsAnIOError) {
-  // A directory where the temp file goes makes the write fail, even for root.
-  ASSERT_TRUE(fs::create_directory(FilePath() + ".tmp"));
+  // A directory where the file goes makes the write fail, even for root.
+  ASSERT_TRUE(fs::create_directory(FilePath()));
   auto root = Ensure();
   ASSERT_FALSE(root.ok());
   EXPECT_EQ(root.status().code(), storage::Code::kIOError);
-  EXPECT_NE(root.status().message().find("root-credentials.tmp"), std::string::npos)
+  EXPECT_NE(root.status().message().find("rename to " + FilePath()), std::string::npos)
       << root.status().message();
+}
+
+TEST_F(RootCredentialsTest, RewriteRemovesTheTemporaryFileACrashLeft) {
+  const std::string left = FilePath() + ".tmp-0011223344556677";
+  std::ofstream(left) << "[default]\naws_access_key_id = OLD\n";
+  auto root = Ensure();
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  EXPECT_FALSE(fs::exists(left));
+  EXPECT_TRUE(fs::exists(FilePath()));
 }
 
 }  // namespace

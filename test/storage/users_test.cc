@@ -115,6 +115,37 @@ TEST(UserRules, TagsAndEmails) {
   for (const EmailCase& c : emails) EXPECT_EQ(ValidateEmail(c.email).ok(), c.ok) << c.email;
 }
 
+TEST(UserRules, ChosenAccessKeys) {
+  struct Case {
+    std::string id;
+    bool ok;
+  } ids[] = {
+      {"AKIAIOSFODNN7EXAMPLE", true},
+      {std::string(16, 'a'), true},
+      {std::string(128, 'Z'), true},
+      {"under_score_0123", true},
+      {std::string(15, 'a'), false},
+      {std::string(129, 'a'), false},
+      {"AKIAIOSFODNN7EXAMPL-", false},
+      {"AKIAIOSFODNN7EXAMPL\xc3\xa4", false},
+      {"", false},
+  };
+  for (const Case& c : ids) EXPECT_EQ(IsValidAccessKeyId(c.id), c.ok) << c.id;
+  Case secrets[] = {
+      {"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", true},
+      {"!", true},
+      {"~", true},
+      {std::string(128, 's'), true},
+      {"", false},
+      {std::string(129, 's'), false},
+      {"with space", false},
+      {"tab\t", false},
+      {"del\x7f", false},
+      {"\xc3\xa4", false},
+  };
+  for (const Case& c : secrets) EXPECT_EQ(IsValidSecretKey(c.id), c.ok) << c.id;
+}
+
 TEST(UserRules, DerivedValues) {
   UserRecord u = User("Alice");
   EXPECT_EQ(UserArn("123456789012", u), "arn:aws:iam::123456789012:user/Alice");

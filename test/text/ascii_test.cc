@@ -45,6 +45,31 @@ TEST(AsciiTest, TrimOwsRemovesOnlySpacesAndTabs) {
   for (const Case& c : cases) EXPECT_EQ(TrimOws(c.in), c.out) << c.in;
 }
 
+TEST(AsciiTest, TrimXmlSpaceRemovesXmlWhiteSpace) {
+  struct Case {
+    std::string_view in, out;
+  };
+  const std::vector<Case> cases = {
+      {" \t\r\nEnabled\n\t ", "Enabled"},
+      {"a b", "a b"},
+      {"\r\n", ""},
+      {"", ""},
+      {"\va\f", "\va\f"},        // vertical tab and form feed are not XML's white space
+      {"\xC2\xA0", "\xC2\xA0"},  // nor is U+00A0
+  };
+  for (const Case& c : cases) EXPECT_EQ(TrimXmlSpace(c.in), c.out) << c.in;
+}
+
+TEST(AsciiTest, TrimSpacesRemovesOnlySpaces) {
+  struct Case {
+    std::string_view in, out;
+  };
+  const std::vector<Case> cases = {
+      {"  'x' ", "'x'"}, {"   ", ""}, {"", ""}, {"\ta\t", "\ta\t"}, {" a b ", "a b"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(TrimSpaces(c.in), c.out) << c.in;
+}
+
 TEST(AsciiTest, ParseUint64Table) {
   struct Case {
     std::string_view in;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,25 @@ TEST(HexTest, RejectsBadInputAndLeavesOutputAlone) {
     EXPECT_FALSE(HexDecode(bad, &out)) << bad;
     EXPECT_EQ(out, "unchanged");
   }
+}
+
+TEST(HexTest, Uint64InFixedWidth) {
+  struct Case {
+    uint64_t value;
+    size_t digits;
+    std::string_view hex;
+  };
+  const std::vector<Case> cases = {
+      {0, 2, "00"},
+      {0xab, 4, "00ab"},
+      {0x1ab, 2, "ab"},  // only the low digits
+      {0xff, 2, "ff"},
+      {0x0123456789abcdef, 16, "0123456789abcdef"},
+      {UINT64_MAX, 16, "ffffffffffffffff"},
+      {UINT64_MAX, 20, "0000ffffffffffffffff"},
+      {42, 0, ""},
+  };
+  for (const Case& c : cases) EXPECT_EQ(HexUint64(c.value, c.digits), c.hex) << c.value;
 }
 
 TEST(HexTest, DigitValues) {

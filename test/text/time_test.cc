@@ -43,6 +43,8 @@ TEST(TimeTest, Formats) {
     EXPECT_EQ(FormatHttpDate(t), c.http) << c.ms;
     EXPECT_EQ(FormatIso8601Millis(t), c.iso_millis) << c.ms;
     EXPECT_EQ(FormatIso8601Basic(t), c.iso_basic) << c.ms;
+    EXPECT_EQ(FormatHttpDate(c.ms), c.http) << c.ms;  // the Unix-milliseconds forms
+    EXPECT_EQ(FormatIso8601Millis(c.ms), c.iso_millis) << c.ms;
   }
 }
 
@@ -80,6 +82,15 @@ TEST(TimeTest, FormatsMatchGmtime) {
       ASSERT_EQ(Seconds(ParseIso8601Basic(basic)), s) << basic;
     }
   }
+}
+
+TEST(TimeTest, NowUnixMillisReadsTheSystemClock) {
+  const int64_t before = ToUnixMillis(std::chrono::system_clock::now());
+  const int64_t now = NowUnixMillis();
+  const int64_t after = ToUnixMillis(std::chrono::system_clock::now());
+  EXPECT_LE(before, now);
+  EXPECT_LE(now, after);
+  EXPECT_GT(now, int64_t{1700000000000});  // after November 2023
 }
 
 TEST(TimeTest, ParseHttpDateAcceptsTheThreeForms) {
@@ -137,6 +148,30 @@ TEST(TimeTest, ParseImfFixdateOnlyTakesThatForm) {
                                "Friday, 24 May 2013 00:00:00 GMT",
                                "Fri, 31 Jun 2013 00:00:00 GMT", "20130524T000000Z"}) {
     EXPECT_EQ(ParseImfFixdate(bad), std::nullopt) << bad;
+  }
+}
+
+TEST(TimeTest, ParseImfFixdateOrUtcOffsetTakesAZeroOffsetForGmt) {
+  struct Case {
+    std::string_view text;
+    std::optional<int64_t> seconds;
+  };
+  const std::vector<Case> cases = {
+      {"Fri, 24 May 2013 00:00:00 GMT", 1369353600},
+      {"Fri, 24 May 2013 00:00:00 +0000", 1369353600},
+      {"Fri, 24 May 2013 00:00:00 -0000", 1369353600},
+      {" Fri, 24 May 2013 00:00:00 +0000", 1369353600},
+      {"Fri, 24 May 2013 00:00:00 +0100", std::nullopt},
+      {"Fri, 24 May 2013 00:00:00 +0000 ", std::nullopt},
+      {"Fri, 24 May 2013 00:00:00+0000", std::nullopt},
+      {"Fri, 24 May 2013 00:00:00 UTC", std::nullopt},
+      {"Friday, 24-May-13 00:00:00 GMT", std::nullopt},  // IMF-fixdate only
+      {"Tue, 07 Jul 1950 21:53:04 GMT", std::nullopt},
+      {"+0000", std::nullopt},
+      {"", std::nullopt},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Seconds(ParseImfFixdateOrUtcOffset(c.text)), c.seconds) << c.text;
   }
 }
 
