@@ -51,7 +51,7 @@ struct ScrapeFigures {
     std::string name;
     uint64_t objects = 0;
     uint64_t bytes = 0;
-    std::optional<uint64_t> quota_objects;  // the bucket's quota (issue 17); nullopt: no limit
+    std::optional<uint64_t> quota_objects;  // the bucket's quota; nullopt: no limit
     std::optional<uint64_t> quota_bytes;
   };
   std::vector<Bucket> buckets;  // empty: the family is still announced, with no samples
@@ -94,6 +94,10 @@ class Metrics {
   static constexpr int kMinStatus = 100;
   static constexpr size_t kStatuses = 500;  // 100..599
   static constexpr size_t kBuckets = kDurationBuckets.size() + 1;  // + the +Inf bucket
+
+  void RenderRequestCounts(std::string* out) const;
+  void RenderDurations(std::string* out) const;
+  void RenderCosiCalls(std::string* out) const;
 
   // requests_[op * kStatuses + (status - 100)]
   std::unique_ptr<std::atomic<uint64_t>[]> requests_;
