@@ -28,7 +28,7 @@ inline constexpr size_t kMaxLongNameBytes = 253;
 inline constexpr std::string_view kAnonymousAccessMode = "anonymousAccessMode";
 inline constexpr std::string_view kForceDelete = "forceDelete";
 inline constexpr std::string_view kAccessMode = "accessMode";
-// Issue 17's BucketClass parameters (ParseBucketParameters says what each accepts).
+// The quota's BucketClass parameters (ParseBucketParameters says what each accepts).
 inline constexpr std::string_view kQuotaBytes = "quotaBytes";
 inline constexpr std::string_view kQuotaObjects = "quotaObjects";
 inline constexpr std::string_view kVersioning = "versioning";
@@ -109,7 +109,7 @@ storage::Result<BucketParams> ParseBucketParameters(const Parameters& parameters
 BucketParams BucketParamsOf(const storage::BucketRecord& bucket);
 // The parameters that make `params`: always anonymousAccessMode and forceDelete, the others only
 // when not at their default, e.g. {anonymousAccessMode: Private, forceDelete: false,
-// versioning: Enabled}. So a bucket without issue 17's settings (an older cubby's) renders as
+// versioning: Enabled}. So a bucket without the newer settings (an older cubby's) renders as
 // before. ParseBucketParameters(EffectiveParameters(p)) == p for every p it made. A
 // configuration no parameter can make (set through S3: a lifecycle of other rules, SSE-KMS, a
 // retention in years) renders as a description in angle brackets under the nearest key, e.g.

@@ -62,7 +62,7 @@ grpc::Status CreateOrMatchBucket(storage::Store* store, const std::string& name,
   candidate.anonymous = wanted.anonymous;
   candidate.force_delete = wanted.force_delete;
   candidate.created_by_cosi = true;
-  // Issue 17's settings go into the record that creates the bucket, in its one write
+  // The class's settings go into the record that creates the bucket, in its one write
   // (Store::GetOrCreateBucket stores versioning and object lock as given): the bucket never
   // exists without them, so no S3 write can land in it unversioned, unlocked or unencrypted. A
   // Suspended bucket is created Suspended, which is where S3's CreateBucket then

@@ -1,4 +1,4 @@
-// A subset of AWS IAM's query API (issue 13), as plain functions from a parsed request to a
+// A subset of AWS IAM's query API, as plain functions from a parsed request to a
 // response, so it is tested without a socket. The S3 port routes `POST /` form requests (and
 // `GET /?Action=...`) signed for service "iam" here (s3api/iam_front.cc).
 //   https://docs.aws.amazon.com/IAM/latest/APIReference/iam-api.pdf (Query requests)

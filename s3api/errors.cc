@@ -20,8 +20,8 @@ constexpr ErrorInfo kErrors[] = {
      "The bucket does not allow ACLs", 400},
     {ErrorCode::kAccessDenied, "AccessDenied", "Access Denied", 403},
     // A CORS preflight refused (cors.h AnswerPreflight gives the message).
-    {ErrorCode::kAccessForbidden, "AccessForbidden", "CORSResponse: This CORS request is not allowed.",
-     403},
+    {ErrorCode::kAccessForbidden, "AccessForbidden",
+     "CORSResponse: This CORS request is not allowed.", 403},
     {ErrorCode::kAuthorizationHeaderMalformed, "AuthorizationHeaderMalformed",
      "The authorization header that you provided is not valid.", 400},
     {ErrorCode::kAuthorizationQueryParametersError, "AuthorizationQueryParametersError",
@@ -92,8 +92,7 @@ constexpr ErrorInfo kErrors[] = {
      "The requested partnumber is not satisfiable", 416},
     // POST Object: the policy document is not base64 JSON of the expected shape.
     {ErrorCode::kInvalidPolicyDocument, "InvalidPolicyDocument",
-     "The content of the form does not meet the conditions specified in the policy document.",
-     400},
+     "The content of the form does not meet the conditions specified in the policy document.", 400},
     {ErrorCode::kInvalidRange, "InvalidRange", "The requested range is not satisfiable", 416},
     {ErrorCode::kInvalidRequest, "InvalidRequest", "Invalid Request", 400},
     // x-amz-storage-class names no storage class AWS has.
@@ -164,7 +163,7 @@ constexpr ErrorInfo kErrors[] = {
     {ErrorCode::kPreconditionFailed, "PreconditionFailed",
      "At least one of the preconditions you specified did not hold.", 412},
     // Not an AWS code: a write that would take its bucket past the quota the root user set
-    // (issue 17; s3api/quota.h). Named as Ceph RGW names it; the message names the limit.
+    // (s3api/quota.h). Named as Ceph RGW names it; the message names the limit.
     {ErrorCode::kQuotaExceeded, "QuotaExceeded", "The bucket's quota would be exceeded.", 403},
     {ErrorCode::kReplicationConfigurationNotFoundError, "ReplicationConfigurationNotFoundError",
      "The replication configuration was not found", 404},

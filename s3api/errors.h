@@ -75,7 +75,7 @@ enum class ErrorCode {
   kOperationAborted,
   kOwnershipControlsNotFoundError,
   kPreconditionFailed,
-  kQuotaExceeded,  // cubby's (Ceph RGW's name): a write would pass its bucket's quota (issue 17)
+  kQuotaExceeded,  // cubby's (Ceph RGW's name): a write would pass its bucket's quota
   kReplicationConfigurationNotFoundError,
   kRequestTimeTooSkewed,
   kRequestTimeout,

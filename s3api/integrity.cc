@@ -39,7 +39,7 @@ bool IsStreaming(auth::PayloadMode mode) {
 // MD5 of a large body on a second thread, so that it overlaps what the calling thread does
 // meanwhile: receiving (with the payload's SHA-256 and the additional checksum, which run in the
 // reader chain) and storing. MD5 cannot be split, so a single stream goes at most at one core's
-// MD5 speed; this keeps it from also paying for everything else (issue 5).
+// MD5 speed; this keeps it from also paying for everything else.
 //
 // The caller fills the buffers of a small ring in turn (Next, then Submit) and may keep reading
 // a submitted piece until its next Next; the worker hashes pieces in submission order and hands

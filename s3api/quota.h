@@ -1,4 +1,4 @@
-// Bucket quotas (issue 17): the one check every write path calls before it stores a body, and
+// Bucket quotas: the one check every write path calls before it stores a body, and
 // again before it commits.
 //
 // A bucket's quota (storage::BucketQuota, set by the root user through /_cubby/quota or by a

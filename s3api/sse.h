@@ -1,4 +1,4 @@
-// Server-side encryption on the object path (issue 16): which mode a write asks for (headers,
+// Server-side encryption on the object path: which mode a write asks for (headers,
 // else the bucket's default), the data key it seals with, the checks a read of an encrypted
 // version needs (SSE-C key, KMS key state), readers that open sealed bytes, and the response
 // headers. The sealing itself is crypt/'s (segmented AES-256-GCM, wrapped data keys).

@@ -93,7 +93,7 @@ struct Config {
   // Unset: <data dir>/master.key, generated on the first start.
   std::optional<std::string> master_key_file;
 
-  // Encryption at rest (issue 16). --default-encryption AES256: objects written without
+  // Encryption at rest. --default-encryption AES256: objects written without
   // encryption headers to a bucket without a default-encryption rule are SSE-S3 (none: they are
   // stored in clear). --allow-sse-c-over-http: SSE-C requests are accepted over plain HTTP (S3
   // requires HTTPS; for tests).

@@ -1,4 +1,4 @@
-// The master key and the data folder's keyring (issue 16, encryption at rest).
+// The master key and the data folder's keyring (encryption at rest).
 //
 // Key hierarchy: the master key (a file; crypt/master_key.h) derives one KEK per purpose
 // (crypt::DeriveKek); each KEK wraps one random root key kept in DATA/keyring; the root keys

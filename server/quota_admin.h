@@ -1,4 +1,4 @@
-// Bucket quotas (issue 17) through the admin API: the /_cubby/quota endpoint.
+// Bucket quotas through the admin API: the /_cubby/quota endpoint.
 //
 //   GET    /_cubby/quota                every bucket's quota and usage, by bucket name:
 //                                       {"buckets":[<bucket document>, ...]}

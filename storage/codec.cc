@@ -34,7 +34,7 @@ constexpr uint8_t kVersion6 = 6;
 // encryption configuration; written only when the bucket has an encryption rule.
 constexpr uint8_t kVersion7 = 7;
 // BucketRecord only: version 7 (its encryption configuration possibly empty) followed by the
-// quota (issue 17): a flags byte (1: bytes limit follows, 2: objects limit follows; at least
+// quota: a flags byte (1: bytes limit follows, 2: objects limit follows; at least
 // one set) and the limits it announces as varints, bytes first; written only when a quota is
 // set.
 constexpr uint8_t kVersion8 = 8;
@@ -47,7 +47,7 @@ constexpr uint8_t kVersionTagged = 5;
 // parts' checksums; written only when one of them is set, so other objects keep version <= 5.
 constexpr uint8_t kVersionClassed = 6;
 // ObjectMeta only: version 6 (its class and parts' checksums possibly empty) followed by the
-// encryption record (issue 16); written only for encrypted objects and uploads, so other
+// encryption record; written only for encrypted objects and uploads, so other
 // objects keep version <= 6.
 constexpr uint8_t kVersionSealed = 7;
 // PartRecord only: version 1 followed by the part's wrapped data key; written only for a sealed

@@ -50,7 +50,7 @@ namespace cubby::storage::codec {
 // otherwise; version 4 (version 3, then the lifecycle configuration) when it has lifecycle
 // rules; version 5 (version 4, its configuration possibly empty, then the tags) when it has
 // tags; version 6 adds the CORS configuration, version 7 the default encryption, version 8
-// (issue 17) the quota. Each version is written only when its newest field is set; older
+// the quota. Each version is written only when its newest field is set; older
 // versions decode without the newer fields (no quota: no limit).
 std::string EncodeBucket(const BucketRecord& record);
 Result<BucketRecord> DecodeBucket(std::string_view in);

@@ -130,7 +130,7 @@ DbConfig MakeDbConfig(const StoreOptions& options) {
   // Object chunks: large values go to blob files at flush, so compaction does not rewrite them;
   // blob GC reclaims space of deleted objects. Only single chunks of objects up to 1 MiB come
   // here (larger ones are files), so a small write buffer suffices, and it bounds the memory
-  // an idle server keeps in memtables (issue 5: idle RSS < 64 MiB).
+  // an idle server keeps in memtables (the target: idle RSS < 64 MiB).
   rocksdb::ColumnFamilyOptions data = BaseCfOptions(cache, false, 4 * kMiB);
   data.enable_blob_files = true;
   data.min_blob_size = 64 * 1024;

@@ -20,7 +20,7 @@ enum class AccessMode : uint8_t { kNone = 0, kReadOnly = 1, kWriteOnly = 2, kRea
 inline bool CanRead(AccessMode m) { return (static_cast<uint8_t>(m) & 1) != 0; }
 inline bool CanWrite(AccessMode m) { return (static_cast<uint8_t>(m) & 2) != 0; }
 
-// A bucket's quota (issue 17): limits on BucketStats (current versions' bytes and count). No
+// A bucket's quota: limits on BucketStats (current versions' bytes and count). No
 // value: no limit on that figure. Set by the root user through the admin API or a COSI
 // BucketClass; enforced by s3api before a write is stored.
 struct BucketQuota {
@@ -68,7 +68,7 @@ struct DataSegment {
   bool operator==(const DataSegment&) const = default;
 };
 
-// Server-side encryption (issue 16). The numbers are stored: never renumber.
+// Server-side encryption. The numbers are stored: never renumber.
 enum class SseMode : uint8_t { kNone = 0, kSseS3 = 1, kSseC = 2, kSseKms = 3 };
 
 // How an object version's bytes are sealed: what storage keeps for s3api (crypt/ does the
@@ -104,7 +104,7 @@ struct ObjectMeta {
   std::string cache_control;
   std::string expires;            // as the client sent it (an HTTP date)
   std::vector<std::pair<std::string, std::string>> user_meta;  // "x-amz-meta-" stripped, name lowercase
-  std::map<std::string, std::string> checksums;  // e.g. "CRC32" -> base64 value (issue 3)
+  std::map<std::string, std::string> checksums;                // e.g. "CRC32" -> base64 value
   std::vector<uint64_t> part_sizes;              // multipart objects: size of each part, in order
   // Multipart objects with a checksum: each part's checksum (base64, in the algorithm of the
   // object's one `checksums` entry), parallel to part_sizes; empty: none kept (objects

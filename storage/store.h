@@ -675,7 +675,7 @@ class Store {
   // kIOError if the engine does not report a figure. Thread-safe.
   virtual Result<MemoryUsage> GetMemoryUsage() = 0;
 
-  // Gives back memory that an idle server does not need (issue 5: idle RSS < 64 MiB): flushes
+  // Gives back memory that an idle server does not need (the target: idle RSS < 64 MiB): flushes
   // the memtables of each family that holds at least a quarter of its write buffer and waits
   // for those flushes, then drops the block-cache entries no reader holds. Nothing is lost or
   // changed: the flush is an ordinary one (writers meanwhile are not stalled), and later reads

@@ -68,7 +68,7 @@ inline constexpr size_t kStripes = 64;
 // Key and part stripes are held across the synced write, so two commits whose keys share a
 // stripe are serialised for a whole sync. With 32 commits in flight over 64 stripes about 7
 // pairs collide at any time (birthday bound 32*31/2/64); over 1024, about 0.5. In an A/B of
-// 4 KiB PUTs at c=32 this raised the commits sharing one WAL sync from 9.7 to 12.0 (issue 5).
+// 4 KiB PUTs at c=32 this raised the commits sharing one WAL sync from 9.7 to 12.0.
 inline constexpr size_t kKeyStripes = 1024;
 // How long a retried CompleteUpload is answered (and Open keeps completed-upload records).
 inline constexpr int64_t kCompletedTtlMs = 24 * 3600 * 1000;
