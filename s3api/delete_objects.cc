@@ -40,9 +40,7 @@ ErrorCode ReadVerifiedSmallBody(const Context& ctx, std::string* out, std::strin
     *message = "Missing required header for this request: Content-Md5";
     return ErrorCode::kInvalidRequest;
   }
-  const auto& length = request.content_length;
-  if (length && *length > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
-
+  const std::optional<uint64_t>& length = request.content_length;
   std::unique_ptr<auth::PayloadReader> payload = ctx.Body();
   const auth::PayloadReader* payload_raw = payload.get();
   std::unique_ptr<BodyReader> body;
@@ -57,18 +55,12 @@ ErrorCode ReadVerifiedSmallBody(const Context& ctx, std::string* out, std::strin
   } else {
     body = std::move(payload);
   }
-  out->clear();
-  char buf[16 << 10];
-  for (;;) {
-    ReadResult r = body->Read(buf, sizeof(buf));
-    if (r.error != ErrorCode::kNone) {
-      *message = std::string(checksum != nullptr ? checksum->error_message() : "");
-      if (message->empty()) *message = std::string(payload_raw->error_message());
-      return r.error;
-    }
-    if (r.n == 0) break;
-    out->append(buf, r.n);
-    if (out->size() > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
+  const BoundedBody read = ReadBoundedBody(*body, length, kMaxRequestXmlBytes, out);
+  if (read.outcome == BoundedBody::kTooLarge) return ErrorCode::kMalformedXML;
+  if (read.outcome == BoundedBody::kFailed) {
+    *message = std::string(checksum != nullptr ? checksum->error_message() : "");
+    if (message->empty()) *message = std::string(payload_raw->error_message());
+    return read.error;
   }
   if (length && ctx.auth.payload != auth::PayloadMode::kStreamingSigned &&
       ctx.auth.payload != auth::PayloadMode::kStreamingSignedTrailer &&

@@ -19,4 +19,18 @@ ReadResult StringBodyReader::Read(char* buf, size_t n) {
   return {count, ErrorCode::kNone};
 }
 
+BoundedBody ReadBoundedBody(BodyReader& body, std::optional<uint64_t> declared_length, size_t limit,
+                            std::string* out) {
+  out->clear();
+  if (declared_length && *declared_length > limit) return {BoundedBody::kTooLarge};
+  char buf[16 << 10];
+  for (;;) {
+    const ReadResult r = body.Read(buf, sizeof(buf));
+    if (r.error != ErrorCode::kNone) return {BoundedBody::kFailed, r.error};
+    if (r.n == 0) return {};
+    out->append(buf, r.n);
+    if (out->size() > limit) return {BoundedBody::kTooLarge};
+  }
+}
+
 }  // namespace cubby::s3api

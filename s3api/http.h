@@ -116,6 +116,17 @@ struct HttpResponse {
   }
 };
 
+// The whole of a small request body (an XML document, a form, a JSON call), read into *out.
+// kTooLarge when the declared Content-Length or the bytes read pass `limit`: reading stops
+// there and the rest stays unread (the server drains it or closes). kFailed: the reader's
+// error is in `error` (a timeout, a broken chunk, a wrong payload hash).
+struct BoundedBody {
+  enum Outcome { kRead, kTooLarge, kFailed } outcome = kRead;
+  ErrorCode error = ErrorCode::kNone;
+};
+BoundedBody ReadBoundedBody(BodyReader& body, std::optional<uint64_t> declared_length, size_t limit,
+                            std::string* out);
+
 // A BodyReader over a string, for tests and for requests whose body is already in memory.
 class StringBodyReader : public BodyReader {
  public:

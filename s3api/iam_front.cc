@@ -75,26 +75,17 @@ HttpResponse ServeIam(storage::Store& store, const iam::Authorizer& authorizer,
   summary->operation = "iam:Unknown";
   std::string form;
   if (request.method == "POST") {
-    if (request.content_length && *request.content_length > iam::kMaxIamFormBytes) {
+    const BoundedBody read =
+        ReadBoundedBody(body, request.content_length, iam::kMaxIamFormBytes, &form);
+    if (read.outcome == BoundedBody::kTooLarge) {
       return ToHttp(iam::ErrorResponse(iam::IamError::kRequestEntityTooLarge,
                                        "the request body is too large", request.request_id),
                     request, summary);
     }
-    char buf[16 << 10];
-    for (;;) {
-      ReadResult r = body.Read(buf, sizeof(buf));
-      if (r.error != ErrorCode::kNone) {
-        return ToHttp(iam::ErrorResponse(iam::IamError::kValidationError,
-                                         "the request body could not be read", request.request_id),
-                      request, summary);
-      }
-      if (r.n == 0) break;
-      form.append(buf, r.n);
-      if (form.size() > iam::kMaxIamFormBytes) {
-        return ToHttp(iam::ErrorResponse(iam::IamError::kRequestEntityTooLarge,
-                                         "the request body is too large", request.request_id),
-                      request, summary);
-      }
+    if (read.outcome == BoundedBody::kFailed) {
+      return ToHttp(iam::ErrorResponse(iam::IamError::kValidationError,
+                                       "the request body could not be read", request.request_id),
+                    request, summary);
     }
   }
   const auth::AuthResult who = auth::AuthenticateIam(request, options.region, lookup, now, form);

@@ -105,24 +105,15 @@ HttpResponse ServeKms(const iam::Authorizer& authorizer, const ServiceOptions& o
   const std::string_view operation = OperationOf(request);
   summary->operation =
       "kms:" + (kms::IsApiOperation(operation) ? std::string(operation) : std::string("Unknown"));
-  const std::string too_large =
-      "The request body is larger than " + std::to_string(kMaxKmsBodyBytes) + " bytes.";
-  if (request.content_length && *request.content_length > kMaxKmsBodyBytes) {
-    return Error("ValidationException", too_large, request, summary);
-  }
   std::string json;
-  char buf[16 << 10];
-  for (;;) {
-    ReadResult r = body.Read(buf, sizeof(buf));
-    if (r.error != ErrorCode::kNone) {
-      return Error("SerializationException", "The request body could not be read.", request,
-                   summary);
-    }
-    if (r.n == 0) break;
-    json.append(buf, r.n);
-    if (json.size() > kMaxKmsBodyBytes) {
-      return Error("ValidationException", too_large, request, summary);
-    }
+  const BoundedBody read = ReadBoundedBody(body, request.content_length, kMaxKmsBodyBytes, &json);
+  if (read.outcome == BoundedBody::kTooLarge) {
+    return Error("ValidationException",
+                 "The request body is larger than " + std::to_string(kMaxKmsBodyBytes) + " bytes.",
+                 request, summary);
+  }
+  if (read.outcome == BoundedBody::kFailed) {
+    return Error("SerializationException", "The request body could not be read.", request, summary);
   }
   const auth::AuthResult who = auth::AuthenticateKms(request, options.region, lookup, now, json);
   if (who.key) summary->access_key_id = who.key->access_key_id;

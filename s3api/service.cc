@@ -17,7 +17,6 @@
 #include "s3api/xml.h"
 #include "storage/users.h"
 #include "text/ascii.h"
-#include "text/encoding.h"
 
 namespace cubby::s3api {
 
@@ -338,6 +337,13 @@ HttpResponse InternalError(const HttpRequest& request, const std::exception& e,
 
 }  // namespace
 
+FrontDoor PickFrontDoor(const HttpRequest& request) {
+  if (std::string_view(request.target).starts_with(kAdminPathPrefix)) return FrontDoor::kAdmin;
+  if (IsKmsRequest(request)) return FrontDoor::kKms;
+  if (IsIamRequest(request)) return FrontDoor::kIam;
+  return FrontDoor::kS3;
+}
+
 HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
                                RequestSummary* summary) {
   RequestSummary local_summary;
@@ -353,38 +359,39 @@ HttpResponse S3Service::Handle(const HttpRequest& request, BodyReader& body,
     if (!key.ok() || key->status != storage::KeyStatus::kActive) return std::nullopt;
     return std::move(key).value();
   };
+  FrontDoor door = PickFrontDoor(request);
+  if (door == FrontDoor::kAdmin && !options_.admin) door = FrontDoor::kS3;
   HttpResponse response;
   try {
-    if (IsKmsRequest(request)) {
-      response = ServeKms(*authorizer_, options_, request, counted, options_.clock(), lookup, &sum);
-      sum.bytes_in = counted.count();
-      response.Set("x-amz-request-id", request.request_id);
-      response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
-      return response;
+    switch (door) {
+      case FrontDoor::kAdmin:
+        response = options_.admin(request, counted, &sum);
+        break;
+      case FrontDoor::kKms:
+        response =
+            ServeKms(*authorizer_, options_, request, counted, options_.clock(), lookup, &sum);
+        break;
+      case FrontDoor::kIam:
+        response = ServeIam(*store_, *authorizer_, options_, request, counted, options_.clock(),
+                            lookup, &sum);
+        break;
+      case FrontDoor::kS3: {
+        const std::string* host = request.Find("host");
+        const Route route =
+            RouteRequest(request.method, request.target, host ? *host : std::string_view{},
+                         options_.domain, request.Find("x-amz-copy-source") != nullptr);
+        auth::AuthResult auth_result;
+        const Context ctx{request,  counted,          route, auth_result,       store_,
+                          options_, options_.clock(), &sum,  authorizer_.get(), &lookup};
+        response = Pipeline(ctx, lookup, &auth_result);
+        SetCorsHeaders(ctx, &response);
+        break;
+      }
     }
-    if (IsIamRequest(request)) {
-      response = ServeIam(*store_, *authorizer_, options_, request, counted, options_.clock(),
-                          lookup, &sum);
-      sum.bytes_in = counted.count();
-      response.Set("x-amz-request-id", request.request_id);
-      response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
-      return response;
-    }
-    const std::string* host = request.Find("host");
-    const Route route =
-        RouteRequest(request.method, request.target, host ? *host : std::string_view{},
-                     options_.domain, request.Find("x-amz-copy-source") != nullptr);
-    auth::AuthResult auth_result;
-    const Context ctx{request,  counted,          route, auth_result,       store_,
-                      options_, options_.clock(), &sum,  authorizer_.get(), &lookup};
-    response = Pipeline(ctx, lookup, &auth_result);
-    SetCorsHeaders(ctx, &response);
   } catch (const std::exception& e) {
     response = InternalError(request, e, &sum);
   }
   sum.bytes_in = counted.count();
-  response.Set("x-amz-request-id", request.request_id);
-  response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
   // A body left unread (an error before or while reading it) is the server's to drain or to
   // close the connection over; it knows how much is left.
   return response;
@@ -460,18 +467,11 @@ Failure ChangeBucket(const Context& ctx,
 }
 
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out) {
-  out->clear();
-  const auto& length = ctx.request.content_length;
-  if (length && *length > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
+  const std::optional<uint64_t>& length = ctx.request.content_length;
   std::unique_ptr<BodyReader> body = ctx.Body();
-  char buf[16 << 10];
-  for (;;) {
-    ReadResult r = body->Read(buf, sizeof(buf));
-    if (r.error != ErrorCode::kNone) return r.error;
-    if (r.n == 0) break;
-    out->append(buf, r.n);
-    if (out->size() > kMaxRequestXmlBytes) return ErrorCode::kMalformedXML;
-  }
+  const BoundedBody read = ReadBoundedBody(*body, length, kMaxRequestXmlBytes, out);
+  if (read.outcome == BoundedBody::kTooLarge) return ErrorCode::kMalformedXML;
+  if (read.outcome == BoundedBody::kFailed) return read.error;
   if (length && out->size() != *length) return ErrorCode::kIncompleteBody;
   return ErrorCode::kNone;
 }

@@ -45,7 +45,7 @@ s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request,
   storage::Store& store = door.store;
   const std::string& method = request.method;
   if (method != "GET" && method != "POST") {
-    s3api::HttpResponse response = AdminError(request, s3api::ErrorCode::kMethodNotAllowed);
+    s3api::HttpResponse response = AdminError(s3api::ErrorCode::kMethodNotAllowed);
     response.Set("Allow", "GET, POST");
     return response;
   }
@@ -56,24 +56,24 @@ s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request,
           Admit(request, door, method == "GET" ? "cubby:GetAclAudit" : "cubby:ResetObjectAcls",
                 AdminResource(named), &message);
       denied != s3api::ErrorCode::kNone) {
-    return AdminError(request, denied, message);
+    return AdminError(denied, message);
   }
   const bool reset = text::FindValue(params, "reset") != nullptr;
   if (method == "POST" && !reset) {
-    return AdminError(request, s3api::ErrorCode::kInvalidArgument,
+    return AdminError(s3api::ErrorCode::kInvalidArgument,
                       "POST /_cubby/acl-audit resets ACLs and needs the reset parameter");
   }
   if (method == "GET" && reset) {
-    return AdminError(request, s3api::ErrorCode::kInvalidArgument, "reset needs a POST");
+    return AdminError(s3api::ErrorCode::kInvalidArgument, "reset needs a POST");
   }
   std::vector<storage::BucketRecord> buckets;
   if (named != nullptr) {
     storage::Result<storage::BucketRecord> record = store.GetBucket(*named);
-    if (!record.ok()) return AdminStorageError(request, record.status());
+    if (!record.ok()) return AdminStorageError(record.status());
     buckets.push_back(std::move(record).value());
   } else {
     storage::Result<std::vector<storage::BucketRecord>> all = store.ListBuckets();
-    if (!all.ok()) return AdminStorageError(request, all.status());
+    if (!all.ok()) return AdminStorageError(all.status());
     buckets = std::move(all).value();
   }
   std::string out = "{\"buckets\":[";
@@ -81,7 +81,7 @@ s3api::HttpResponse HandleAclAuditRequest(const s3api::HttpRequest& request,
     storage::Result<iam::BucketAclAudit> audit = iam::AuditBucketAcls(store, bucket, reset);
     // Deleted since the listing: not in the answer.
     if (!audit.ok() && audit.status().code() == storage::Code::kNoSuchBucket) continue;
-    if (!audit.ok()) return AdminStorageError(request, audit.status());
+    if (!audit.ok()) return AdminStorageError(audit.status());
     if (out.back() != '[') out += ",";
     out += AclAuditJson(*audit);
   }

@@ -37,8 +37,8 @@ bool AdminEndpoints::Handle(const s3api::HttpRequest& request, s3api::BodyReader
                             s3api::HttpResponse* response, s3api::RequestSummary* summary) const {
   std::string_view path = request.target;
   if (size_t q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
-  if (!path.starts_with(kAdminPrefix)) return false;
-  std::string_view name = path.substr(kAdminPrefix.size());
+  if (!path.starts_with(s3api::kAdminPathPrefix)) return false;
+  std::string_view name = path.substr(s3api::kAdminPathPrefix.size());
 
   std::string_view operation = "Unknown";
   if (name == "live") operation = "CubbyLive";
@@ -129,31 +129,27 @@ std::vector<text::NameValue> AdminQuery(const s3api::HttpRequest& request) {
       text::Plus::kSpace);
 }
 
-s3api::HttpResponse AdminError(const s3api::HttpRequest& request, s3api::ErrorCode code,
-                               std::string_view message) {
+s3api::HttpResponse AdminError(s3api::ErrorCode code, std::string_view message) {
   const s3api::ErrorInfo& info = s3api::Info(code);
   std::string body = "{\"code\":";
   text::AppendJsonString(info.code, &body);
   body += ",\"message\":";
   text::AppendJsonString(message.empty() ? info.message : message, &body);
   body += "}";
-  s3api::HttpResponse response = AdminJson(info.http_status, std::move(body));
-  response.Set("x-amz-request-id", request.request_id);
-  return response;
+  return AdminJson(info.http_status, std::move(body));
 }
 
-s3api::HttpResponse AdminStorageError(const s3api::HttpRequest& request,
-                                      const storage::Status& status) {
+s3api::HttpResponse AdminStorageError(const storage::Status& status) {
   if (status.code() == storage::Code::kNoSuchBucket) {
-    return AdminError(request, s3api::ErrorCode::kNoSuchBucket);
+    return AdminError(s3api::ErrorCode::kNoSuchBucket);
   }
   if (status.code() == storage::Code::kInvalidArgument) {
-    return AdminError(request, s3api::ErrorCode::kInvalidArgument, status.message());
+    return AdminError(s3api::ErrorCode::kInvalidArgument, status.message());
   }
   if (status.code() == storage::Code::kNoSpace) {
-    return AdminError(request, s3api::ErrorCode::kInsufficientStorage);
+    return AdminError(s3api::ErrorCode::kInsufficientStorage);
   }
-  return AdminError(request, s3api::ErrorCode::kInternalError);
+  return AdminError(s3api::ErrorCode::kInternalError);
 }
 
 }  // namespace cubby::server

@@ -32,8 +32,6 @@
 
 namespace cubby::server {
 
-inline constexpr std::string_view kAdminPrefix = "/_cubby/";
-
 class AdminEndpoints {
  public:
   // Called at scrape time for the figures that are not counters. Must be thread-safe.
@@ -127,14 +125,12 @@ inline s3api::HttpResponse AdminJson(int status, std::string body) {
 }
 
 // A JSON admin endpoint's error: {"code":"...","message":"..."} with the S3 code's string and
-// status, `message` or the code's default message, and the request id.
-s3api::HttpResponse AdminError(const s3api::HttpRequest& request, s3api::ErrorCode code,
-                               std::string_view message = {});
+// status, `message` or the code's default message.
+s3api::HttpResponse AdminError(s3api::ErrorCode code, std::string_view message = {});
 
 // The store's failures an admin endpoint can meet as AdminError: NoSuchBucket, InvalidArgument
 // (with storage's message), InsufficientStorage; anything else is a 500 whose detail (it may
 // name paths) is not told.
-s3api::HttpResponse AdminStorageError(const s3api::HttpRequest& request,
-                                      const storage::Status& status);
+s3api::HttpResponse AdminStorageError(const storage::Status& status);
 
 }  // namespace cubby::server

@@ -81,10 +81,8 @@ s3api::HttpResponse XmlResponse(int status, std::string body) {
 s3api::HttpResponse Error(const s3api::HttpRequest& request, s3api::ErrorCode code,
                           std::string_view message = {}) {
   std::string path = request.target.substr(0, request.target.find('?'));
-  s3api::HttpResponse response = XmlResponse(
-      s3api::Info(code).http_status, s3api::ErrorXml(code, path, request.request_id, message));
-  response.Set("x-amz-request-id", request.request_id);
-  return response;
+  return XmlResponse(s3api::Info(code).http_status,
+                     s3api::ErrorXml(code, path, request.request_id, message));
 }
 
 }  // namespace

@@ -537,6 +537,9 @@ class Session {
     if (body.framing() != ChunkFraming::kOk) {
       response = FramingError(request, body.framing(), is_head, &summary);
     }
+    // Every answer a handler made carries the request's id, whichever front door made it.
+    response.Set("x-amz-request-id", request.request_id);
+    response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
     Ending ending = DecideEnding(response, parser, body);
 
     Outgoing out = PrepareResponse(response, is_head, ending.close);
@@ -600,8 +603,6 @@ class Session {
     s3api::HttpResponse response;
     response.status = s3api::Info(ErrorCode::kInvalidRequest).http_status;
     response.Set("Content-Type", "application/xml");
-    response.Set("x-amz-request-id", request.request_id);
-    response.Set("x-amz-id-2", text::Base64Encode(request.request_id));
     const std::string_view path = std::string_view(request.target).substr(
         0, std::min(request.target.find('?'), request.target.size()));
     if (!is_head) {

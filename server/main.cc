@@ -175,7 +175,7 @@ void LimitMallocArenas() {
   mallopt(M_ARENA_MAX, std::max(cores, 1));
 }
 
-// Gives back what an idle server holds but does not need (issue 5: idle RSS < 64 MiB): RocksDB
+// Gives back what an idle server holds but does not need (the target: idle RSS < 64 MiB): RocksDB
 // flushes its fuller memtables and drops unused cache blocks, then glibc returns freed heap (with
 // a thread per connection it keeps memory in per-thread arenas after a burst).
 void ReleaseIdleMemory(storage::Store& store, Logger& logger) {
@@ -625,7 +625,8 @@ class Instance {
     return {*store_, service_->authorizer(), config_.region, std::chrono::system_clock::now()};
   }
 
-  // The S3 endpoint, with the /_cubby/ endpoints in front of the S3 service.
+  // The S3 endpoint: the service picks among its front doors (S3, IAM, KMS and the /_cubby/
+  // endpoints, which it hands to admin_).
   storage::Status StartS3Listener() {
     s3api::ServiceOptions service_options;
     service_options.region = config_.region;
@@ -635,13 +636,19 @@ class Instance {
     service_options.keys = keys_ ? &*keys_ : nullptr;
     service_options.default_sse_s3 = config_.default_sse_s3;
     service_options.allow_sse_c_over_http = config_.allow_sse_c_over_http;
-    // The built-in KMS (issue 16) runs on the keyring's KMS KEK; without a keyring there is none
+    // The built-in KMS runs on the keyring's KMS KEK; without a keyring there is none
     // and SSE-KMS and the KMS JSON API are refused.
     if (service_options.keys != nullptr) {
       kms_ = std::make_unique<kms::KeyService>(store_.get(), &service_options.keys->kms,
                                                config_.region);
       service_options.kms = kms_.get();
     }
+    service_options.admin = [this](const s3api::HttpRequest& request, s3api::BodyReader& body,
+                                   s3api::RequestSummary* summary) {
+      s3api::HttpResponse response;
+      admin_->Handle(request, body, &response, summary);
+      return response;
+    };
     service_ = std::make_unique<s3api::S3Service>(store_.get(), service_options);
     // The scrape runs only while the S3 listener does.
     admin_ = std::make_unique<AdminEndpoints>(&metrics_,
@@ -667,11 +674,7 @@ class Instance {
     http_ = std::make_unique<HttpServer>(
         http_options_,
         [this](const s3api::HttpRequest& request, s3api::BodyReader& body,
-               s3api::RequestSummary* summary) {
-          s3api::HttpResponse response;
-          if (admin_->Handle(request, body, &response, summary)) return response;
-          return service_->Handle(request, body, summary);
-        },
+               s3api::RequestSummary* summary) { return service_->Handle(request, body, summary); },
         &logger_);
     if (storage::Status status = http_->Start(); !status.ok()) return status;
     // Tests and scripts parse the s3_endpoint=... token of this line.

@@ -121,7 +121,7 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
   storage::Store& store = door.store;
   const std::string& method = request.method;
   if (method != "GET" && method != "PUT" && method != "DELETE") {
-    s3api::HttpResponse response = AdminError(request, s3api::ErrorCode::kMethodNotAllowed);
+    s3api::HttpResponse response = AdminError(s3api::ErrorCode::kMethodNotAllowed);
     response.Set("Allow", "GET, PUT, DELETE");
     return response;
   }
@@ -135,18 +135,18 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
   if (s3api::ErrorCode denied =
           Admit(request, door, action, AdminResource(bucket), &message, &auth);
       denied != s3api::ErrorCode::kNone) {
-    return AdminError(request, denied, message);
+    return AdminError(denied, message);
   }
 
   if (bucket == nullptr && method == "GET") {
     storage::Result<std::vector<storage::BucketRecord>> buckets = store.ListBuckets();
-    if (!buckets.ok()) return AdminStorageError(request, buckets.status());
+    if (!buckets.ok()) return AdminStorageError(buckets.status());
     std::string out = "{\"buckets\":[";
     for (const storage::BucketRecord& record : *buckets) {
       storage::Result<storage::BucketStats> usage = store.GetBucketStats(record.name);
       // Deleted since the listing: not in the answer.
       if (!usage.ok() && usage.status().code() == Code::kNoSuchBucket) continue;
-      if (!usage.ok()) return AdminStorageError(request, usage.status());
+      if (!usage.ok()) return AdminStorageError(usage.status());
       if (out.back() != '[') out += ",";
       out += QuotaJson(record, *usage);
     }
@@ -154,7 +154,7 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
     return AdminJson(200, std::move(out));
   }
   if (bucket == nullptr || bucket->empty()) {
-    return AdminError(request, s3api::ErrorCode::kInvalidArgument,
+    return AdminError(s3api::ErrorCode::kInvalidArgument,
                       "the bucket query parameter (a bucket name) is required");
   }
 
@@ -163,17 +163,17 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
     if (method == "PUT") {
       std::string doc;
       if (s3api::ErrorCode e = ReadBody(body, auth, &doc, &message); e != s3api::ErrorCode::kNone) {
-        return AdminError(request, e, message);
+        return AdminError(e, message);
       }
       storage::Result<storage::BucketQuota> parsed = ParseQuotaJson(doc);
-      if (!parsed.ok()) return AdminStorageError(request, parsed.status());
+      if (!parsed.ok()) return AdminStorageError(parsed.status());
       quota = *parsed;
     }
     Status s = store.UpdateBucket(*bucket, [&quota](storage::BucketRecord* record) {
       record->quota = quota;
       return Status::Ok();
     });
-    if (!s.ok()) return AdminStorageError(request, s);
+    if (!s.ok()) return AdminStorageError(s);
     if (method == "DELETE") {
       s3api::HttpResponse response;
       response.status = 204;
@@ -182,9 +182,9 @@ s3api::HttpResponse HandleQuotaRequest(const s3api::HttpRequest& request, s3api:
     }
   }
   storage::Result<storage::BucketRecord> record = store.GetBucket(*bucket);
-  if (!record.ok()) return AdminStorageError(request, record.status());
+  if (!record.ok()) return AdminStorageError(record.status());
   storage::Result<storage::BucketStats> usage = store.GetBucketStats(*bucket);
-  if (!usage.ok()) return AdminStorageError(request, usage.status());
+  if (!usage.ok()) return AdminStorageError(usage.status());
   return AdminJson(200, QuotaJson(*record, *usage));
 }
 

@@ -233,8 +233,6 @@ class ServiceTest : public ::testing::Test {
     StringBodyReader body(req.body);
     Reply reply;
     reply.response = service_->Handle(request, body, &reply.summary);
-    EXPECT_EQ(HeaderOr(reply.response, "x-amz-request-id"), request.request_id);
-    EXPECT_NE(FindHeader(reply.response, "x-amz-id-2"), nullptr);
     if (reply.response.source) {
       EXPECT_TRUE(reply.response.body.empty());
       // As the server pulls a body over plain TCP: file spans where the source has them

@@ -1,19 +1,17 @@
 // HttpServer over real sockets on 127.0.0.1 with a stub handler: framing, keep-alive,
 // 100-continue, chunked bodies, timeouts, malformed requests, streamed responses, shutdown.
 #include "server/http_server.h"
-#include "server/tls.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <openssl/evp.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
 
 #include <atomic>
 #include <functional>
@@ -23,6 +21,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "server/tls.h"
+#include "text/encoding.h"
 
 namespace cubby::server {
 namespace {
@@ -157,7 +158,6 @@ s3api::HttpResponse StubHandler(Observed* seen, const s3api::HttpRequest& reques
   }
   summary->operation = "Stub";
   s3api::HttpResponse response;
-  response.Set("x-amz-request-id", request.request_id);
   const std::string& target = request.target;
   if (target == "/echo" || target == "/block") {
     if (target == "/block") seen->blocked.set_value();
@@ -381,6 +381,9 @@ TEST_F(HttpServerTest, KeepAliveServesSeveralRequests) {
     EXPECT_EQ(r.headers["server"], "cubby");
     EXPECT_FALSE(r.headers["date"].empty());
     EXPECT_EQ(r.headers.count("connection"), 0u);
+    // The server stamps the id (the stub handler sets none); x-amz-id-2 is its base64.
+    EXPECT_EQ(r.headers["x-amz-request-id"].size(), 16u);
+    EXPECT_EQ(r.headers["x-amz-id-2"], text::Base64Encode(r.headers["x-amz-request-id"]));
   }
   std::lock_guard<std::mutex> lock(seen_.mutex);
   ASSERT_EQ(seen_.requests.size(), 3u);
@@ -644,6 +647,8 @@ TEST_F(HttpServerTest, ChunkLineIsLimited) {
       EXPECT_NE(r.body.find("<Code>InvalidRequest</Code>"), std::string::npos) << r.body;
       EXPECT_NE(r.body.find("longer than 4096 bytes"), std::string::npos) << r.body;
       EXPECT_EQ(r.headers["connection"], "close");
+      EXPECT_NE(r.body.find("<RequestId>" + r.headers["x-amz-request-id"] + "</RequestId>"),
+                std::string::npos);
     } else {
       EXPECT_EQ(r.body, "hello");
     }
