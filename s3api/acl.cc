@@ -189,7 +189,7 @@ HttpResponse GetBucketAcl(const Context& ctx) {
 HttpResponse PutBucketAcl(const Context& ctx) {
   std::string body;
   if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* record) -> Failure {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* record) -> Failure {
     const std::string owner = record->owner_id.empty() ? std::string(kOwnerId) : record->owner_id;
     storage::AclRecord acl;
     if (Failure f = RequestedAcl(ctx, body, *record, owner, /*for_bucket=*/true, &acl)) return f;
@@ -204,8 +204,6 @@ HttpResponse PutBucketAcl(const Context& ctx) {
     record->acl = std::move(acl);
     return Failure::None();
   });
-  if (failure) return failure.TakeResponse();
-  return HttpResponse{};
 }
 
 HttpResponse GetObjectAcl(const Context& ctx) {

@@ -210,9 +210,7 @@ HttpResponse HeadBucket(const Context& ctx) {
 HttpResponse DeleteBucket(const Context& ctx) {
   storage::Status s = ctx.store->DeleteBucket(ctx.route.bucket, /*force=*/false);
   if (!s.ok()) return StorageError(ctx, s);
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  return NoContent();
 }
 
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetBucketLocation.html: us-east-1 is

@@ -90,12 +90,10 @@ HttpResponse PutBucketEncryption(const Context& ctx) {
   }
   // The key is checked before the bucket is locked (ChangeBucket): KMS reads the store.
   if (Failure failure = CheckKmsKey(ctx, config.rules.front())) return failure.TakeResponse();
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) {
     bucket->encryption = config;
     return Failure::None();
   });
-  if (failure) return failure.TakeResponse();
-  return HttpResponse{};
 }
 
 // The bucket's stored rule. Without one: since January 2023 S3 encrypts every new object with
@@ -119,14 +117,10 @@ HttpResponse GetBucketEncryption(const Context& ctx) {
 // 204 whether or not a rule was set (as S3 answers). New objects then follow the server's
 // default (BucketDefaultEncryption); stored objects keep their encryption.
 HttpResponse DeleteBucketEncryption(const Context& ctx) {
-  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [](storage::BucketRecord* bucket) {
     bucket->encryption = {};
     return Failure::None();
-  });
-  if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  }, 204);
 }
 
 }  // namespace cubby::s3api

@@ -174,12 +174,10 @@ HttpResponse PutBucketCors(const Context& ctx) {
   if (XmlBodyError e = ParseCorsConfiguration(body, &config); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
   }
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) {
     bucket->cors = config;
     return Failure::None();
   });
-  if (failure) return failure.TakeResponse();
-  return HttpResponse{};
 }
 
 // The stored rules; 404 NoSuchCORSConfiguration when none are set.
@@ -192,14 +190,10 @@ HttpResponse GetBucketCors(const Context& ctx) {
 
 // 204 whether or not rules were set (as S3 answers).
 HttpResponse DeleteBucketCors(const Context& ctx) {
-  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [](storage::BucketRecord* bucket) {
     bucket->cors = {};
     return Failure::None();
-  });
-  if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  }, 204);
 }
 
 HttpResponse OptionsObject(const Context& ctx) {

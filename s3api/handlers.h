@@ -71,6 +71,8 @@ ErrorCode FromStorage(storage::Code code);
 // summary->error_detail (the log), never into the response.
 HttpResponse StorageError(const Context& ctx, const storage::Status& status);
 HttpResponse XmlResponse(std::string body, int status = 200);
+// 204 No Content.
+HttpResponse NoContent();
 
 // The outcome of a handler's step that either succeeds with nothing to return or fails with the
 // complete error response to send (an ErrorResponse or StorageError). [[nodiscard]]: dropping a
@@ -105,6 +107,11 @@ class [[nodiscard]] Failure {
 // is a StorageError. `change` runs while the bucket is locked: it reads no request body.
 Failure ChangeBucket(const Context& ctx,
                      const std::function<Failure(storage::BucketRecord*)>& change);
+// ChangeBucket, answered: the refusal or storage error, else an empty answer with `status`
+// (200 for a Put, 204 for a Delete).
+HttpResponse AnswerBucketChange(const Context& ctx,
+                                const std::function<Failure(storage::BucketRecord*)>& change,
+                                int status = 200);
 
 // The request's bucket record for a setting read on every write or read (lifecycle rules, the
 // default retention): the Authorizer's cached copy, current as of the store's AccessGeneration,

@@ -44,12 +44,10 @@ HttpResponse PutBucketLifecycleConfiguration(const Context& ctx) {
   if (XmlBodyError e = ParseLifecycleConfiguration(body, NewRuleId, &config); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
   }
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) {
     bucket->lifecycle = config;
     return Failure::None();
   });
-  if (failure) return failure.TakeResponse();
-  return HttpResponse{};
 }
 
 // The stored rules; 404 NoSuchLifecycleConfiguration when none are set.
@@ -64,14 +62,10 @@ HttpResponse GetBucketLifecycleConfiguration(const Context& ctx) {
 
 // 204 whether or not rules were set (as S3 answers).
 HttpResponse DeleteBucketLifecycle(const Context& ctx) {
-  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [](storage::BucketRecord* bucket) {
     bucket->lifecycle = {};
     return Failure::None();
-  });
-  if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  }, 204);
 }
 
 std::optional<std::string> ExpirationHeaderFor(const Context& ctx, std::string_view key,

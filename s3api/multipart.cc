@@ -574,9 +574,7 @@ HttpResponse CompleteMultipartUpload(const Context& ctx) {
 HttpResponse AbortMultipartUpload(const Context& ctx) {
   storage::Status s = ctx.store->AbortUpload(ctx.route.bucket, ctx.route.key, ctx.route.upload_id);
   if (!s.ok()) return StorageError(ctx, s);
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  return NoContent();
 }
 
 HttpResponse ListParts(const Context& ctx) {

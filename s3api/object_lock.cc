@@ -89,7 +89,7 @@ HttpResponse PutObjectLockConfiguration(const Context& ctx) {
   }
   // The record is read under the bucket's lock, which SetBucketVersioning takes too: its
   // versioning state cannot change between this check and the write.
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) -> Failure {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) -> Failure {
     if (!bucket->object_lock.enabled) {
       if (XmlBodyError e = CheckObjectLockConfigurationAllowed(bucket->versioning); !e.ok()) {
         return ErrorResponse(ctx, e.code, e.message);
@@ -98,8 +98,6 @@ HttpResponse PutObjectLockConfiguration(const Context& ctx) {
     bucket->object_lock = config;
     return Failure::None();
   });
-  if (failure) return failure.TakeResponse();
-  return HttpResponse();
 }
 
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObjectRetention.html

@@ -29,7 +29,7 @@ HttpResponse PutBucketOwnershipControls(const Context& ctx) {
   if (XmlBodyError e = ParseOwnershipControls(body, &ownership); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
   }
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) -> Failure {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) -> Failure {
     if (iam::AclStatus s = iam::CheckBucketAclForOwnership(ownership, bucket->acl); !s.ok()) {
       XmlBodyError e = FromAclStatus(s);
       return ErrorResponse(ctx, e.code, e.message);
@@ -37,20 +37,14 @@ HttpResponse PutBucketOwnershipControls(const Context& ctx) {
     bucket->object_ownership = ownership;
     return Failure::None();
   });
-  if (failure) return failure.TakeResponse();
-  return HttpResponse{};
 }
 
 // Back to the default, ObjectWriter (ACLs enabled); 204.
 HttpResponse DeleteBucketOwnershipControls(const Context& ctx) {
-  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [](storage::BucketRecord* bucket) {
     bucket->object_ownership = storage::ObjectOwnership::kObjectWriter;
     return Failure::None();
-  });
-  if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  }, 204);
 }
 
 }  // namespace cubby::s3api

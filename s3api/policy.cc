@@ -51,18 +51,14 @@ HttpResponse PutBucketPolicy(const Context& ctx) {
     return ErrorResponse(ctx, ErrorCode::kMalformedPolicy, policy.status().message());
   }
   const bool is_public = iam::IsPublic(*policy);
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) -> Failure {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) -> Failure {
     if (iam::AclStatus s = iam::CheckPublicPolicyAllowed(bucket->public_access_block, is_public);
         !s.ok()) {
       return ErrorResponse(ctx, ErrorCode::kAccessDenied);
     }
     bucket->policy = body;
     return Failure::None();
-  });
-  if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  }, 204);
 }
 
 // The document exactly as stored (application/json).
@@ -77,14 +73,10 @@ HttpResponse GetBucketPolicy(const Context& ctx) {
 
 // 204 whether or not a policy was set (as S3 answers).
 HttpResponse DeleteBucketPolicy(const Context& ctx) {
-  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [](storage::BucketRecord* bucket) {
     bucket->policy.clear();
     return Failure::None();
-  });
-  if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  }, 204);
 }
 
 // <PolicyStatus><IsPublic>true|false</IsPublic></PolicyStatus>; NoSuchBucketPolicy without one.

@@ -28,24 +28,18 @@ HttpResponse PutPublicAccessBlock(const Context& ctx) {
   if (XmlBodyError e = ParsePublicAccessBlock(body, &block); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
   }
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) {
     bucket->public_access_block = block;
     return Failure::None();
   });
-  if (failure) return failure.TakeResponse();
-  return HttpResponse{};
 }
 
 // 204, whether or not one was set.
 HttpResponse DeletePublicAccessBlock(const Context& ctx) {
-  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) {
+  return AnswerBucketChange(ctx, [](storage::BucketRecord* bucket) {
     bucket->public_access_block = storage::PublicAccessBlock{};
     return Failure::None();
-  });
-  if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  }, 204);
 }
 
 }  // namespace cubby::s3api

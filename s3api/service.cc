@@ -466,6 +466,21 @@ Failure ChangeBucket(const Context& ctx,
   return Failure::None();
 }
 
+HttpResponse AnswerBucketChange(const Context& ctx,
+                                const std::function<Failure(storage::BucketRecord*)>& change,
+                                int status) {
+  if (Failure failure = ChangeBucket(ctx, change)) return failure.TakeResponse();
+  HttpResponse answer;
+  answer.status = status;
+  return answer;
+}
+
+HttpResponse NoContent() {
+  HttpResponse answer;
+  answer.status = 204;
+  return answer;
+}
+
 ErrorCode ReadSmallBody(const Context& ctx, std::string* out) {
   const std::optional<uint64_t>& length = ctx.request.content_length;
   std::unique_ptr<BodyReader> body = ctx.Body();

@@ -232,23 +232,17 @@ HttpResponse PutBucketTagging(const Context& ctx) {
   if (XmlBodyError e = ParseTagging(body, TagTarget::kBucket, &tags); !e.ok()) {
     return ErrorResponse(ctx, e.code, e.message);
   }
-  Failure failure = ChangeBucket(ctx, [&](storage::BucketRecord* bucket) -> Failure {
+  return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) -> Failure {
     bucket->tags = tags;
     return Failure::None();
   });
-  if (failure) return failure.TakeResponse();
-  return HttpResponse{};
 }
 
 HttpResponse DeleteBucketTagging(const Context& ctx) {
-  Failure failure = ChangeBucket(ctx, [](storage::BucketRecord* bucket) -> Failure {
+  return AnswerBucketChange(ctx, [](storage::BucketRecord* bucket) -> Failure {
     bucket->tags.clear();
     return Failure::None();
-  });
-  if (failure) return failure.TakeResponse();
-  HttpResponse r;
-  r.status = 204;
-  return r;
+  }, 204);
 }
 
 }  // namespace cubby::s3api
