@@ -62,11 +62,7 @@ AuthResult AuthenticatePostForm(const std::vector<FormField>& fields, std::strin
     if (!ConstantTimeEquals(expected, text::AsciiLowercase(*signature4))) {
       return Refuse(ErrorCode::kSignatureDoesNotMatch);
     }
-    AuthResult ok;
-    ok.anonymous = false;
-    ok.key = std::move(key);
-    ok.signature_version = 4;
-    return ok;
+    return Accept(std::move(*key), 4);
   }
   if (key_id != nullptr || signature2 != nullptr) {
     if (key_id == nullptr) return missing("AWSAccessKeyId");
@@ -78,11 +74,7 @@ AuthResult AuthenticatePostForm(const std::vector<FormField>& fields, std::strin
     if (!ConstantTimeEquals(expected, *signature2)) {
       return Refuse(ErrorCode::kSignatureDoesNotMatch);
     }
-    AuthResult ok;
-    ok.anonymous = false;
-    ok.key = std::move(key);
-    ok.signature_version = 2;
-    return ok;
+    return Accept(std::move(*key), 2);
   }
   if (policy != nullptr) return missing("AWSAccessKeyId");
   return AuthResult{};

@@ -84,12 +84,7 @@ AuthResult VerifySignature(const VerifyInput& in, std::string_view access_key_id
     match = ConstantTimeEquals(expected, signature) || match;
   }
   if (!match) return Refuse(ErrorCode::kSignatureDoesNotMatch);
-  AuthResult result;
-  result.anonymous = false;
-  result.key = std::move(key);
-  result.payload = PayloadMode::kUnsigned;
-  result.signature_version = 2;
-  return result;
+  return Accept(std::move(*key), 2);
 }
 
 }  // namespace

@@ -65,6 +65,15 @@ inline AuthResult Refuse(ErrorCode code, std::string message = {}) {
   return r;
 }
 
+// An acceptance: the request is `key`'s, signed with `signature_version` (2 or 4).
+inline AuthResult Accept(storage::AccessKeyRecord key, int signature_version) {
+  AuthResult r;
+  r.anonymous = false;
+  r.key = std::move(key);
+  r.signature_version = signature_version;
+  return r;
+}
+
 // The request as every scheme verifies it. The target is split once by the entry point.
 struct VerifyInput {
   const HttpRequest& request;
