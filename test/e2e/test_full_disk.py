@@ -107,14 +107,13 @@ def free_bytes(path):
 
 
 def write_filler(path, size):
-    """Writes up to `size` bytes of filler (fewer when the disk fills first)."""
+    """Writes up to `size` bytes of filler (fewer when the disk fills first). Unbuffered: a
+    buffered file would keep the tail of a short write and raise ENOSPC again on close."""
     block = b"\0" * MiB
-    with open(path, "ab") as f:
+    with open(path, "ab", buffering=0) as f:
         try:
             while size > 0:
-                n = f.write(block[:min(size, MiB)])
-                f.flush()
-                size -= n
+                size -= f.write(block[:min(size, MiB)])
         except OSError:
             pass
 
