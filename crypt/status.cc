@@ -30,11 +30,4 @@ const char* CodeName(Code code) {
   return "Unknown";
 }
 
-std::string Status::ToString() const {
-  if (ok()) return "OK";
-  std::string s = CodeName(code_);
-  if (!message_.empty()) s += ": " + message_;
-  return s;
-}
-
 }  // namespace cubby::crypt

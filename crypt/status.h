@@ -4,10 +4,7 @@
 // A message never holds key material or plaintext.
 #pragma once
 
-#include <cassert>
-#include <optional>
-#include <string>
-#include <utility>
+#include "text/status.h"
 
 namespace cubby::crypt {
 
@@ -28,53 +25,8 @@ enum class Code {
 
 const char* CodeName(Code code);
 
-class [[nodiscard]] Status {
- public:
-  Status() = default;  // OK
-  static Status Ok() { return Status(); }
-  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
-
-  bool ok() const { return code_ == Code::kOk; }
-  Code code() const { return code_; }
-  const std::string& message() const { return message_; }
-  std::string ToString() const;
-  // Explicit, searchable way to drop a status on purpose.
-  void IgnoreError() const {}
-
- private:
-  Code code_ = Code::kOk;
-  std::string message_;
-};
-
-// A value or a non-OK Status. REQUIRES for value(): ok().
+using Status = text::Status<Code>;
 template <typename T>
-class [[nodiscard]] Result {
- public:
-  Result(T value) : value_(std::move(value)) {}                                  // NOLINT
-  Result(Status status) : status_(std::move(status)) { assert(!status_.ok()); }  // NOLINT
-
-  bool ok() const { return status_.ok(); }
-  const Status& status() const { return status_; }
-  T& value() & {
-    assert(ok());
-    return *value_;
-  }
-  const T& value() const& {
-    assert(ok());
-    return *value_;
-  }
-  T&& value() && {
-    assert(ok());
-    return std::move(*value_);
-  }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-
- private:
-  Status status_;
-  std::optional<T> value_;
-};
+using Result = text::Result<Status, T>;
 
 }  // namespace cubby::crypt

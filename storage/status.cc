@@ -29,14 +29,4 @@ const char* CodeName(Code code) {
   return "Unknown";
 }
 
-std::string Status::ToString() const {
-  if (ok()) return "OK";
-  std::string out = CodeName(code_);
-  if (!message_.empty()) {
-    out += ": ";
-    out += message_;
-  }
-  return out;
-}
-
 }  // namespace cubby::storage
