@@ -235,11 +235,9 @@ HttpResponse GetBucketVersioning(const Context& ctx) {
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketVersioning.html. A body without
 // Status leaves the state as it is; a bucket with object lock stays Enabled.
 HttpResponse PutBucketVersioning(const Context& ctx) {
-  std::string body;
-  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
   std::optional<storage::VersioningState> requested;
-  if (XmlBodyError e = ParseVersioningConfiguration(body, &requested); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f = ReadXmlBody(ctx, kDigestOptional, &requested, ParseVersioningConfiguration)) {
+    return f.TakeResponse();
   }
   storage::Result<storage::BucketRecord> bucket = ctx.store->GetBucket(ctx.route.bucket);
   if (!bucket.ok()) return StorageError(ctx, bucket.status());

@@ -80,13 +80,10 @@ Failure CheckKmsKey(const Context& ctx, const storage::BucketEncryptionRule& rul
 // parser; KMS.NotFoundException, KMS.DisabledException, KMS.KMSInvalidStateException for the key
 // of an aws:kms rule (CheckKmsKey). The rule replaces any earlier one.
 HttpResponse PutBucketEncryption(const Context& ctx) {
-  std::string body, message;
-  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e, message);
-  }
   storage::BucketEncryption config;
-  if (XmlBodyError e = ParseServerSideEncryptionConfiguration(body, &config); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f =
+          ReadXmlBody(ctx, kDigestRequired, &config, ParseServerSideEncryptionConfiguration)) {
+    return f.TakeResponse();
   }
   // The key is checked before the bucket is locked (ChangeBucket): KMS reads the store.
   if (Failure failure = CheckKmsKey(ctx, config.rules.front())) return failure.TakeResponse();

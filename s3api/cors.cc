@@ -166,13 +166,9 @@ std::vector<Header> ActualRequestCorsHeaders(const storage::CorsConfig& config,
 // httpChecksumRequired); MalformedXML and InvalidRequest from the parser; the configuration
 // replaces any earlier one as a whole.
 HttpResponse PutBucketCors(const Context& ctx) {
-  std::string body, message;
-  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e, message);
-  }
   storage::CorsConfig config;
-  if (XmlBodyError e = ParseCorsConfiguration(body, &config); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f = ReadXmlBody(ctx, kDigestRequired, &config, ParseCorsConfiguration)) {
+    return f.TakeResponse();
   }
   return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) {
     bucket->cors = config;

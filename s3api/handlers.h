@@ -127,6 +127,24 @@ ErrorCode ReadSmallBody(const Context& ctx, std::string* out);
 // for this request: Content-Md5". kNone, or the error with *message (empty: the table's).
 // delete_objects.cc.
 ErrorCode ReadVerifiedSmallBody(const Context& ctx, std::string* out, std::string* message);
+// The small XML body of a configuration call, read (ReadVerifiedSmallBody when `verified`, else
+// ReadSmallBody) and parsed into *out by `parse(body, args..., out)`, which answers an
+// XmlBodyError: the read's or the parser's error as the Failure.
+//   if (Failure f = ReadXmlBody(ctx, kDigestRequired, &tags, ParseTagging, TagTarget::kBucket))
+template <typename T, typename Parse, typename... Args>
+Failure ReadXmlBody(const Context& ctx, bool verified, T* out, Parse&& parse, Args&&... args) {
+  std::string body, message;
+  const ErrorCode read =
+      verified ? ReadVerifiedSmallBody(ctx, &body, &message) : ReadSmallBody(ctx, &body);
+  if (read != ErrorCode::kNone) return ErrorResponse(ctx, read, message);
+  if (auto e = parse(std::string_view(body), std::forward<Args>(args)..., out); !e.ok()) {
+    return ErrorResponse(ctx, e.code, e.message);
+  }
+  return Failure::None();
+}
+// ReadXmlBody's `verified`, by name.
+constexpr bool kDigestRequired = true;
+constexpr bool kDigestOptional = false;
 
 // The one authorization question (iam::Authorizer::Authorize) asked for the caller of `ctx`:
 // kNone when allowed, else the error to answer (AccessDenied; NoSuchBucket for an anonymous

@@ -36,13 +36,10 @@ std::string NewRuleId() {
 // 200 with no body. MalformedXML and the parser's other errors (bucket_config_xml.h), 501
 // NotImplemented for transitions; the configuration replaces any earlier one as a whole.
 HttpResponse PutBucketLifecycleConfiguration(const Context& ctx) {
-  std::string body, message;
-  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e, message);
-  }
   storage::LifecycleConfig config;
-  if (XmlBodyError e = ParseLifecycleConfiguration(body, NewRuleId, &config); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f =
+          ReadXmlBody(ctx, kDigestRequired, &config, ParseLifecycleConfiguration, NewRuleId)) {
+    return f.TakeResponse();
   }
   return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) {
     bucket->lifecycle = config;

@@ -78,14 +78,9 @@ HttpResponse GetObjectLockConfiguration(const Context& ctx) {
 // body needs Content-MD5 or a checksum (the API marks them httpChecksumRequired; S3 answers
 // "Missing required header for this request: Content-Md5" without).
 HttpResponse PutObjectLockConfiguration(const Context& ctx) {
-  std::string body;
-  std::string message;
-  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e, message);
-  }
   storage::ObjectLockConfig config;
-  if (XmlBodyError e = ParseObjectLockConfiguration(body, &config); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f = ReadXmlBody(ctx, kDigestRequired, &config, ParseObjectLockConfiguration)) {
+    return f.TakeResponse();
   }
   // The record is read under the bucket's lock, which SetBucketVersioning takes too: its
   // versioning state cannot change between this check and the write.
@@ -119,14 +114,9 @@ HttpResponse GetObjectRetention(const Context& ctx) {
 HttpResponse PutObjectRetention(const Context& ctx) {
   storage::BucketRecord bucket;
   if (Failure failure = LockedBucket(ctx, &bucket)) return failure.TakeResponse();
-  std::string body;
-  std::string message;
-  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e, message);
-  }
   storage::ObjectRetention retention;
-  if (XmlBodyError e = ParseRetention(body, ctx.now_ms(), &retention); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f = ReadXmlBody(ctx, kDigestRequired, &retention, ParseRetention, ctx.now_ms())) {
+    return f.TakeResponse();
   }
   storage::Status s = ctx.store->PutObjectRetention(ctx.route.bucket, ctx.route.key,
                                                     ctx.route.version_id.value_or(""), retention,
@@ -152,14 +142,9 @@ HttpResponse GetObjectLegalHold(const Context& ctx) {
 HttpResponse PutObjectLegalHold(const Context& ctx) {
   storage::BucketRecord bucket;
   if (Failure failure = LockedBucket(ctx, &bucket)) return failure.TakeResponse();
-  std::string body;
-  std::string message;
-  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e, message);
-  }
   storage::LegalHold hold = storage::LegalHold::kNever;
-  if (XmlBodyError e = ParseLegalHold(body, &hold); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f = ReadXmlBody(ctx, kDigestRequired, &hold, ParseLegalHold)) {
+    return f.TakeResponse();
   }
   storage::Status s = ctx.store->PutObjectLegalHold(ctx.route.bucket, ctx.route.key,
                                                     ctx.route.version_id.value_or(""), hold);

@@ -23,11 +23,9 @@ HttpResponse GetBucketOwnershipControls(const Context& ctx) {
 // InvalidBucketAclWithObjectOwnership when BucketOwnerEnforced meets a bucket ACL that grants
 // to anyone but the owner.
 HttpResponse PutBucketOwnershipControls(const Context& ctx) {
-  std::string body;
-  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
   storage::ObjectOwnership ownership;
-  if (XmlBodyError e = ParseOwnershipControls(body, &ownership); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f = ReadXmlBody(ctx, kDigestOptional, &ownership, ParseOwnershipControls)) {
+    return f.TakeResponse();
   }
   return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) -> Failure {
     if (iam::AclStatus s = iam::CheckBucketAclForOwnership(ownership, bucket->acl); !s.ok()) {

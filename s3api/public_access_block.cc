@@ -22,11 +22,9 @@ HttpResponse GetPublicAccessBlock(const Context& ctx) {
 
 // MalformedXML for a body that is not a PublicAccessBlockConfiguration.
 HttpResponse PutPublicAccessBlock(const Context& ctx) {
-  std::string body;
-  if (ErrorCode e = ReadSmallBody(ctx, &body); e != ErrorCode::kNone) return ErrorResponse(ctx, e);
   storage::PublicAccessBlock block;
-  if (XmlBodyError e = ParsePublicAccessBlock(body, &block); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f = ReadXmlBody(ctx, kDigestOptional, &block, ParsePublicAccessBlock)) {
+    return f.TakeResponse();
   }
   return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) {
     bucket->public_access_block = block;

@@ -223,14 +223,9 @@ HttpResponse GetBucketTagging(const Context& ctx) {
 // 204, which every AWS SDK takes as any 2xx, but minio-js (8) takes only 200 and reports an
 // S3Error without a code for 204.
 HttpResponse PutBucketTagging(const Context& ctx) {
-  std::string body;
-  std::string message;
-  if (ErrorCode e = ReadVerifiedSmallBody(ctx, &body, &message); e != ErrorCode::kNone) {
-    return ErrorResponse(ctx, e, message);
-  }
   TagSet tags;
-  if (XmlBodyError e = ParseTagging(body, TagTarget::kBucket, &tags); !e.ok()) {
-    return ErrorResponse(ctx, e.code, e.message);
+  if (Failure f = ReadXmlBody(ctx, kDigestRequired, &tags, ParseTagging, TagTarget::kBucket)) {
+    return f.TakeResponse();
   }
   return AnswerBucketChange(ctx, [&](storage::BucketRecord* bucket) -> Failure {
     bucket->tags = tags;
