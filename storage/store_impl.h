@@ -523,6 +523,11 @@ class StoreImpl final : public Store {
   // GrantUserName(grant_name), so that a later call finds the grant again by name; when that is
   // taken too, "cosi-<key id>". REQUIRES: grant_mu_ held.
   Result<UserRecord> NewGrantUserLocked(std::string_view grant_name, std::string_view key_id);
+  // Writes `candidate` (a new grant's key) with a new user (NewGrantUserLocked) and a grant
+  // index entry per bucket it names, in one batch; kAborted when its key id is taken.
+  // REQUIRES: grant_mu_ held; its buckets exist.
+  Result<AccessKeyRecord> IssueGrantLocked(std::string_view grant_name,
+                                           const AccessKeyRecord& candidate, bool* created);
   // The key of grant `grant_name` (a v1alpha2 one: !all_buckets) owned by the user named after
   // it, as NewGrantUserLocked names them; nullopt if none. REQUIRES: grant_mu_ held.
   Result<std::optional<AccessKeyRecord>> GrantKeyByUserLocked(std::string_view grant_name);

@@ -77,12 +77,16 @@ Result<AccessKeyRecord> StoreImpl::GetOrCreateGrant(std::string_view bucket,
   std::shared_lock bucket_lock(BucketMutex(bucket));
   auto grant_lock = LockKeysForChange();
   if (Status s = RequireBucket(bucket); !s.ok()) return s;
-  const std::string index_key = codec::GrantIndexKey(bucket, grant_name);
-  Result<std::optional<std::string>> existing = GetRaw(kKeysCf, index_key, nullptr);
+  Result<std::optional<std::string>> existing =
+      GetRaw(kKeysCf, codec::GrantIndexKey(bucket, grant_name), nullptr);
   if (!existing.ok()) return existing.status();
-  if (existing->has_value()) {
-    return KeyByIndex(**existing, "grant index");
-  }
+  if (existing->has_value()) return KeyByIndex(**existing, "grant index");
+  return IssueGrantLocked(grant_name, candidate, created);
+}
+
+Result<AccessKeyRecord> StoreImpl::IssueGrantLocked(std::string_view grant_name,
+                                                    const AccessKeyRecord& candidate,
+                                                    bool* created) {
   Result<std::optional<std::string>> clash =
       GetRaw(kKeysCf, codec::AccessKeyKey(candidate.access_key_id), nullptr);
   if (!clash.ok()) return clash.status();
@@ -96,9 +100,10 @@ Result<AccessKeyRecord> StoreImpl::GetOrCreateGrant(std::string_view bucket,
   rocksdb::WriteBatch batch;
   AddPutUser(&batch, cf(kKeysCf), *user);
   AddPutUserKey(&batch, cf(kKeysCf), key);
-  batch.Put(cf(kKeysCf), index_key, key.access_key_id);
-  Status s = Apply(&batch);
-  if (!s.ok()) return s;
+  for (const auto& [bucket, mode] : key.grants) {
+    batch.Put(cf(kKeysCf), codec::GrantIndexKey(bucket, grant_name), key.access_key_id);
+  }
+  if (Status s = Apply(&batch); !s.ok()) return s;
   *created = true;
   return key;
 }
@@ -148,24 +153,7 @@ Result<AccessKeyRecord> StoreImpl::GetOrCreateMultiGrant(std::string_view grant_
   for (const auto& [bucket, mode] : candidate.grants) {
     if (Status s = RequireBucket(bucket); !s.ok()) return s;
   }
-  Result<std::optional<std::string>> clash =
-      GetRaw(kKeysCf, codec::AccessKeyKey(candidate.access_key_id), nullptr);
-  if (!clash.ok()) return clash.status();
-  if (clash->has_value()) return Status(Code::kAborted, "access key id already in use");
-  Result<UserRecord> user = NewGrantUserLocked(grant_name, candidate.access_key_id);
-  if (!user.ok()) return user.status();
-  AccessKeyRecord key = candidate;
-  key.user_id = user->user_id;
-  key.status = KeyStatus::kActive;
-  rocksdb::WriteBatch batch;
-  AddPutUser(&batch, cf(kKeysCf), *user);
-  AddPutUserKey(&batch, cf(kKeysCf), key);
-  for (const auto& [bucket, mode] : key.grants) {
-    batch.Put(cf(kKeysCf), codec::GrantIndexKey(bucket, grant_name), key.access_key_id);
-  }
-  if (Status s = Apply(&batch); !s.ok()) return s;
-  *created = true;
-  return key;
+  return IssueGrantLocked(grant_name, candidate, created);
 }
 
 Result<std::string> StoreImpl::GetAccountId() { return GetSetting(kAccountIdSetting); }
