@@ -2,18 +2,13 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 
-#include "s3api/auth/crypto.h"
-#include "s3api/auth/signer.h"
 #include "s3api/xml.h"
 #include "server/http_client.h"
-#include "text/ascii.h"
-#include "text/encoding.h"
 #include "text/uri.h"
 
 namespace cubby::server {
@@ -34,42 +29,12 @@ struct Options {
   std::string to;
   std::string credentials_file;
   std::string region;
-  std::string access_key_id;
-  std::string secret_key;
+  Credentials key;
 };
 
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "cubby backup: %s\n", message.c_str());
   return code;
-}
-
-// Reads aws_access_key_id / aws_secret_access_key from the [default] profile of `path`.
-bool ReadCredentialsFile(const std::string& path, Options* options, std::string* error) {
-  std::ifstream in(path);
-  if (!in) {
-    *error = "cannot read the credentials file " + path;
-    return false;
-  }
-  std::string line;
-  bool in_default = true;  // keys before any section header count as [default]
-  while (std::getline(in, line)) {
-    std::string_view l = text::TrimOws(line);
-    if (l.starts_with("[")) {
-      in_default = l == "[default]";
-      continue;
-    }
-    size_t eq = l.find('=');
-    if (!in_default || eq == std::string_view::npos) continue;
-    std::string_view name = text::TrimOws(l.substr(0, eq));
-    std::string value(text::TrimOws(l.substr(eq + 1)));
-    if (name == "aws_access_key_id") options->access_key_id = value;
-    if (name == "aws_secret_access_key") options->secret_key = value;
-  }
-  if (options->access_key_id.empty() || options->secret_key.empty()) {
-    *error = "no aws_access_key_id and aws_secret_access_key in " + path;
-    return false;
-  }
-  return true;
 }
 
 // Parses the flags (--name VALUE or --name=VALUE); nullopt after printing why.
@@ -119,21 +84,9 @@ std::optional<Options> ParseFlags(int argc, const char* const* argv, int* exit_c
 
 // Credentials and region from the flags and the environment; false after printing why.
 bool ResolveCredentials(const EnvLookup& env, Options* options) {
-  if (!options->credentials_file.empty()) {
-    std::string error;
-    if (!ReadCredentialsFile(options->credentials_file, options, &error)) {
-      Fail(2, error);
-      return false;
-    }
-  } else {
-    options->access_key_id = env("AWS_ACCESS_KEY_ID").value_or("");
-    options->secret_key = env("AWS_SECRET_ACCESS_KEY").value_or("");
-    if (options->access_key_id.empty() || options->secret_key.empty()) {
-      Fail(2,
-           "no credentials: pass --credentials-file or set AWS_ACCESS_KEY_ID and "
-           "AWS_SECRET_ACCESS_KEY to the root key");
-      return false;
-    }
+  if (std::string error; !ReadCredentials(options->credentials_file, env, &options->key, &error)) {
+    Fail(2, error);
+    return false;
   }
   if (options->region.empty()) options->region = env("AWS_REGION").value_or("");
   if (options->region.empty()) options->region = env("AWS_DEFAULT_REGION").value_or("");
@@ -144,23 +97,14 @@ bool ResolveCredentials(const EnvLookup& env, Options* options) {
 // One signed call to /_cubby/backup with `query`.
 storage::Result<ClientResponse> SignedCall(const Options& options, const ProbeTarget& target,
                                            const std::string& method, const std::string& query) {
-  s3api::auth::SignInput in;
-  in.method = method;
-  in.host = HostHeader(target);
-  in.path = "/_cubby/backup";
-  in.query = query;
-  in.payload_sha256 = text::HexEncode(s3api::auth::Sha256(""));
-  in.access_key_id = options.access_key_id;
-  in.secret_key = options.secret_key;
-  in.region = options.region;
-  in.now = std::chrono::system_clock::now();
-  std::vector<std::pair<std::string, std::string>> headers;
-  for (const s3api::Header& h : s3api::auth::SignV4(in)) {
-    if (h.name != "host") headers.emplace_back(h.name, h.value);
-  }
-  headers.emplace_back("User-Agent", "cubby-backup");
-  return HttpCall(target, method, in.path + (query.empty() ? "" : "?" + query), headers,
-                  kCallTimeout);
+  return SignedHttpCall(target, options.key,
+                        {.method = method,
+                         .path = "/_cubby/backup",
+                         .query = query,
+                         .service = "s3",
+                         .region = options.region,
+                         .user_agent = "cubby-backup"},
+                        kCallTimeout);
 }
 
 // The text of `name` under the document's root, or "".

@@ -9,10 +9,14 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 
+#include "s3api/auth/crypto.h"
+#include "s3api/auth/signer.h"
 #include "server/poll_stream.h"
 #include "text/ascii.h"
+#include "text/encoding.h"
 
 namespace cubby::server {
 namespace {
@@ -121,6 +125,70 @@ storage::Result<ClientResponse> HttpCall(
     if (!error.empty()) return Failed(error);
     if (raw.size() > kMaxAnswerBytes) return Failed("answer larger than 1 MiB");
   }
+}
+
+bool ReadCredentials(const std::string& credentials_file, const EnvLookup& env, Credentials* out,
+                     std::string* error) {
+  if (credentials_file.empty()) {
+    out->access_key_id = env("AWS_ACCESS_KEY_ID").value_or("");
+    out->secret_key = env("AWS_SECRET_ACCESS_KEY").value_or("");
+    if (!out->access_key_id.empty() && !out->secret_key.empty()) return true;
+    *error =
+        "no credentials: pass --credentials-file or set AWS_ACCESS_KEY_ID and "
+        "AWS_SECRET_ACCESS_KEY to the root key";
+    return false;
+  }
+  std::ifstream in(credentials_file);
+  if (!in) {
+    *error = "cannot read the credentials file " + credentials_file;
+    return false;
+  }
+  std::string line;
+  bool in_default = true;
+  while (std::getline(in, line)) {
+    std::string_view l = text::TrimOws(line);
+    if (l.starts_with("[")) {
+      in_default = l == "[default]";
+      continue;
+    }
+    const size_t eq = l.find('=');
+    if (!in_default || eq == std::string_view::npos) continue;
+    const std::string_view name = text::TrimOws(l.substr(0, eq));
+    const std::string value(text::TrimOws(l.substr(eq + 1)));
+    if (name == "aws_access_key_id") out->access_key_id = value;
+    if (name == "aws_secret_access_key") out->secret_key = value;
+  }
+  if (!out->access_key_id.empty() && !out->secret_key.empty()) return true;
+  *error = "no aws_access_key_id and aws_secret_access_key in " + credentials_file;
+  return false;
+}
+
+storage::Result<ClientResponse> SignedHttpCall(const ProbeTarget& target, const Credentials& key,
+                                               const SignedRequest& request,
+                                               std::chrono::milliseconds timeout) {
+  s3api::auth::SignInput in;
+  in.method = request.method;
+  in.host = HostHeader(target);
+  in.path = request.path;
+  in.query = request.query;
+  in.payload_sha256 = text::HexEncode(s3api::auth::Sha256(request.body));
+  in.access_key_id = key.access_key_id;
+  in.secret_key = key.secret_key;
+  in.region = request.region;
+  in.service = request.service;
+  in.now = std::chrono::system_clock::now();
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!request.content_type.empty()) {
+    in.extra_headers = {{"content-type", request.content_type}};
+    headers.emplace_back("content-type", request.content_type);
+  }
+  for (const s3api::Header& h : s3api::auth::SignV4(in)) {
+    if (h.name != "host") headers.emplace_back(h.name, h.value);  // HttpCall sends its own
+  }
+  headers.emplace_back("User-Agent", request.user_agent);
+  return HttpCall(target, request.method,
+                  request.path + (request.query.empty() ? "" : "?" + request.query), headers,
+                  timeout, request.body);
 }
 
 }  // namespace cubby::server

@@ -2,19 +2,14 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "s3api/auth/crypto.h"
-#include "s3api/auth/signer.h"
 #include "s3api/xml.h"
 #include "server/http_client.h"
-#include "text/ascii.h"
-#include "text/encoding.h"
 #include "text/uri.h"
 
 namespace cubby::server {
@@ -32,34 +27,12 @@ constexpr std::chrono::seconds kCallTimeout{30};
 
 struct Options {
   std::string endpoint, name, access_key, secret_key, email, credentials_file, region;
-  std::string root_id, root_secret;
+  Credentials root;
 };
 
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "cubby user: %s\n", message.c_str());
   return code;
-}
-
-// aws_access_key_id / aws_secret_access_key of the [default] profile of `path`.
-bool ReadCredentialsFile(const std::string& path, Options* options) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::string line;
-  bool in_default = true;
-  while (std::getline(in, line)) {
-    std::string_view l = text::TrimOws(line);
-    if (l.starts_with("[")) {
-      in_default = l == "[default]";
-      continue;
-    }
-    const size_t eq = l.find('=');
-    if (!in_default || eq == std::string_view::npos) continue;
-    const std::string_view name = text::TrimOws(l.substr(0, eq));
-    const std::string value(text::TrimOws(l.substr(eq + 1)));
-    if (name == "aws_access_key_id") options->root_id = value;
-    if (name == "aws_secret_access_key") options->root_secret = value;
-  }
-  return !options->root_id.empty() && !options->root_secret.empty();
 }
 
 std::optional<Options> ParseFlags(int argc, const char* const* argv, int* exit_code) {
@@ -143,25 +116,15 @@ storage::Result<ClientResponse> IamCall(
   for (const auto& [name, value] : params) {
     form += "&" + name + "=" + text::UriEncode(value, text::Slash::kEncode);
   }
-  s3api::auth::SignInput in;
-  in.method = "POST";
-  in.host = HostHeader(target);
-  in.path = "/";
-  in.extra_headers = {{"content-type", "application/x-www-form-urlencoded; charset=utf-8"}};
-  in.payload_sha256 = text::HexEncode(s3api::auth::Sha256(form));
-  in.access_key_id = options.root_id;
-  in.secret_key = options.root_secret;
-  in.region = options.region;
-  in.service = "iam";
-  in.now = std::chrono::system_clock::now();
-  // SignV4 returns the headers it adds; the signed content-type is sent as given.
-  std::vector<std::pair<std::string, std::string>> headers = {
-      {in.extra_headers[0].name, in.extra_headers[0].value}};
-  for (const s3api::Header& h : s3api::auth::SignV4(in)) {
-    if (h.name != "host") headers.emplace_back(h.name, h.value);
-  }
-  headers.emplace_back("User-Agent", "cubby-user");
-  return HttpCall(target, "POST", "/", headers, kCallTimeout, form);
+  return SignedHttpCall(target, options.root,
+                        {.method = "POST",
+                         .path = "/",
+                         .content_type = "application/x-www-form-urlencoded; charset=utf-8",
+                         .body = form,
+                         .service = "iam",
+                         .region = options.region,
+                         .user_agent = "cubby-user"},
+                        kCallTimeout);
 }
 
 // The text of <name> anywhere under `node`, or "".
@@ -180,19 +143,8 @@ int RunUserCommand(int argc, const char* const* argv, const EnvLookup& env) {
   int exit_code = 2;
   std::optional<Options> options = ParseFlags(argc, argv, &exit_code);
   if (!options) return exit_code;
-  if (!options->credentials_file.empty()) {
-    if (!ReadCredentialsFile(options->credentials_file, &*options)) {
-      return Fail(2,
-                  "no aws_access_key_id and aws_secret_access_key in " + options->credentials_file);
-    }
-  } else {
-    options->root_id = env("AWS_ACCESS_KEY_ID").value_or("");
-    options->root_secret = env("AWS_SECRET_ACCESS_KEY").value_or("");
-    if (options->root_id.empty() || options->root_secret.empty()) {
-      return Fail(2,
-                  "no credentials: pass --credentials-file or set AWS_ACCESS_KEY_ID and "
-                  "AWS_SECRET_ACCESS_KEY to the root key");
-    }
+  if (std::string error; !ReadCredentials(options->credentials_file, env, &options->root, &error)) {
+    return Fail(2, error);
   }
   // IAM is signed for us-east-1 whatever the endpoint, as the aws cli does.
   if (options->region.empty()) options->region = "us-east-1";
