@@ -431,158 +431,79 @@ bool InCidr(const Cidr& cidr, const IpAddress& ip) {
 
 // ---- Operators ------------------------------------------------------------------------------
 
-struct OperatorName {
-  std::string_view name;
-  ConditionOp op;
-};
-
-constexpr OperatorName kOperators[] = {
-    {"StringEquals", ConditionOp::kStringEquals},
-    {"StringNotEquals", ConditionOp::kStringNotEquals},
-    {"StringEqualsIgnoreCase", ConditionOp::kStringEqualsIgnoreCase},
-    {"StringNotEqualsIgnoreCase", ConditionOp::kStringNotEqualsIgnoreCase},
-    {"StringLike", ConditionOp::kStringLike},
-    {"StringNotLike", ConditionOp::kStringNotLike},
-    {"NumericEquals", ConditionOp::kNumericEquals},
-    {"NumericNotEquals", ConditionOp::kNumericNotEquals},
-    {"NumericLessThan", ConditionOp::kNumericLessThan},
-    {"NumericLessThanEquals", ConditionOp::kNumericLessThanEquals},
-    {"NumericGreaterThan", ConditionOp::kNumericGreaterThan},
-    {"NumericGreaterThanEquals", ConditionOp::kNumericGreaterThanEquals},
-    {"DateEquals", ConditionOp::kDateEquals},
-    {"DateNotEquals", ConditionOp::kDateNotEquals},
-    {"DateLessThan", ConditionOp::kDateLessThan},
-    {"DateLessThanEquals", ConditionOp::kDateLessThanEquals},
-    {"DateGreaterThan", ConditionOp::kDateGreaterThan},
-    {"DateGreaterThanEquals", ConditionOp::kDateGreaterThanEquals},
-    {"Bool", ConditionOp::kBool},
-    {"BinaryEquals", ConditionOp::kBinaryEquals},
-    {"IpAddress", ConditionOp::kIpAddress},
-    {"NotIpAddress", ConditionOp::kNotIpAddress},
-    {"ArnEquals", ConditionOp::kArnEquals},
-    {"ArnLike", ConditionOp::kArnLike},
-    {"ArnNotEquals", ConditionOp::kArnNotEquals},
-    {"ArnNotLike", ConditionOp::kArnNotLike},
-    {"Null", ConditionOp::kNull},
-};
-
-// Negated operators match when no policy value matches, and match a key that is absent.
-bool IsNegated(ConditionOp op) {
-  switch (op) {
-    case ConditionOp::kStringNotEquals:
-    case ConditionOp::kStringNotEqualsIgnoreCase:
-    case ConditionOp::kStringNotLike:
-    case ConditionOp::kNumericNotEquals:
-    case ConditionOp::kDateNotEquals:
-    case ConditionOp::kNotIpAddress:
-    case ConditionOp::kArnNotEquals:
-    case ConditionOp::kArnNotLike:
-      return true;
-    case ConditionOp::kStringEquals:
-    case ConditionOp::kStringEqualsIgnoreCase:
-    case ConditionOp::kStringLike:
-    case ConditionOp::kNumericEquals:
-    case ConditionOp::kNumericLessThan:
-    case ConditionOp::kNumericLessThanEquals:
-    case ConditionOp::kNumericGreaterThan:
-    case ConditionOp::kNumericGreaterThanEquals:
-    case ConditionOp::kDateEquals:
-    case ConditionOp::kDateLessThan:
-    case ConditionOp::kDateLessThanEquals:
-    case ConditionOp::kDateGreaterThan:
-    case ConditionOp::kDateGreaterThanEquals:
-    case ConditionOp::kBool:
-    case ConditionOp::kBinaryEquals:
-    case ConditionOp::kIpAddress:
-    case ConditionOp::kArnEquals:
-    case ConditionOp::kArnLike:
-    case ConditionOp::kNull:
-      return false;
-  }
-  return false;
-}
-
 enum class ValueType { kString, kNumber, kDate, kBool, kBinary, kIp, kArn, kNull };
+// How an ordered operator compares a (the request's value) with b (the policy's).
+enum class Order { kUnordered, kEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
 
-ValueType TypeOf(ConditionOp op) {
-  switch (op) {
-    case ConditionOp::kStringEquals:
-    case ConditionOp::kStringNotEquals:
-    case ConditionOp::kStringEqualsIgnoreCase:
-    case ConditionOp::kStringNotEqualsIgnoreCase:
-    case ConditionOp::kStringLike:
-    case ConditionOp::kStringNotLike:
-      return ValueType::kString;
-    case ConditionOp::kNumericEquals:
-    case ConditionOp::kNumericNotEquals:
-    case ConditionOp::kNumericLessThan:
-    case ConditionOp::kNumericLessThanEquals:
-    case ConditionOp::kNumericGreaterThan:
-    case ConditionOp::kNumericGreaterThanEquals:
-      return ValueType::kNumber;
-    case ConditionOp::kDateEquals:
-    case ConditionOp::kDateNotEquals:
-    case ConditionOp::kDateLessThan:
-    case ConditionOp::kDateLessThanEquals:
-    case ConditionOp::kDateGreaterThan:
-    case ConditionOp::kDateGreaterThanEquals:
-      return ValueType::kDate;
-    case ConditionOp::kBool:
-      return ValueType::kBool;
-    case ConditionOp::kBinaryEquals:
-      return ValueType::kBinary;
-    case ConditionOp::kIpAddress:
-    case ConditionOp::kNotIpAddress:
-      return ValueType::kIp;
-    case ConditionOp::kArnEquals:
-    case ConditionOp::kArnLike:
-    case ConditionOp::kArnNotEquals:
-    case ConditionOp::kArnNotLike:
-      return ValueType::kArn;
-    case ConditionOp::kNull:
-      return ValueType::kNull;
+// One row per ConditionOp, in the enum's order: its name in a policy, the type of its values,
+// its comparison, and whether it is negated (a negated operator matches when no policy value
+// matches its positive form, and matches a key that is absent).
+struct OperatorInfo {
+  ConditionOp op;
+  std::string_view name;
+  ValueType type;
+  Order order;
+  bool negated;
+};
+
+using Op = ConditionOp;
+using enum ValueType;
+using enum Order;
+constexpr OperatorInfo kOperators[] = {
+    {Op::kStringEquals, "StringEquals", kString, kUnordered, false},
+    {Op::kStringNotEquals, "StringNotEquals", kString, kUnordered, true},
+    {Op::kStringEqualsIgnoreCase, "StringEqualsIgnoreCase", kString, kUnordered, false},
+    {Op::kStringNotEqualsIgnoreCase, "StringNotEqualsIgnoreCase", kString, kUnordered, true},
+    {Op::kStringLike, "StringLike", kString, kUnordered, false},
+    {Op::kStringNotLike, "StringNotLike", kString, kUnordered, true},
+    {Op::kNumericEquals, "NumericEquals", kNumber, kEqual, false},
+    {Op::kNumericNotEquals, "NumericNotEquals", kNumber, kEqual, true},
+    {Op::kNumericLessThan, "NumericLessThan", kNumber, kLess, false},
+    {Op::kNumericLessThanEquals, "NumericLessThanEquals", kNumber, kLessEqual, false},
+    {Op::kNumericGreaterThan, "NumericGreaterThan", kNumber, kGreater, false},
+    {Op::kNumericGreaterThanEquals, "NumericGreaterThanEquals", kNumber, kGreaterEqual, false},
+    {Op::kDateEquals, "DateEquals", kDate, kEqual, false},
+    {Op::kDateNotEquals, "DateNotEquals", kDate, kEqual, true},
+    {Op::kDateLessThan, "DateLessThan", kDate, kLess, false},
+    {Op::kDateLessThanEquals, "DateLessThanEquals", kDate, kLessEqual, false},
+    {Op::kDateGreaterThan, "DateGreaterThan", kDate, kGreater, false},
+    {Op::kDateGreaterThanEquals, "DateGreaterThanEquals", kDate, kGreaterEqual, false},
+    {Op::kBool, "Bool", kBool, kUnordered, false},
+    {Op::kBinaryEquals, "BinaryEquals", kBinary, kUnordered, false},
+    {Op::kIpAddress, "IpAddress", kIp, kUnordered, false},
+    {Op::kNotIpAddress, "NotIpAddress", kIp, kUnordered, true},
+    {Op::kArnEquals, "ArnEquals", kArn, kUnordered, false},
+    {Op::kArnLike, "ArnLike", kArn, kUnordered, false},
+    {Op::kArnNotEquals, "ArnNotEquals", kArn, kUnordered, true},
+    {Op::kArnNotLike, "ArnNotLike", kArn, kUnordered, true},
+    {Op::kNull, "Null", kNull, kUnordered, false},
+};
+
+constexpr bool RowsFollowTheEnum() {
+  for (size_t i = 0; i < std::size(kOperators); ++i) {
+    if (static_cast<size_t>(kOperators[i].op) != i) return false;
   }
-  return ValueType::kString;
+  return std::size(kOperators) == static_cast<size_t>(Op::kNull) + 1;
 }
+static_assert(RowsFollowTheEnum(), "one kOperators row per ConditionOp, in the enum's order");
 
-// a <op> b for the ordered operators (a: the request's value, b: the policy's); the Equals and
-// NotEquals operators both ask equality (the caller negates).
+const OperatorInfo& Info(ConditionOp op) { return kOperators[static_cast<size_t>(op)]; }
+
 template <typename T>
-bool Compare(ConditionOp op, T a, T b) {
-  switch (op) {
-    case ConditionOp::kNumericEquals:
-    case ConditionOp::kNumericNotEquals:
-    case ConditionOp::kDateEquals:
-    case ConditionOp::kDateNotEquals:
+bool Compare(Order order, T a, T b) {
+  switch (order) {
+    case kEqual:
       return a == b;
-    case ConditionOp::kNumericLessThan:
-    case ConditionOp::kDateLessThan:
+    case kLess:
       return a < b;
-    case ConditionOp::kNumericLessThanEquals:
-    case ConditionOp::kDateLessThanEquals:
+    case kLessEqual:
       return a <= b;
-    case ConditionOp::kNumericGreaterThan:
-    case ConditionOp::kDateGreaterThan:
+    case kGreater:
       return a > b;
-    case ConditionOp::kNumericGreaterThanEquals:
-    case ConditionOp::kDateGreaterThanEquals:
+    case kGreaterEqual:
       return a >= b;
-    case ConditionOp::kStringEquals:
-    case ConditionOp::kStringNotEquals:
-    case ConditionOp::kStringEqualsIgnoreCase:
-    case ConditionOp::kStringNotEqualsIgnoreCase:
-    case ConditionOp::kStringLike:
-    case ConditionOp::kStringNotLike:
-    case ConditionOp::kBool:
-    case ConditionOp::kBinaryEquals:
-    case ConditionOp::kIpAddress:
-    case ConditionOp::kNotIpAddress:
-    case ConditionOp::kArnEquals:
-    case ConditionOp::kArnLike:
-    case ConditionOp::kArnNotEquals:
-    case ConditionOp::kArnNotLike:
-    case ConditionOp::kNull:
-      return false;  // not ordered; ValueMatches never asks
+    case kUnordered:
+      return false;  // ValueMatches never asks
   }
   return false;
 }
@@ -601,7 +522,7 @@ bool ArnMatches(const ConditionValue& v, std::string_view arn, const ConditionKe
 // form (StringNotEquals asks StringEquals; the caller negates).
 bool ValueMatches(ConditionOp op, const ConditionValue& v, std::string_view c,
                   const ConditionKeys* keys) {
-  switch (TypeOf(op)) {
+  switch (Info(op).type) {
     case ValueType::kString: {
       bool fold = op == ConditionOp::kStringEqualsIgnoreCase ||
                   op == ConditionOp::kStringNotEqualsIgnoreCase;
@@ -609,11 +530,11 @@ bool ValueMatches(ConditionOp op, const ConditionValue& v, std::string_view c,
     }
     case ValueType::kNumber: {
       double n = 0;
-      return ParseNumber(c, &n) && Compare(op, n, v.number);
+      return ParseNumber(c, &n) && Compare(Info(op).order, n, v.number);
     }
     case ValueType::kDate: {
       int64_t ms = 0;
-      return text::ParseIso8601OrEpochSeconds(c, &ms) && Compare(op, ms, v.millis);
+      return text::ParseIso8601OrEpochSeconds(c, &ms) && Compare(Info(op).order, ms, v.millis);
     }
     case ValueType::kBool:
       return text::EqualsIgnoreCase(c, v.text);
@@ -641,7 +562,7 @@ bool ConditionHolds(const Condition& cond, const ConditionKeys* keys) {
     }
     return false;
   }
-  bool negated = IsNegated(cond.op);
+  bool negated = Info(cond.op).negated;
   if (values.empty()) {
     if (cond.if_exists) return true;
     switch (cond.set) {
@@ -997,7 +918,7 @@ class PolicyParser {
         name.remove_suffix(8);
       }
       auto found = std::find_if(std::begin(kOperators), std::end(kOperators),
-                                [&](const OperatorName& o) { return o.name == name; });
+                                [&](const OperatorInfo& o) { return o.name == name; });
       if (found == std::end(kOperators) ||
           (found->op == ConditionOp::kNull && (base.if_exists || base.set != SetOp::kSingle))) {
         return Fail("Invalid Condition type : " + m.name);
@@ -1063,7 +984,7 @@ class PolicyParser {
 
   bool ConditionValueFor(ConditionOp op, const std::string& op_name, ConditionValue* cv) {
     std::string bad = "Invalid value in Conditions for operator " + op_name;
-    switch (TypeOf(op)) {
+    switch (Info(op).type) {
       case ValueType::kString: {
         bool like = op == ConditionOp::kStringLike || op == ConditionOp::kStringNotLike;
         cv->pattern = CompilePattern(cv->text, like, variables_, false);

@@ -153,53 +153,39 @@ T FromBigEndian(std::string_view raw) {
   return v;
 }
 
+// One row per ChecksumAlgorithm, in the enum's order: its name, its header, the size of its
+// value, and whether it is a CRC (which combine across parts).
+struct ChecksumInfo {
+  ChecksumAlgorithm algorithm;
+  std::string_view name, header;
+  size_t size;
+  bool crc;
+};
+constexpr ChecksumInfo kChecksums[] = {
+    {ChecksumAlgorithm::kCrc32, "CRC32", "x-amz-checksum-crc32", 4, true},
+    {ChecksumAlgorithm::kCrc32c, "CRC32C", "x-amz-checksum-crc32c", 4, true},
+    {ChecksumAlgorithm::kSha1, "SHA1", "x-amz-checksum-sha1", 20, false},
+    {ChecksumAlgorithm::kSha256, "SHA256", "x-amz-checksum-sha256", 32, false},
+    {ChecksumAlgorithm::kCrc64Nvme, "CRC64NVME", "x-amz-checksum-crc64nvme", 8, true},
+};
+constexpr bool RowsFollowTheEnum() {
+  for (size_t i = 0; i < std::size(kChecksums); ++i) {
+    if (kChecksums[i].algorithm != kAllChecksumAlgorithms[i]) return false;
+  }
+  return std::size(kChecksums) == kAllChecksumAlgorithms.size();
+}
+static_assert(RowsFollowTheEnum(), "one kChecksums row per ChecksumAlgorithm, in its order");
+
+const ChecksumInfo& Info(ChecksumAlgorithm algorithm) {
+  return kChecksums[static_cast<size_t>(algorithm)];
+}
+
 }  // namespace
 
-std::string_view ChecksumName(ChecksumAlgorithm algorithm) {
-  switch (algorithm) {
-    case ChecksumAlgorithm::kCrc32: return "CRC32";
-    case ChecksumAlgorithm::kCrc32c: return "CRC32C";
-    case ChecksumAlgorithm::kSha1: return "SHA1";
-    case ChecksumAlgorithm::kSha256: return "SHA256";
-    case ChecksumAlgorithm::kCrc64Nvme: return "CRC64NVME";
-  }
-  return "";
-}
-
-std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm) {
-  switch (algorithm) {
-    case ChecksumAlgorithm::kCrc32: return "x-amz-checksum-crc32";
-    case ChecksumAlgorithm::kCrc32c: return "x-amz-checksum-crc32c";
-    case ChecksumAlgorithm::kSha1: return "x-amz-checksum-sha1";
-    case ChecksumAlgorithm::kSha256: return "x-amz-checksum-sha256";
-    case ChecksumAlgorithm::kCrc64Nvme: return "x-amz-checksum-crc64nvme";
-  }
-  return "";
-}
-
-size_t ChecksumSize(ChecksumAlgorithm algorithm) {
-  switch (algorithm) {
-    case ChecksumAlgorithm::kCrc32: return 4;
-    case ChecksumAlgorithm::kCrc32c: return 4;
-    case ChecksumAlgorithm::kSha1: return 20;
-    case ChecksumAlgorithm::kSha256: return 32;
-    case ChecksumAlgorithm::kCrc64Nvme: return 8;
-  }
-  return 0;
-}
-
-bool IsCrc(ChecksumAlgorithm algorithm) {
-  switch (algorithm) {
-    case ChecksumAlgorithm::kCrc32:
-    case ChecksumAlgorithm::kCrc32c:
-    case ChecksumAlgorithm::kCrc64Nvme:
-      return true;
-    case ChecksumAlgorithm::kSha1:
-    case ChecksumAlgorithm::kSha256:
-      return false;
-  }
-  return false;
-}
+std::string_view ChecksumName(ChecksumAlgorithm algorithm) { return Info(algorithm).name; }
+std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm) { return Info(algorithm).header; }
+size_t ChecksumSize(ChecksumAlgorithm algorithm) { return Info(algorithm).size; }
+bool IsCrc(ChecksumAlgorithm algorithm) { return Info(algorithm).crc; }
 
 std::optional<ChecksumAlgorithm> ParseChecksumAlgorithm(std::string_view name) {
   for (ChecksumAlgorithm a : kAllChecksumAlgorithms) {
