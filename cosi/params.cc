@@ -12,6 +12,7 @@
 
 #include "storage/bucket_name.h"
 #include "text/encoding.h"
+#include "text/names.h"
 
 namespace cubby::cosi {
 namespace {
@@ -38,35 +39,35 @@ std::string Quoted(std::string_view key) { return "\"" + std::string(key) + "\""
 
 // What the parameters that take one of a few named values accept, in the order BadValue lists
 // them.
-constexpr std::pair<std::string_view, AccessMode> kAnonymousModes[] = {
-    {"Private", AccessMode::kNone},
-    {"ReadOnly", AccessMode::kReadOnly},
-    {"WriteOnly", AccessMode::kWriteOnly},
-    {"ReadWrite", AccessMode::kReadWrite},
+constexpr text::Named<AccessMode> kAnonymousModes[] = {
+    {AccessMode::kNone, "Private"},
+    {AccessMode::kReadOnly, "ReadOnly"},
+    {AccessMode::kWriteOnly, "WriteOnly"},
+    {AccessMode::kReadWrite, "ReadWrite"},
 };
-constexpr std::pair<std::string_view, AccessMode> kAccessModes[] = {
-    {"ReadWrite", AccessMode::kReadWrite},
-    {"ReadOnly", AccessMode::kReadOnly},
-    {"WriteOnly", AccessMode::kWriteOnly},
+constexpr text::Named<AccessMode> kAccessModes[] = {
+    {AccessMode::kReadWrite, "ReadWrite"},
+    {AccessMode::kReadOnly, "ReadOnly"},
+    {AccessMode::kWriteOnly, "WriteOnly"},
 };
-constexpr std::pair<std::string_view, bool> kBooleans[] = {{"true", true}, {"false", false}};
+constexpr text::Named<bool> kBooleans[] = {{true, "true"}, {false, "false"}};
 // https://docs.aws.amazon.com/AmazonS3/latest/API/API_VersioningConfiguration.html
-constexpr std::pair<std::string_view, storage::VersioningState> kVersioningStates[] = {
-    {"Enabled", storage::VersioningState::kEnabled},
-    {"Suspended", storage::VersioningState::kSuspended},
+constexpr text::Named<storage::VersioningState> kVersioningStates[] = {
+    {storage::VersioningState::kEnabled, "Enabled"},
+    {storage::VersioningState::kSuspended, "Suspended"},
 };
-constexpr std::pair<std::string_view, storage::RetentionMode> kLockModes[] = {
-    {"GOVERNANCE", storage::RetentionMode::kGovernance},
-    {"COMPLIANCE", storage::RetentionMode::kCompliance},
+constexpr text::Named<storage::RetentionMode> kLockModes[] = {
+    {storage::RetentionMode::kGovernance, "GOVERNANCE"},
+    {storage::RetentionMode::kCompliance, "COMPLIANCE"},
 };
 
 // `value` as one of `choices`, named exactly (no other case, no spaces), into *out; otherwise
 // BadValue listing the names.
 template <typename T, size_t N, typename Out>
-Status ParseChoice(std::string_view key, std::string_view value,
-                   const std::pair<std::string_view, T> (&choices)[N], Out* out) {
+Status ParseChoice(std::string_view key, std::string_view value, const text::Named<T> (&choices)[N],
+                   Out* out) {
   std::string names;
-  for (const auto& [name, choice] : choices) {
+  for (const auto& [choice, name] : choices) {
     if (value == name) {
       *out = choice;
       return Status::Ok();
@@ -416,31 +417,11 @@ Status ParseGrantParameters(const Parameters& parameters) {
 }
 
 std::string_view AnonymousModeName(AccessMode mode) {
-  switch (mode) {
-    case AccessMode::kNone:
-      return "Private";
-    case AccessMode::kReadOnly:
-      return "ReadOnly";
-    case AccessMode::kWriteOnly:
-      return "WriteOnly";
-    case AccessMode::kReadWrite:
-      return "ReadWrite";
-  }
-  return "Private";
+  return text::NameOf(kAnonymousModes, mode, "Private");
 }
 
 std::string_view AccessModeName(AccessMode mode) {
-  switch (mode) {
-    case AccessMode::kNone:
-      return "None";
-    case AccessMode::kReadOnly:
-      return "ReadOnly";
-    case AccessMode::kWriteOnly:
-      return "WriteOnly";
-    case AccessMode::kReadWrite:
-      return "ReadWrite";
-  }
-  return "None";
+  return text::NameOf(kAccessModes, mode, "None");
 }
 
 }  // namespace cubby::cosi

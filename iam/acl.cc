@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "text/ascii.h"
+#include "text/names.h"
 
 namespace cubby::iam {
 
@@ -94,78 +96,44 @@ bool IsKnownGroup(std::string_view uri) {
   return uri == kAllUsersGroup || uri == kAuthenticatedUsersGroup || uri == kLogDeliveryGroup;
 }
 
+constexpr text::Named<AclPermission> kPermissions[] = {
+    {AclPermission::kRead, "READ"},
+    {AclPermission::kWrite, "WRITE"},
+    {AclPermission::kReadAcp, "READ_ACP"},
+    {AclPermission::kWriteAcp, "WRITE_ACP"},
+    {AclPermission::kFullControl, "FULL_CONTROL"},
+};
+
 std::string_view PermissionName(AclPermission permission) {
-  switch (permission) {
-    case AclPermission::kRead:
-      return "READ";
-    case AclPermission::kWrite:
-      return "WRITE";
-    case AclPermission::kReadAcp:
-      return "READ_ACP";
-    case AclPermission::kWriteAcp:
-      return "WRITE_ACP";
-    case AclPermission::kFullControl:
-      return "FULL_CONTROL";
-  }
-  return "";
+  return text::NameOf(kPermissions, permission);
 }
 
 bool ParsePermission(std::string_view name, AclPermission* out) {
-  for (AclPermission p : {AclPermission::kRead, AclPermission::kWrite, AclPermission::kReadAcp,
-                          AclPermission::kWriteAcp, AclPermission::kFullControl}) {
-    if (name == PermissionName(p)) {
-      *out = p;
-      return true;
-    }
-  }
-  return false;
+  std::optional<AclPermission> permission = text::ValueNamed(kPermissions, name);
+  if (permission) *out = *permission;
+  return permission.has_value();
 }
 
 // ---- Canned ACLs ----
 
-namespace {
-constexpr CannedAcl kEveryCannedAcl[] = {
-    CannedAcl::kPrivate,
-    CannedAcl::kPublicRead,
-    CannedAcl::kPublicReadWrite,
-    CannedAcl::kAuthenticatedRead,
-    CannedAcl::kAwsExecRead,
-    CannedAcl::kBucketOwnerRead,
-    CannedAcl::kBucketOwnerFullControl,
-    CannedAcl::kLogDeliveryWrite,
+constexpr text::Named<CannedAcl> kCannedAcls[] = {
+    {CannedAcl::kPrivate, "private"},
+    {CannedAcl::kPublicRead, "public-read"},
+    {CannedAcl::kPublicReadWrite, "public-read-write"},
+    {CannedAcl::kAuthenticatedRead, "authenticated-read"},
+    {CannedAcl::kAwsExecRead, "aws-exec-read"},
+    {CannedAcl::kBucketOwnerRead, "bucket-owner-read"},
+    {CannedAcl::kBucketOwnerFullControl, "bucket-owner-full-control"},
+    {CannedAcl::kLogDeliveryWrite, "log-delivery-write"},
 };
-}  // namespace
 
-std::string_view CannedAclName(CannedAcl acl) {
-  switch (acl) {
-    case CannedAcl::kPrivate:
-      return "private";
-    case CannedAcl::kPublicRead:
-      return "public-read";
-    case CannedAcl::kPublicReadWrite:
-      return "public-read-write";
-    case CannedAcl::kAuthenticatedRead:
-      return "authenticated-read";
-    case CannedAcl::kAwsExecRead:
-      return "aws-exec-read";
-    case CannedAcl::kBucketOwnerRead:
-      return "bucket-owner-read";
-    case CannedAcl::kBucketOwnerFullControl:
-      return "bucket-owner-full-control";
-    case CannedAcl::kLogDeliveryWrite:
-      return "log-delivery-write";
-  }
-  return "";
-}
+std::string_view CannedAclName(CannedAcl acl) { return text::NameOf(kCannedAcls, acl); }
 
 AclStatus ParseCannedAcl(std::string_view value, CannedAcl* out) {
-  for (CannedAcl acl : kEveryCannedAcl) {
-    if (value == CannedAclName(acl)) {
-      *out = acl;
-      return {};
-    }
-  }
-  return InvalidArgument("'" + std::string(value) + "' is not a canned ACL.");
+  std::optional<CannedAcl> acl = text::ValueNamed(kCannedAcls, value);
+  if (!acl) return InvalidArgument("'" + std::string(value) + "' is not a canned ACL.");
+  *out = *acl;
+  return {};
 }
 
 AclRecord ExpandCanned(CannedAcl acl, std::string_view owner_id, std::string_view bucket_owner_id,
@@ -338,27 +306,23 @@ bool AclGrants(const AclRequirement& requirement, const AclRecord& bucket_acl,
 
 // ---- Object ownership ----
 
+constexpr text::Named<ObjectOwnership> kOwnerships[] = {
+    {ObjectOwnership::kObjectWriter, "ObjectWriter"},
+    {ObjectOwnership::kBucketOwnerPreferred, "BucketOwnerPreferred"},
+    {ObjectOwnership::kBucketOwnerEnforced, "BucketOwnerEnforced"},
+};
+
 std::string_view ObjectOwnershipName(ObjectOwnership ownership) {
-  switch (ownership) {
-    case ObjectOwnership::kObjectWriter:
-      return "ObjectWriter";
-    case ObjectOwnership::kBucketOwnerPreferred:
-      return "BucketOwnerPreferred";
-    case ObjectOwnership::kBucketOwnerEnforced:
-      return "BucketOwnerEnforced";
-  }
-  return "";
+  return text::NameOf(kOwnerships, ownership);
 }
 
 AclStatus ParseObjectOwnership(std::string_view value, ObjectOwnership* out) {
-  for (ObjectOwnership o : {ObjectOwnership::kObjectWriter, ObjectOwnership::kBucketOwnerPreferred,
-                            ObjectOwnership::kBucketOwnerEnforced}) {
-    if (value == ObjectOwnershipName(o)) {
-      *out = o;
-      return {};
-    }
+  std::optional<ObjectOwnership> ownership = text::ValueNamed(kOwnerships, value);
+  if (!ownership) {
+    return InvalidArgument("Invalid x-amz-object-ownership header: " + std::string(value));
   }
-  return InvalidArgument("Invalid x-amz-object-ownership header: " + std::string(value));
+  *out = *ownership;
+  return {};
 }
 
 AclStatus CheckAclAllowedByOwnership(ObjectOwnership ownership, std::optional<CannedAcl> canned,

@@ -11,6 +11,7 @@
 #include "storage/keygen.h"
 #include "storage/users.h"
 #include "text/ascii.h"
+#include "text/names.h"
 #include "text/time.h"
 #include "text/xml_writer.h"
 
@@ -317,15 +318,8 @@ IamResponse Call::DeleteUser() {
   return Empty();
 }
 
-const char* StatusName(storage::KeyStatus status) {
-  switch (status) {
-    case storage::KeyStatus::kActive:
-      return "Active";
-    case storage::KeyStatus::kInactive:
-      return "Inactive";
-  }
-  return "Inactive";
-}
+constexpr text::Named<storage::KeyStatus> kKeyStatuses[] = {
+    {storage::KeyStatus::kActive, "Active"}, {storage::KeyStatus::kInactive, "Inactive"}};
 
 IamResponse Call::CreateAccessKey() {
   Result<std::string> name = UserNameOrCaller();
@@ -361,7 +355,7 @@ IamResponse Call::CreateAccessKey() {
   w.Open("AccessKey");
   w.Element("UserName", *name);
   w.Element("AccessKeyId", key->access_key_id);
-  w.Element("Status", StatusName(key->status));
+  w.Element("Status", text::NameOf(kKeyStatuses, key->status, "Inactive"));
   w.Element("SecretAccessKey", key->secret.reveal());  // the one place a secret is answered
   w.Element("CreateDate", text::FormatIso8601Millis(key->created_ms));
   w.Close();
@@ -382,7 +376,7 @@ IamResponse Call::ListAccessKeys() {
     w.Open("member");
     w.Element("UserName", user->name);
     w.Element("AccessKeyId", key.access_key_id);
-    w.Element("Status", StatusName(key.status));
+    w.Element("Status", text::NameOf(kKeyStatuses, key.status, "Inactive"));
     w.Element("CreateDate", text::FormatIso8601Millis(key.created_ms));
     w.Close();
   }
@@ -397,12 +391,8 @@ IamResponse Call::UpdateAccessKey() {
   if (id == nullptr) return missing;
   const std::string* status = Required("Status", "status", &missing);
   if (status == nullptr) return missing;
-  storage::KeyStatus wanted;
-  if (*status == "Active") {
-    wanted = storage::KeyStatus::kActive;
-  } else if (*status == "Inactive") {
-    wanted = storage::KeyStatus::kInactive;
-  } else {
+  std::optional<storage::KeyStatus> wanted = text::ValueNamed(kKeyStatuses, *status);
+  if (!wanted) {
     return Error(IamError::kValidationError,
                  "1 validation error detected: Value '" + *status +
                      "' at 'status' failed to satisfy constraint: Member must satisfy enum "
@@ -410,7 +400,7 @@ IamResponse Call::UpdateAccessKey() {
   }
   Result<std::string> name = UserNameOrCaller();
   if (!name.ok()) return StorageError(name.status());
-  if (Status s = store_.UpdateAccessKeyStatus(*name, *id, wanted); !s.ok()) {
+  if (Status s = store_.UpdateAccessKeyStatus(*name, *id, *wanted); !s.ok()) {
     return StorageError(s);
   }
   return Empty();
@@ -534,43 +524,38 @@ IamResponse Call::ListUserTags() {
 
 }  // namespace
 
-IamErrorInfo Info(IamError error) {
-  switch (error) {
-    case IamError::kNone:
-      return {"", 200, true};
-    case IamError::kAccessDenied:
-      return {"AccessDenied", 403, true};
-    case IamError::kDeleteConflict:
-      return {"DeleteConflict", 409, true};
-    case IamError::kEntityAlreadyExists:
-      return {"EntityAlreadyExists", 409, true};
-    case IamError::kIncompleteSignature:
-      return {"IncompleteSignature", 400, true};
-    case IamError::kInvalidAction:
-      return {"InvalidAction", 400, true};
-    case IamError::kInvalidClientTokenId:
-      return {"InvalidClientTokenId", 403, true};
-    case IamError::kInvalidInput:
-      return {"InvalidInput", 400, true};
-    case IamError::kLimitExceeded:
-      return {"LimitExceeded", 409, true};
-    case IamError::kMalformedPolicyDocument:
-      return {"MalformedPolicyDocument", 400, true};
-    case IamError::kMissingAuthenticationToken:
-      return {"MissingAuthenticationToken", 403, true};
-    case IamError::kNoSuchEntity:
-      return {"NoSuchEntity", 404, true};
-    case IamError::kRequestEntityTooLarge:
-      return {"RequestEntityTooLarge", 413, true};
-    case IamError::kServiceFailure:
-      return {"ServiceFailure", 500, false};
-    case IamError::kSignatureDoesNotMatch:
-      return {"SignatureDoesNotMatch", 403, true};
-    case IamError::kValidationError:
-      return {"ValidationError", 400, true};
+namespace {
+
+// One row per IamError, in the enum's order: code, HTTP status, sender (else Receiver).
+constexpr std::pair<IamError, IamErrorInfo> kIamErrors[] = {
+    {IamError::kNone, {"", 200, true}},
+    {IamError::kAccessDenied, {"AccessDenied", 403, true}},
+    {IamError::kDeleteConflict, {"DeleteConflict", 409, true}},
+    {IamError::kEntityAlreadyExists, {"EntityAlreadyExists", 409, true}},
+    {IamError::kIncompleteSignature, {"IncompleteSignature", 400, true}},
+    {IamError::kInvalidAction, {"InvalidAction", 400, true}},
+    {IamError::kInvalidClientTokenId, {"InvalidClientTokenId", 403, true}},
+    {IamError::kInvalidInput, {"InvalidInput", 400, true}},
+    {IamError::kLimitExceeded, {"LimitExceeded", 409, true}},
+    {IamError::kMalformedPolicyDocument, {"MalformedPolicyDocument", 400, true}},
+    {IamError::kMissingAuthenticationToken, {"MissingAuthenticationToken", 403, true}},
+    {IamError::kNoSuchEntity, {"NoSuchEntity", 404, true}},
+    {IamError::kRequestEntityTooLarge, {"RequestEntityTooLarge", 413, true}},
+    {IamError::kServiceFailure, {"ServiceFailure", 500, false}},
+    {IamError::kSignatureDoesNotMatch, {"SignatureDoesNotMatch", 403, true}},
+    {IamError::kValidationError, {"ValidationError", 400, true}},
+};
+constexpr bool RowsFollowTheEnum() {
+  for (size_t i = 0; i < std::size(kIamErrors); ++i) {
+    if (static_cast<size_t>(kIamErrors[i].first) != i) return false;
   }
-  return {"ServiceFailure", 500, false};
+  return std::size(kIamErrors) == static_cast<size_t>(IamError::kValidationError) + 1;
 }
+static_assert(RowsFollowTheEnum(), "one kIamErrors row per IamError, in the enum's order");
+
+}  // namespace
+
+IamErrorInfo Info(IamError error) { return kIamErrors[static_cast<size_t>(error)].second; }
 
 IamResponse ErrorResponse(IamError error, std::string_view message, std::string_view request_id) {
   const IamErrorInfo info = Info(error);

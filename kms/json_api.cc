@@ -14,6 +14,7 @@
 
 #include "kms/key_store.h"
 #include "text/json.h"
+#include "text/names.h"
 
 namespace cubby::kms {
 namespace {
@@ -28,17 +29,11 @@ constexpr std::string_view kSymmetricDefault = "SYMMETRIC_DEFAULT";
 constexpr size_t kMaxRequestBytes = 64 << 10;
 constexpr int64_t kDayMs = 24LL * 3600 * 1000;
 
-const char* StateName(KmsKeyState state) {
-  switch (state) {
-    case KmsKeyState::kEnabled:
-      return "Enabled";
-    case KmsKeyState::kDisabled:
-      return "Disabled";
-    case KmsKeyState::kPendingDeletion:
-      return "PendingDeletion";
-  }
-  return "Unknown";
-}
+constexpr text::Named<KmsKeyState> kStates[] = {{KmsKeyState::kEnabled, "Enabled"},
+                                                {KmsKeyState::kDisabled, "Disabled"},
+                                                {KmsKeyState::kPendingDeletion, "PendingDeletion"}};
+
+std::string_view StateName(KmsKeyState state) { return text::NameOf(kStates, state, "Unknown"); }
 
 // ---- The JSON API's error shapes (https://docs.aws.amazon.com/kms/latest/APIReference/
 // CommonErrors.html and each operation's Errors section).

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "s3api/format.h"
 #include "s3api/xml.h"
 #include "text/ascii.h"
 #include "text/iso8601.h"
+#include "text/names.h"
 
 namespace cubby::s3api {
 namespace {
@@ -45,29 +47,17 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
-bool ParseMode(std::string_view text, RetentionMode* mode) {
-  text = TrimXmlSpace(text);
-  if (text == "GOVERNANCE") {
-    *mode = RetentionMode::kGovernance;
-  } else if (text == "COMPLIANCE") {
-    *mode = RetentionMode::kCompliance;
-  } else {
-    return false;
-  }
-  return true;
+// The modes a request names (kNone has no name).
+constexpr text::Named<RetentionMode> kRetentionModes[] = {
+    {RetentionMode::kGovernance, "GOVERNANCE"}, {RetentionMode::kCompliance, "COMPLIANCE"}};
+
+bool ParseMode(std::string_view value, RetentionMode* mode) {
+  std::optional<RetentionMode> named = text::ValueNamed(kRetentionModes, TrimXmlSpace(value));
+  if (named) *mode = *named;
+  return named.has_value();
 }
 
-std::string_view ModeName(RetentionMode mode) {
-  switch (mode) {
-    case RetentionMode::kNone:
-      return "";
-    case RetentionMode::kGovernance:
-      return "GOVERNANCE";
-    case RetentionMode::kCompliance:
-      return "COMPLIANCE";
-  }
-  return "";
-}
+std::string_view ModeName(RetentionMode mode) { return text::NameOf(kRetentionModes, mode); }
 
 constexpr int64_t kDayMs = 86400 * int64_t{1000};
 // S3's longest default retention.
@@ -278,13 +268,9 @@ XmlBodyError ParseObjectLockHeaders(const HttpRequest& request, int64_t now_ms,
         "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied");
   }
   if (mode != nullptr) {
-    if (*mode == "GOVERNANCE") {
-      state.retention.mode = RetentionMode::kGovernance;
-    } else if (*mode == "COMPLIANCE") {
-      state.retention.mode = RetentionMode::kCompliance;
-    } else {
-      return InvalidArgument("Unknown wormMode directive.");
-    }
+    std::optional<RetentionMode> named = text::ValueNamed(kRetentionModes, *mode);
+    if (!named) return InvalidArgument("Unknown wormMode directive.");
+    state.retention.mode = *named;
     std::optional<text::TimePoint> until = text::ParseIso8601Extended(*date);
     if (!until) {
       return InvalidArgument("The retain until date must be provided in ISO 8601 format");
@@ -739,17 +725,11 @@ XmlBodyError ParseCorsConfiguration(std::string_view body, storage::CorsConfig* 
 
 namespace {
 
-bool ParseSseAlgorithm(std::string_view text, storage::SseAlgorithm* out) {
-  text = TrimXmlSpace(text);
-  for (storage::SseAlgorithm algorithm :
-       {storage::SseAlgorithm::kAes256, storage::SseAlgorithm::kAwsKms,
-        storage::SseAlgorithm::kAwsKmsDsse}) {
-    if (text == storage::SseAlgorithmName(algorithm)) {
-      *out = algorithm;
-      return true;
-    }
-  }
-  return false;
+bool ParseSseAlgorithm(std::string_view value, storage::SseAlgorithm* out) {
+  std::optional<storage::SseAlgorithm> named =
+      text::ValueNamed(storage::kSseAlgorithms, TrimXmlSpace(value));
+  if (named) *out = *named;
+  return named.has_value();
 }
 
 // An element that holds only text: no child elements.

@@ -10,6 +10,7 @@
 #include "s3api/bucket_encryption.h"
 #include "text/ascii.h"
 #include "text/encoding.h"
+#include "text/names.h"
 
 namespace cubby::s3api {
 
@@ -20,19 +21,12 @@ constexpr std::string_view kKmsKeyId = "x-amz-server-side-encryption-aws-kms-key
 constexpr std::string_view kKmsContext = "x-amz-server-side-encryption-context";
 constexpr std::string_view kBucketKey = "x-amz-server-side-encryption-bucket-key-enabled";
 
-std::string_view ModeName(storage::SseMode mode) {
-  switch (mode) {
-    case storage::SseMode::kNone:
-      return "none";
-    case storage::SseMode::kSseS3:
-      return "sse-s3";
-    case storage::SseMode::kSseC:
-      return "sse-c";
-    case storage::SseMode::kSseKms:
-      return "sse-kms";
-  }
-  return "none";
-}
+constexpr text::Named<storage::SseMode> kModes[] = {{storage::SseMode::kNone, "none"},
+                                                    {storage::SseMode::kSseS3, "sse-s3"},
+                                                    {storage::SseMode::kSseC, "sse-c"},
+                                                    {storage::SseMode::kSseKms, "sse-kms"}};
+
+std::string_view ModeName(storage::SseMode mode) { return text::NameOf(kModes, mode, "none"); }
 
 // The context a data key is wrapped and its bytes sealed under: the mode, the object and, for a
 // part, the upload and part number. Data moved to another object or part does not open.

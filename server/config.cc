@@ -1,13 +1,14 @@
 #include "server/config.h"
 
 #include <algorithm>
+#include <boost/asio/ip/address.hpp>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <vector>
 
-#include <boost/asio/ip/address.hpp>
-
 #include "text/ascii.h"
+#include "text/names.h"
 
 namespace cubby::server {
 namespace {
@@ -109,15 +110,21 @@ Status ApplyRegion(std::string_view name, std::string_view value, Config* config
   return Status::Ok();
 }
 
+constexpr text::Named<LogLevel> kLogLevels[] = {{LogLevel::kDebug, "debug"},
+                                                {LogLevel::kInfo, "info"},
+                                                {LogLevel::kWarn, "warn"},
+                                                {LogLevel::kError, "error"}};
+constexpr text::Named<LogFormat> kLogFormats[] = {{LogFormat::kLogfmt, "logfmt"},
+                                                  {LogFormat::kJson, "json"}};
+
 Status ApplyLogLevel(std::string_view name, std::string_view value, Config* config) {
-  for (LogLevel level : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarn, LogLevel::kError}) {
-    if (value == LogLevelName(level)) {
-      config->log_level = level;
-      return Status::Ok();
-    }
+  std::optional<LogLevel> level = text::ValueNamed(kLogLevels, value);
+  if (!level) {
+    return Invalid(std::string(name) + ": invalid log level '" + std::string(value) +
+                   "' (allowed: debug, info, warn, error)");
   }
-  return Invalid(std::string(name) + ": invalid log level '" + std::string(value) +
-                 "' (allowed: debug, info, warn, error)");
+  config->log_level = *level;
+  return Status::Ok();
 }
 
 Status ApplyDomain(std::string_view name, std::string_view value, Config* config) {
@@ -131,14 +138,13 @@ Status ApplyDomain(std::string_view name, std::string_view value, Config* config
 }
 
 Status ApplyLogFormat(std::string_view name, std::string_view value, Config* config) {
-  for (LogFormat format : {LogFormat::kLogfmt, LogFormat::kJson}) {
-    if (value == LogFormatName(format)) {
-      config->log_format = format;
-      return Status::Ok();
-    }
+  std::optional<LogFormat> format = text::ValueNamed(kLogFormats, value);
+  if (!format) {
+    return Invalid(std::string(name) + ": invalid log format '" + std::string(value) +
+                   "' (allowed: logfmt, json)");
   }
-  return Invalid(std::string(name) + ": invalid log format '" + std::string(value) +
-                 "' (allowed: logfmt, json)");
+  config->log_format = *format;
+  return Status::Ok();
 }
 
 Status ApplyEphemeral(std::string_view name, std::string_view value, Config* config) {
@@ -398,28 +404,10 @@ Status ResolveListenerProbe(Config* config) {
 
 }  // namespace
 
-std::string_view LogLevelName(LogLevel level) {
-  switch (level) {
-    case LogLevel::kDebug:
-      return "debug";
-    case LogLevel::kInfo:
-      return "info";
-    case LogLevel::kWarn:
-      return "warn";
-    case LogLevel::kError:
-      return "error";
-  }
-  return "info";
-}
+std::string_view LogLevelName(LogLevel level) { return text::NameOf(kLogLevels, level, "info"); }
 
 std::string_view LogFormatName(LogFormat format) {
-  switch (format) {
-    case LogFormat::kLogfmt:
-      return "logfmt";
-    case LogFormat::kJson:
-      return "json";
-  }
-  return "logfmt";
+  return text::NameOf(kLogFormats, format, "logfmt");
 }
 
 std::optional<uint64_t> ParseByteSize(std::string_view text) {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "text/names.h"
+
 namespace cubby::storage {
 
 // A bucket's versioning state. A bucket starts unversioned; once Enabled it can only move
@@ -119,16 +121,13 @@ enum class SseAlgorithm : uint8_t {
 
 // The algorithm's name in S3's API (SSEAlgorithm, x-amz-server-side-encryption): "AES256",
 // "aws:kms" or "aws:kms:dsse".
+inline constexpr text::Named<SseAlgorithm> kSseAlgorithms[] = {
+    {SseAlgorithm::kAes256, "AES256"},
+    {SseAlgorithm::kAwsKms, "aws:kms"},
+    {SseAlgorithm::kAwsKmsDsse, "aws:kms:dsse"},
+};
 constexpr std::string_view SseAlgorithmName(SseAlgorithm algorithm) {
-  switch (algorithm) {
-    case SseAlgorithm::kAes256:
-      return "AES256";
-    case SseAlgorithm::kAwsKms:
-      return "aws:kms";
-    case SseAlgorithm::kAwsKmsDsse:
-      return "aws:kms:dsse";
-  }
-  return "AES256";
+  return text::NameOf(kSseAlgorithms, algorithm, "AES256");
 }
 
 // One default-encryption rule, stored as PutBucketEncryption gave it (s3api checks it).
