@@ -1,10 +1,10 @@
-// Binary records of the bucket configurations in storage/bucket_config.h, written by codec.cc
-// with the primitives of storage/codec.h's records: one version byte, then fields in a fixed
-// order; integers are LEB128 varints (signed ones zigzag-encoded), strings are
+// Binary records of the bucket configurations in storage/bucket_config.h, written by
+// bucket_config_codec.cc with the primitives of storage/codec.h's records: one version byte, then
+// fields in a fixed order; integers are LEB128 varints (signed ones zigzag-encoded), strings are
 // varint-length-prefixed bytes, lists a varint count and their elements. Decoding is strict: an
 // unknown version, a truncated field, an out-of-range enum or flag, or trailing bytes yield
-// kCorruption, and no decoder reads past its input or allocates more than its input can
-// describe. Private to storage/ (and its tests).
+// kCorruption, and no decoder reads past its input or allocates more than its input can describe.
+// Private to storage/ (and its tests).
 #pragma once
 
 #include <string>

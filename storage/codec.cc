@@ -1,17 +1,16 @@
+// The records of storage/codec.h (buckets, objects, multipart uploads and parts, access keys,
+// users) and their version history; the key layout is codec_keys.cc's, the bucket
+// configurations' values bucket_config_codec.cc's.
 #include "storage/codec.h"
 
 #include <utility>
 
 #include "storage/bucket_config_codec.h"
-#include "storage/codec_primitives.h"
-#include "text/encoding.h"
+#include "storage/codec_internal.h"
 
 namespace cubby::storage::codec {
 namespace {
 
-constexpr uint8_t kVersion1 = 1;
-// BucketRecord, AccessKeyRecord: version 1 followed by the fields of format 2.
-constexpr uint8_t kVersion2 = 2;
 // ObjectMeta only: version 1 followed by a segment list (multipart objects).
 constexpr uint8_t kVersionSegments = 2;
 // ObjectMeta only: version 2 whose segment list may be empty, then owner_id and acl.
@@ -54,131 +53,8 @@ constexpr uint8_t kVersionSealed = 7;
 // part (its data.size is then the sealed size, its size the plaintext's).
 constexpr uint8_t kPartVersionSealed = 2;
 
-// ---- Writer helpers (the primitives are codec_primitives.h's).
-void PutStringMap(std::string* out, const std::map<std::string, std::string>& m) {
-  PutVarint(out, m.size());
-  for (const auto& [k, v] : m) {
-    PutBytes(out, k);
-    PutBytes(out, v);
-  }
-}
-
-// ---- Reader: every Get* returns false on truncated or malformed input.
-class Reader : public ByteReader {
- public:
-  using ByteReader::ByteReader;
-
-  bool GetMode(AccessMode* m) {
-    uint8_t b;
-    if (!GetByte(&b) || b > 3) return false;
-    *m = static_cast<AccessMode>(b);
-    return true;
-  }
-  // A count of elements each at least `min_bytes` long: bounded by what is left, so a corrupt
-  // count cannot make us loop (or reserve) far past the input.
-  bool GetCount(uint64_t* n, size_t min_bytes) {
-    return GetVarint(n) && *n <= in_.size() / min_bytes;
-  }
-  bool GetStringMap(std::map<std::string, std::string>* m) {
-    uint64_t n;
-    if (!GetCount(&n, 2)) return false;
-    for (uint64_t i = 0; i < n; ++i) {
-      std::string k, v;
-      if (!GetString(&k) || !GetString(&v)) return false;
-      (*m)[std::move(k)] = std::move(v);
-    }
-    return true;
-  }
-  bool Version() {
-    uint8_t v;
-    return GetByte(&v) && v == kVersion1;
-  }
-  // Version 1 or 2; *v2 tells which.
-  bool Version12(bool* v2) {
-    uint8_t v;
-    if (!GetByte(&v) || (v != kVersion1 && v != kVersion2)) return false;
-    *v2 = v == kVersion2;
-    return true;
-  }
-  bool MetaVersion(uint8_t* version) {
-    return GetByte(version) && *version >= kVersion1 && *version <= kVersionSealed;
-  }
-  bool GetAcl(AclRecord* acl) {
-    uint64_t n;
-    if (!GetString(&acl->owner_id) || !GetCount(&n, 3)) return false;
-    acl->grants.resize(n);
-    for (AclGrant& g : acl->grants) {
-      uint8_t type, permission;
-      if (!GetByte(&type) || type < 1 || type > 2 || !GetString(&g.grantee) ||
-          !GetByte(&permission) || permission < 1 || permission > 5) {
-        return false;
-      }
-      g.type = static_cast<GranteeType>(type);
-      g.permission = static_cast<AclPermission>(permission);
-    }
-    return true;
-  }
-  bool GetPairs(std::vector<std::pair<std::string, std::string>>* pairs) {
-    uint64_t n;
-    if (!GetCount(&n, 2)) return false;
-    pairs->resize(n);
-    for (auto& [k, v] : *pairs) {
-      if (!GetString(&k) || !GetString(&v)) return false;
-    }
-    return true;
-  }
-  bool GetSegment(DataSegment* seg) {
-    return GetVarint(&seg->data_id) && GetVarint(&seg->size) && GetU32(&seg->chunk_size);
-  }
-};
-
-Status Corrupt(const char* what) { return Status(Code::kCorruption, std::string("bad ") + what + " record"); }
-
-void PutBigEndian64(std::string* out, uint64_t v) {
-  for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t GetBigEndian64(std::string_view in) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(in[i]);
-  return v;
-}
-void PutFixed64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t GetFixed64(std::string_view in) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(in[i]);
-  return v;
-}
-
-// Empty segments have no data id and no chunk size. Others are chunks in the data family
-// (chunk size set) or one file (chunk size 0).
-bool SegmentValid(const DataSegment& seg) {
-  return seg.data_id != 0 || (seg.size == 0 && seg.chunk_size == 0);
-}
-
-void PutSegment(std::string* out, const DataSegment& seg) {
-  PutVarint(out, seg.data_id);
-  PutVarint(out, seg.size);
-  PutVarint(out, seg.chunk_size);
-}
-
-void PutAcl(std::string* out, const AclRecord& acl) {
-  PutBytes(out, acl.owner_id);
-  PutVarint(out, acl.grants.size());
-  for (const AclGrant& g : acl.grants) {
-    PutByte(out, static_cast<uint8_t>(g.type));
-    PutBytes(out, g.grantee);
-    PutByte(out, static_cast<uint8_t>(g.permission));
-  }
-}
-
-void PutPairs(std::string* out, const std::vector<std::pair<std::string, std::string>>& pairs) {
-  PutVarint(out, pairs.size());
-  for (const auto& [k, v] : pairs) {
-    PutBytes(out, k);
-    PutBytes(out, v);
-  }
+bool MetaVersion(RecordReader* rd, uint8_t* version) {
+  return rd->GetByte(version) && *version >= kVersion1 && *version <= kVersionSealed;
 }
 
 }  // namespace
@@ -233,7 +109,7 @@ std::string EncodeBucket(const BucketRecord& r) {
 }
 
 Result<BucketRecord> DecodeBucket(std::string_view in) {
-  Reader rd(in);
+  RecordReader rd(in);
   BucketRecord r;
   uint8_t version = 0;
   if (!rd.GetByte(&version) || version < kVersion1 || version > kVersion8) return Corrupt("bucket");
@@ -393,10 +269,10 @@ std::string EncodeObjectMeta(const ObjectMeta& m) {
 }
 
 Result<ObjectSummary> DecodeObjectSummary(std::string_view in) {
-  Reader rd(in);
+  RecordReader rd(in);
   ObjectSummary s;
   uint8_t version;
-  if (!rd.MetaVersion(&version) || !rd.GetVarint(&s.size) || !rd.GetString(&s.etag) ||
+  if (!MetaVersion(&rd, &version) || !rd.GetVarint(&s.size) || !rd.GetString(&s.etag) ||
       !rd.GetSigned(&s.last_modified_ms)) {
     return Corrupt("object");
   }
@@ -409,112 +285,131 @@ Result<ObjectSummary> DecodeObjectSummary(std::string_view in) {
   return s;
 }
 
-Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
-  Reader rd(in);
-  ObjectMeta m;
-  uint8_t version;
-  if (!rd.MetaVersion(&version) || !rd.GetVarint(&m.size) || !rd.GetString(&m.etag) ||
-      !rd.GetSigned(&m.last_modified_ms) || !rd.GetString(&m.content_type) ||
-      !rd.GetString(&m.content_encoding) || !rd.GetString(&m.content_disposition) ||
-      !rd.GetString(&m.content_language) || !rd.GetString(&m.cache_control) ||
-      !rd.GetString(&m.expires)) {
-    return Corrupt("object");
-  }
+namespace {
+
+// The fields of version 1, which every version starts with.
+bool GetBaseFields(RecordReader* rd, ObjectMeta* m) {
   uint64_t n;
-  if (!rd.GetCount(&n, 2)) return Corrupt("object");
-  m.user_meta.reserve(n);
+  if (!rd->GetVarint(&m->size) || !rd->GetString(&m->etag) ||
+      !rd->GetSigned(&m->last_modified_ms) || !rd->GetString(&m->content_type) ||
+      !rd->GetString(&m->content_encoding) || !rd->GetString(&m->content_disposition) ||
+      !rd->GetString(&m->content_language) || !rd->GetString(&m->cache_control) ||
+      !rd->GetString(&m->expires) || !rd->GetCount(&n, 2)) {
+    return false;
+  }
+  m->user_meta.reserve(n);
   for (uint64_t i = 0; i < n; ++i) {
     std::string k, v;
-    if (!rd.GetString(&k) || !rd.GetString(&v)) return Corrupt("object");
-    m.user_meta.emplace_back(std::move(k), std::move(v));
+    if (!rd->GetString(&k) || !rd->GetString(&v)) return false;
+    m->user_meta.emplace_back(std::move(k), std::move(v));
   }
-  if (!rd.GetStringMap(&m.checksums) || !rd.GetCount(&n, 1)) return Corrupt("object");
-  m.part_sizes.reserve(n);
+  if (!rd->GetStringMap(&m->checksums) || !rd->GetCount(&n, 1)) return false;
+  m->part_sizes.reserve(n);
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t p;
-    if (!rd.GetVarint(&p)) return Corrupt("object");
-    m.part_sizes.push_back(p);
+    if (!rd->GetVarint(&p)) return false;
+    m->part_sizes.push_back(p);
   }
-  if (!rd.GetVarint(&m.data_id) || !rd.GetU32(&m.chunk_size) || !rd.GetString(&m.inline_data)) {
-    return Corrupt("object");
-  }
+  return rd->GetVarint(&m->data_id) && rd->GetU32(&m->chunk_size) && rd->GetString(&m->inline_data);
+}
+
+// The fields versions 2 to 6 append, each from the version that added it.
+bool GetLaterFields(RecordReader* rd, uint8_t version, ObjectMeta* m) {
+  uint64_t n;
   if (version != kVersion1) {
     // Version 2 is only written for multipart objects: at least one segment. Version 3 may
     // have none.
-    if (!rd.GetCount(&n, 3) || (n == 0 && version == kVersionSegments)) return Corrupt("object");
-    m.segments.resize(n);
-    for (DataSegment& seg : m.segments) {
-      if (!rd.GetSegment(&seg)) return Corrupt("object");
+    if (!rd->GetCount(&n, 3) || (n == 0 && version == kVersionSegments)) return false;
+    m->segments.resize(n);
+    for (DataSegment& seg : m->segments) {
+      if (!rd->GetSegment(&seg)) return false;
     }
   }
-  if (version >= kVersionOwner && (!rd.GetString(&m.owner_id) || !rd.GetAcl(&m.acl))) {
-    return Corrupt("object");
+  if (version >= kVersionOwner && (!rd->GetString(&m->owner_id) || !rd->GetAcl(&m->acl))) {
+    return false;
   }
   if (version >= kVersionVersioned) {
     std::string lock;
-    if (!rd.GetString(&m.version_id) || !rd.GetVarint(&m.version_seq) || !rd.GetString(&lock)) {
-      return Corrupt("object");
+    if (!rd->GetString(&m->version_id) || !rd->GetVarint(&m->version_seq) ||
+        !rd->GetString(&lock)) {
+      return false;
     }
     Result<ObjectLockState> state = DecodeObjectLockState(lock);
-    if (!state.ok()) return Corrupt("object");
-    m.lock = std::move(state).value();
+    if (!state.ok()) return false;
+    m->lock = std::move(state).value();
   }
   // A version-5 record is written only with tags: none is corruption. Version 6 carries
   // them possibly empty.
   if (version >= kVersionTagged &&
-      (!rd.GetPairs(&m.tags) || (version == kVersionTagged && m.tags.empty()))) {
-    return Corrupt("object");
+      (!rd->GetPairs(&m->tags) || (version == kVersionTagged && m->tags.empty()))) {
+    return false;
   }
   if (version >= kVersionClassed) {
     // Written only with a storage class or parts' checksums; these, when kept, are one per part.
-    if (!rd.GetString(&m.storage_class) || !rd.GetCount(&n, 1)) return Corrupt("object");
-    m.part_checksums.resize(n);
-    for (std::string& c : m.part_checksums) {
-      if (!rd.GetString(&c)) return Corrupt("object");
+    if (!rd->GetString(&m->storage_class) || !rd->GetCount(&n, 1)) return false;
+    m->part_checksums.resize(n);
+    for (std::string& c : m->part_checksums) {
+      if (!rd->GetString(&c)) return false;
     }
-    if ((version == kVersionClassed && m.storage_class.empty() && m.part_checksums.empty()) ||
-        (!m.part_checksums.empty() && m.part_checksums.size() != m.part_sizes.size())) {
-      return Corrupt("object");
+    if ((version == kVersionClassed && m->storage_class.empty() && m->part_checksums.empty()) ||
+        (!m->part_checksums.empty() && m->part_checksums.size() != m->part_sizes.size())) {
+      return false;
     }
   }
-  if (version >= kVersionSealed) {
-    EncryptionRecord& e = m.encryption;
-    uint8_t mode = 0, bucket_key = 0;
-    if (!rd.GetByte(&mode) || mode < 1 || mode > 3 || !rd.GetString(&e.wrapped_key) ||
-        !rd.GetCount(&n, 1)) {
-      return Corrupt("object");
-    }
-    e.mode = static_cast<SseMode>(mode);
-    e.part_keys.resize(n);
-    for (std::string& k : e.part_keys) {
-      if (!rd.GetString(&k)) return Corrupt("object");
-    }
-    if (!rd.GetString(&e.upload_id) || !rd.GetVarint(&e.stored_size) ||
-        !rd.GetString(&e.kms_key_arn) || !rd.GetString(&e.kms_context) ||
-        !rd.GetByte(&bucket_key) || bucket_key > 1 || !rd.GetString(&e.customer_key_check)) {
-      return Corrupt("object");
-    }
-    e.bucket_key_enabled = bucket_key == 1;
+  return true;
+}
+
+// Version 7's encryption record.
+bool GetEncryption(RecordReader* rd, EncryptionRecord* e) {
+  uint8_t mode = 0, bucket_key = 0;
+  uint64_t n;
+  if (!rd->GetByte(&mode) || mode < 1 || mode > 3 || !rd->GetString(&e->wrapped_key) ||
+      !rd->GetCount(&n, 1)) {
+    return false;
   }
-  if (!rd.done()) return Corrupt("object");
-  const bool segments = !m.segments.empty();
-  // Invariants the reader relies on: inline bytes match the size; data elsewhere (chunks or a
-  // file) has no inline bytes; segments add up to the size and are never inline.
-  if (segments) {
-    uint64_t total = 0;
-    for (const DataSegment& seg : m.segments) {
-      if (!SegmentValid(seg)) return Corrupt("object");
-      total += seg.size;
-    }
-    // A sealed multipart object keeps one wrapped key per part; its parts' plaintext sizes
-    // add up to the size, their stored sizes (the segments) to more.
-    if ((m.sealed() ? m.encryption.part_keys.size() != m.segments.size() || total < m.size
-                    : total != m.size) ||
-        m.data_id != 0 || !m.inline_data.empty()) {
-      return Corrupt("object");
-    }
-  } else if (m.data_id == 0 ? m.inline_data.size() != m.StoredSize() || m.chunk_size != 0
-                            : !m.inline_data.empty()) {
+  e->mode = static_cast<SseMode>(mode);
+  e->part_keys.resize(n);
+  for (std::string& k : e->part_keys) {
+    if (!rd->GetString(&k)) return false;
+  }
+  if (!rd->GetString(&e->upload_id) || !rd->GetVarint(&e->stored_size) ||
+      !rd->GetString(&e->kms_key_arn) || !rd->GetString(&e->kms_context) ||
+      !rd->GetByte(&bucket_key) || bucket_key > 1 || !rd->GetString(&e->customer_key_check)) {
+    return false;
+  }
+  e->bucket_key_enabled = bucket_key == 1;
+  return true;
+}
+
+// The invariants the object reader relies on: inline bytes match the size; data elsewhere
+// (chunks or a file) has no inline bytes; segments add up to the size and are never inline.
+bool DataLayoutValid(const ObjectMeta& m) {
+  if (m.segments.empty()) {
+    return m.data_id == 0 ? m.inline_data.size() == m.StoredSize() && m.chunk_size == 0
+                          : m.inline_data.empty();
+  }
+  uint64_t total = 0;
+  for (const DataSegment& seg : m.segments) {
+    if (!SegmentValid(seg)) return false;
+    total += seg.size;
+  }
+  // A sealed multipart object keeps one wrapped key per part; its parts' plaintext sizes add up
+  // to the size, their stored sizes (the segments) to more.
+  const bool sizes_valid =
+      m.sealed() ? m.encryption.part_keys.size() == m.segments.size() && total >= m.size
+                 : total == m.size;
+  return sizes_valid && m.data_id == 0 && m.inline_data.empty();
+}
+
+}  // namespace
+
+Result<ObjectMeta> DecodeObjectMeta(std::string_view in) {
+  RecordReader rd(in);
+  ObjectMeta m;
+  uint8_t version;
+  if (!MetaVersion(&rd, &version) || !GetBaseFields(&rd, &m) || !GetLaterFields(&rd, version, &m) ||
+      (version >= kVersionSealed && !GetEncryption(&rd, &m.encryption)) || !rd.done() ||
+      !DataLayoutValid(m)) {
     return Corrupt("object");
   }
   return m;
@@ -537,7 +432,7 @@ std::string EncodeUpload(const UploadRecord& r) {
 }
 
 Result<UploadRecord> DecodeUpload(std::string_view in) {
-  Reader rd(in);
+  RecordReader rd(in);
   UploadRecord r;
   std::string_view meta;
   bool v2 = false;
@@ -568,7 +463,7 @@ std::string EncodePart(const PartRecord& r) {
 }
 
 Result<PartRecord> DecodePart(std::string_view in) {
-  Reader rd(in);
+  RecordReader rd(in);
   PartRecord r;
   uint8_t version = 0;
   if (!rd.GetByte(&version) || (version != kVersion1 && version != kPartVersionSealed) ||
@@ -599,7 +494,7 @@ std::string EncodeCompleted(const CompletedRecord& r) {
 }
 
 Result<CompletedRecord> DecodeCompleted(std::string_view in) {
-  Reader rd(in);
+  RecordReader rd(in);
   CompletedRecord r;
   if (!rd.Version() || !rd.GetString(&r.bucket) || !rd.GetString(&r.key) ||
       !rd.GetString(&r.etag) || !rd.GetSigned(&r.last_modified_ms) ||
@@ -644,7 +539,7 @@ std::string EncodeAccessKey(const AccessKeyRecord& r) {
 }
 
 Result<AccessKeyRecord> DecodeAccessKey(std::string_view in) {
-  Reader rd(in);
+  RecordReader rd(in);
   AccessKeyRecord r;
   std::string secret;
   uint64_t n;
@@ -688,7 +583,7 @@ std::string EncodeUser(const UserRecord& r) {
 }
 
 Result<UserRecord> DecodeUser(std::string_view in) {
-  Reader rd(in);
+  RecordReader rd(in);
   UserRecord r;
   if (!rd.Version() || !rd.GetString(&r.user_id) || !rd.GetString(&r.name) ||
       !rd.GetString(&r.path) || !rd.GetString(&r.display_name) || !rd.GetString(&r.email) ||
@@ -697,561 +592,6 @@ Result<UserRecord> DecodeUser(std::string_view in) {
     return Corrupt("user");
   }
   return r;
-}
-
-// ---- Keys.
-std::string ObjectKey(std::string_view bucket, std::string_view key) {
-  std::string out;
-  out.reserve(bucket.size() + 1 + key.size());
-  out.append(bucket);
-  out.push_back('\0');
-  out.append(key);
-  return out;
-}
-std::string ObjectPrefix(std::string_view bucket) { return ObjectKey(bucket, {}); }
-std::string ObjectPrefixEnd(std::string_view bucket) {
-  std::string out(bucket);
-  out.push_back('\1');
-  return out;
-}
-
-std::string VersionNamePrefix(std::string_view bucket, std::string_view name_prefix) {
-  std::string out;
-  out.reserve(bucket.size() + name_prefix.size() + 3);
-  out.append(bucket);
-  out.push_back('\0');
-  for (char c : name_prefix) {
-    out.push_back(c);
-    if (c == '\0') out.push_back('\xff');
-  }
-  return out;
-}
-std::string VersionKeyPrefix(std::string_view bucket, std::string_view key) {
-  std::string out = VersionNamePrefix(bucket, key);
-  out.push_back('\0');
-  out.push_back('\1');
-  return out;
-}
-std::string VersionKey(std::string_view bucket, std::string_view key, uint64_t seq) {
-  std::string out = VersionKeyPrefix(bucket, key);
-  out.push_back(kVersionTag);
-  PutBigEndian64(&out, ~seq);
-  return out;
-}
-std::string NullVersionKey(std::string_view bucket, std::string_view key) {
-  std::string out = VersionKeyPrefix(bucket, key);
-  out.push_back(kNullVersionTag);
-  return out;
-}
-bool DecodeVersionKey(std::string_view bucket, std::string_view encoded, std::string* key,
-                      char* tag, uint64_t* seq) {
-  if (encoded.size() < bucket.size() + 1 || encoded.substr(0, bucket.size()) != bucket ||
-      encoded[bucket.size()] != '\0') {
-    return false;
-  }
-  encoded.remove_prefix(bucket.size() + 1);
-  key->clear();
-  for (size_t i = 0; i < encoded.size(); ++i) {
-    if (encoded[i] != '\0') {
-      key->push_back(encoded[i]);
-      continue;
-    }
-    if (i + 1 >= encoded.size()) return false;
-    if (encoded[i + 1] == '\xff') {
-      key->push_back('\0');
-      ++i;
-      continue;
-    }
-    if (encoded[i + 1] != '\1' || i + 2 >= encoded.size()) return false;
-    std::string_view rest = encoded.substr(i + 2);
-    *tag = rest[0];
-    if (*tag == kNullVersionTag && rest.size() == 1) {
-      *seq = 0;
-      return true;
-    }
-    if (*tag != kVersionTag || rest.size() != 9) return false;
-    *seq = ~GetBigEndian64(rest.substr(1));
-    return true;
-  }
-  return false;
-}
-
-std::string EncodeVersion(const ObjectMeta& meta, bool delete_marker) {
-  std::string out;
-  PutByte(&out, kVersion1);
-  PutBool(&out, delete_marker);
-  out.append(EncodeObjectMeta(meta));
-  return out;
-}
-Result<StoredVersion> DecodeVersion(std::string_view in) {
-  Reader rd(in);
-  StoredVersion v;
-  if (!rd.Version() || !rd.GetBool(&v.delete_marker)) return Corrupt("object version");
-  // The rest is the ObjectMeta, to the end.
-  Result<ObjectMeta> meta = DecodeObjectMeta(in.substr(2));
-  if (!meta.ok()) return meta.status();
-  v.meta = std::move(meta).value();
-  return v;
-}
-std::string EncodeSeq(uint64_t seq) {
-  std::string out;
-  PutBigEndian64(&out, seq);
-  return out;
-}
-bool DecodeSeq(std::string_view in, uint64_t* seq) {
-  if (in.size() != 8) return false;
-  *seq = GetBigEndian64(in);
-  return true;
-}
-
-std::string FormatVersionId(uint64_t seq, uint64_t random) {
-  return text::HexUint64(seq, 16) + text::HexUint64(random, 16);
-}
-bool ParseVersionId(std::string_view id, uint64_t* seq) {
-  if (id.size() != kVersionIdLength) return false;
-  uint64_t v = 0;
-  for (size_t i = 0; i < id.size(); ++i) {
-    const char c = id[i];
-    int d;
-    if (c >= '0' && c <= '9') {
-      d = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      d = c - 'a' + 10;
-    } else {
-      return false;
-    }
-    if (i < 16) v = (v << 4) | static_cast<uint64_t>(d);
-  }
-  if (v == 0) return false;  // sequence 0 is never a real version's
-  *seq = v;
-  return true;
-}
-
-std::string DataKey(uint64_t data_id, uint64_t chunk) {
-  std::string out;
-  out.reserve(16);
-  PutBigEndian64(&out, data_id);
-  PutBigEndian64(&out, chunk);
-  return out;
-}
-bool DecodeDataKey(std::string_view key, uint64_t* data_id, uint64_t* chunk) {
-  if (key.size() != 16) return false;
-  *data_id = GetBigEndian64(key.substr(0, 8));
-  *chunk = GetBigEndian64(key.substr(8, 8));
-  return true;
-}
-
-std::string MarkerKey(uint64_t data_id) {
-  std::string out(1, kMarkerTag);
-  PutBigEndian64(&out, data_id);
-  return out;
-}
-bool DecodeMarkerKey(std::string_view key, uint64_t* data_id) {
-  if (key.size() != 9 || key[0] != kMarkerTag) return false;
-  *data_id = GetBigEndian64(key.substr(1));
-  return true;
-}
-std::string FileRefKey(uint64_t data_id) {
-  std::string out(1, kFileRefTag);
-  PutBigEndian64(&out, data_id);
-  return out;
-}
-bool DecodeFileRefKey(std::string_view key, uint64_t* data_id) {
-  if (key.size() != 9 || key[0] != kFileRefTag) return false;
-  *data_id = GetBigEndian64(key.substr(1));
-  return true;
-}
-std::string UploadPrefix(std::string_view bucket) { return "u" + ObjectPrefix(bucket); }
-std::string UploadPrefixEnd(std::string_view bucket) { return "u" + ObjectPrefixEnd(bucket); }
-std::string UploadKey(std::string_view bucket, std::string_view key, std::string_view upload_id) {
-  std::string out = UploadPrefix(bucket);
-  out.append(key);
-  out.push_back('\0');
-  out.append(upload_id);
-  return out;
-}
-bool DecodeUploadKeyName(std::string_view bucket, std::string_view encoded, std::string* key,
-                         std::string* upload_id) {
-  const size_t head = 1 + bucket.size() + 1;
-  if (encoded.size() < head + 1 + kUploadIdLength) return false;
-  if (encoded[encoded.size() - kUploadIdLength - 1] != '\0') return false;
-  key->assign(encoded.substr(head, encoded.size() - head - kUploadIdLength - 1));
-  upload_id->assign(encoded.substr(encoded.size() - kUploadIdLength));
-  return true;
-}
-std::string PartKey(std::string_view upload_id, uint32_t part_number) {
-  std::string out(1, kPartTag);
-  out.append(upload_id);
-  for (int i = 3; i >= 0; --i) out.push_back(static_cast<char>((part_number >> (8 * i)) & 0xff));
-  return out;
-}
-std::string PartPrefix(std::string_view upload_id) { return PartKey(upload_id, 0); }
-std::string PartPrefixEnd(std::string_view upload_id) {
-  std::string out(1, kPartTag);
-  out.append(upload_id);
-  out.append(4, '\xff');
-  out.push_back('\xff');
-  return out;
-}
-std::string CompletedKey(std::string_view upload_id) {
-  std::string out(1, kCompletedTag);
-  out.append(upload_id);
-  return out;
-}
-std::string StatsKey(std::string_view bucket) {
-  std::string out("\0stats\0", 7);
-  out.append(bucket);
-  return out;
-}
-
-std::string AccessKeyKey(std::string_view access_key_id) {
-  std::string out("k");
-  out.append(access_key_id);
-  return out;
-}
-std::string GrantIndexKey(std::string_view bucket, std::string_view grant_name) {
-  std::string out("g");
-  out.append(bucket);
-  out.push_back('\0');
-  out.append(grant_name);
-  return out;
-}
-std::string GrantIndexPrefix(std::string_view bucket) { return GrantIndexKey(bucket, {}); }
-std::string GrantIndexPrefixEnd(std::string_view bucket) { return "g" + ObjectPrefixEnd(bucket); }
-
-std::string UserKey(std::string_view user_id) {
-  return std::string(1, kUserTag) + std::string(user_id);
-}
-std::string UserNameKey(std::string_view folded_name) {
-  return std::string(1, kUserNameTag) + std::string(folded_name);
-}
-std::string UserEmailKey(std::string_view folded_email) { return "e" + std::string(folded_email); }
-std::string UserAccessKeyKey(std::string_view user_id, std::string_view access_key_id) {
-  std::string out("o");
-  out.append(user_id);
-  out.push_back('\0');
-  out.append(access_key_id);
-  return out;
-}
-std::string UserAccessKeyPrefix(std::string_view user_id) { return UserAccessKeyKey(user_id, {}); }
-std::string UserAccessKeyPrefixEnd(std::string_view user_id) {
-  return "o" + ObjectPrefixEnd(user_id);
-}
-std::string_view UserAccessKeyId(std::string_view user_id, std::string_view encoded) {
-  const size_t head = 1 + user_id.size() + 1;
-  return encoded.size() < head ? std::string_view() : encoded.substr(head);
-}
-
-std::string PrefixSuccessor(std::string_view prefix) {
-  std::string out(prefix);
-  while (!out.empty()) {
-    unsigned char last = static_cast<unsigned char>(out.back());
-    if (last != 0xff) {
-      out.back() = static_cast<char>(last + 1);
-      return out;
-    }
-    out.pop_back();
-  }
-  return out;
-}
-
-// ---- Versioning, object lock and lifecycle values (bucket_config_codec.h): the same
-// primitives as the records above.
-namespace {
-
-bool ModeFromByte(uint8_t b, RetentionMode* mode) {
-  if (b > static_cast<uint8_t>(RetentionMode::kCompliance)) return false;
-  *mode = static_cast<RetentionMode>(b);
-  return true;
-}
-
-// LifecycleRule flags.
-constexpr uint8_t kRuleEnabled = 1;
-constexpr uint8_t kRuleLegacyPrefix = 2;
-constexpr uint8_t kRuleExpiredObjectDeleteMarker = 4;
-constexpr uint8_t kRuleFlags = 7;
-// LifecycleRule: which optional fields follow, in this order.
-constexpr uint8_t kHasSizeGreaterThan = 1;
-constexpr uint8_t kHasSizeLessThan = 2;
-constexpr uint8_t kHasExpirationDays = 4;
-constexpr uint8_t kHasExpirationDate = 8;
-constexpr uint8_t kHasNoncurrentDays = 16;
-constexpr uint8_t kHasNewerNoncurrentVersions = 32;
-constexpr uint8_t kHasAbortIncompleteDays = 64;
-constexpr uint8_t kHasAll = 127;
-
-void PutRule(std::string* out, const LifecycleRule& r) {
-  PutBytes(out, r.id);
-  PutByte(out, static_cast<uint8_t>(
-                   (r.enabled ? kRuleEnabled : 0) | (r.legacy_prefix ? kRuleLegacyPrefix : 0) |
-                   (r.expired_object_delete_marker ? kRuleExpiredObjectDeleteMarker : 0)));
-  PutBytes(out, r.filter.prefix);
-  PutVarint(out, r.filter.tags.size());
-  for (const auto& [k, v] : r.filter.tags) {
-    PutBytes(out, k);
-    PutBytes(out, v);
-  }
-  const LifecycleFilter& f = r.filter;
-  PutByte(out,
-          static_cast<uint8_t>((f.size_greater_than ? kHasSizeGreaterThan : 0) |
-                               (f.size_less_than ? kHasSizeLessThan : 0) |
-                               (r.expiration_days ? kHasExpirationDays : 0) |
-                               (r.expiration_date_ms ? kHasExpirationDate : 0) |
-                               (r.noncurrent_days ? kHasNoncurrentDays : 0) |
-                               (r.newer_noncurrent_versions ? kHasNewerNoncurrentVersions : 0) |
-                               (r.abort_incomplete_days ? kHasAbortIncompleteDays : 0)));
-  if (f.size_greater_than) PutVarint(out, *f.size_greater_than);
-  if (f.size_less_than) PutVarint(out, *f.size_less_than);
-  if (r.expiration_days) PutVarint(out, *r.expiration_days);
-  if (r.expiration_date_ms) PutSigned(out, *r.expiration_date_ms);
-  if (r.noncurrent_days) PutVarint(out, *r.noncurrent_days);
-  if (r.newer_noncurrent_versions) PutVarint(out, *r.newer_noncurrent_versions);
-  if (r.abort_incomplete_days) PutVarint(out, *r.abort_incomplete_days);
-}
-
-bool GetOptionalU64(Reader* rd, uint8_t has, uint8_t bit, std::optional<uint64_t>* v) {
-  if ((has & bit) == 0) return true;
-  uint64_t u;
-  if (!rd->GetVarint(&u)) return false;
-  *v = u;
-  return true;
-}
-bool GetOptionalU32(Reader* rd, uint8_t has, uint8_t bit, std::optional<uint32_t>* v) {
-  if ((has & bit) == 0) return true;
-  uint32_t u;
-  if (!rd->GetU32(&u)) return false;
-  *v = u;
-  return true;
-}
-
-bool GetRule(Reader* rd, LifecycleRule* r) {
-  uint8_t flags, has;
-  uint64_t n;
-  if (!rd->GetString(&r->id) || !rd->GetByte(&flags) || (flags & ~kRuleFlags) != 0 ||
-      !rd->GetString(&r->filter.prefix) || !rd->GetCount(&n, 2)) {
-    return false;
-  }
-  r->enabled = (flags & kRuleEnabled) != 0;
-  r->legacy_prefix = (flags & kRuleLegacyPrefix) != 0;
-  r->expired_object_delete_marker = (flags & kRuleExpiredObjectDeleteMarker) != 0;
-  r->filter.tags.resize(n);
-  for (auto& [k, v] : r->filter.tags) {
-    if (!rd->GetString(&k) || !rd->GetString(&v)) return false;
-  }
-  if (!rd->GetByte(&has) || (has & ~kHasAll) != 0) return false;
-  if (!GetOptionalU64(rd, has, kHasSizeGreaterThan, &r->filter.size_greater_than) ||
-      !GetOptionalU64(rd, has, kHasSizeLessThan, &r->filter.size_less_than) ||
-      !GetOptionalU32(rd, has, kHasExpirationDays, &r->expiration_days)) {
-    return false;
-  }
-  if ((has & kHasExpirationDate) != 0) {
-    int64_t ms;
-    if (!rd->GetSigned(&ms)) return false;
-    r->expiration_date_ms = ms;
-  }
-  return GetOptionalU32(rd, has, kHasNoncurrentDays, &r->noncurrent_days) &&
-         GetOptionalU32(rd, has, kHasNewerNoncurrentVersions, &r->newer_noncurrent_versions) &&
-         GetOptionalU32(rd, has, kHasAbortIncompleteDays, &r->abort_incomplete_days);
-}
-
-// CorsRule: which optional fields follow, in this order.
-constexpr uint8_t kCorsHasId = 1;
-constexpr uint8_t kCorsHasMaxAge = 2;
-constexpr uint8_t kCorsHasAll = 3;
-
-void PutStrings(std::string* out, const std::vector<std::string>& v) {
-  PutVarint(out, v.size());
-  for (const std::string& s : v) PutBytes(out, s);
-}
-
-bool GetStrings(Reader* rd, std::vector<std::string>* v) {
-  uint64_t n;
-  if (!rd->GetCount(&n, 1)) return false;
-  v->resize(n);
-  for (std::string& s : *v) {
-    if (!rd->GetString(&s)) return false;
-  }
-  return true;
-}
-
-void PutCorsRule(std::string* out, const CorsRule& r) {
-  PutByte(out, static_cast<uint8_t>((r.id ? kCorsHasId : 0) |
-                                    (r.max_age_seconds ? kCorsHasMaxAge : 0)));
-  if (r.id) PutBytes(out, *r.id);
-  if (r.max_age_seconds) PutVarint(out, *r.max_age_seconds);
-  PutStrings(out, r.allowed_methods);
-  PutStrings(out, r.allowed_origins);
-  PutStrings(out, r.allowed_headers);
-  PutStrings(out, r.expose_headers);
-}
-
-bool GetCorsRule(Reader* rd, CorsRule* r) {
-  uint8_t has;
-  if (!rd->GetByte(&has) || (has & ~kCorsHasAll) != 0) return false;
-  if ((has & kCorsHasId) != 0 && !rd->GetString(&r->id.emplace())) return false;
-  if ((has & kCorsHasMaxAge) != 0 && !rd->GetU32(&r->max_age_seconds.emplace())) return false;
-  return GetStrings(rd, &r->allowed_methods) && GetStrings(rd, &r->allowed_origins) &&
-         GetStrings(rd, &r->allowed_headers) && GetStrings(rd, &r->expose_headers);
-}
-
-}  // namespace
-
-// ---- VersioningState: version, state byte.
-std::string EncodeVersioning(VersioningState state) {
-  std::string out;
-  PutByte(&out, kVersion1);
-  PutByte(&out, static_cast<uint8_t>(state));
-  return out;
-}
-
-Result<VersioningState> DecodeVersioning(std::string_view in) {
-  Reader rd(in);
-  uint8_t b;
-  if (!rd.Version() || !rd.GetByte(&b) || b > static_cast<uint8_t>(VersioningState::kSuspended) ||
-      !rd.done()) {
-    return Corrupt("versioning");
-  }
-  return static_cast<VersioningState>(b);
-}
-
-// ---- ObjectLockConfig: version, enabled, has-default; then mode, days, years.
-std::string EncodeObjectLockConfig(const ObjectLockConfig& c) {
-  std::string out;
-  PutByte(&out, kVersion1);
-  PutByte(&out, c.enabled ? 1 : 0);
-  PutByte(&out, c.default_retention ? 1 : 0);
-  if (c.default_retention) {
-    PutByte(&out, static_cast<uint8_t>(c.default_retention->mode));
-    PutVarint(&out, c.default_retention->days);
-    PutVarint(&out, c.default_retention->years);
-  }
-  return out;
-}
-
-Result<ObjectLockConfig> DecodeObjectLockConfig(std::string_view in) {
-  Reader rd(in);
-  ObjectLockConfig c;
-  uint8_t enabled, has_default;
-  if (!rd.Version() || !rd.GetByte(&enabled) || enabled > 1 || !rd.GetByte(&has_default) ||
-      has_default > 1) {
-    return Corrupt("object lock");
-  }
-  c.enabled = enabled == 1;
-  if (has_default == 1) {
-    DefaultRetention d;
-    uint8_t mode;
-    if (!rd.GetByte(&mode) || !ModeFromByte(mode, &d.mode) || !rd.GetU32(&d.days) ||
-        !rd.GetU32(&d.years)) {
-      return Corrupt("object lock");
-    }
-    c.default_retention = d;
-  }
-  if (!rd.done()) return Corrupt("object lock");
-  return c;
-}
-
-// ---- LifecycleConfig: version, rule count, rules.
-std::string EncodeLifecycleConfig(const LifecycleConfig& c) {
-  std::string out;
-  PutByte(&out, kVersion1);
-  PutVarint(&out, c.rules.size());
-  for (const LifecycleRule& r : c.rules) PutRule(&out, r);
-  return out;
-}
-
-Result<LifecycleConfig> DecodeLifecycleConfig(std::string_view in) {
-  Reader rd(in);
-  LifecycleConfig c;
-  uint64_t n;
-  // A rule is at least 5 bytes: id length, flags, prefix length, tag count, presence byte.
-  if (!rd.Version() || !rd.GetCount(&n, 5)) return Corrupt("lifecycle");
-  c.rules.resize(n);
-  for (LifecycleRule& r : c.rules) {
-    if (!GetRule(&rd, &r)) return Corrupt("lifecycle");
-  }
-  if (!rd.done()) return Corrupt("lifecycle");
-  return c;
-}
-
-// ---- CorsConfig: version, rule count, rules (presence byte, id, max age, then the method,
-// origin, allowed-header and expose-header lists).
-std::string EncodeCorsConfig(const CorsConfig& c) {
-  std::string out;
-  PutByte(&out, kVersion1);
-  PutVarint(&out, c.rules.size());
-  for (const CorsRule& r : c.rules) PutCorsRule(&out, r);
-  return out;
-}
-
-Result<CorsConfig> DecodeCorsConfig(std::string_view in) {
-  Reader rd(in);
-  CorsConfig c;
-  uint64_t n;
-  // A rule is at least 5 bytes: the presence byte and four list counts.
-  if (!rd.Version() || !rd.GetCount(&n, 5)) return Corrupt("cors");
-  c.rules.resize(n);
-  for (CorsRule& r : c.rules) {
-    if (!GetCorsRule(&rd, &r)) return Corrupt("cors");
-  }
-  if (!rd.done()) return Corrupt("cors");
-  return c;
-}
-
-// ---- BucketEncryption: version, rule count, rules (algorithm byte, KMS key id, bucket-key
-// flag).
-std::string EncodeBucketEncryption(const BucketEncryption& c) {
-  std::string out;
-  PutByte(&out, kVersion1);
-  PutVarint(&out, c.rules.size());
-  for (const BucketEncryptionRule& r : c.rules) {
-    PutByte(&out, static_cast<uint8_t>(r.algorithm));
-    PutBytes(&out, r.kms_master_key_id);
-    PutBool(&out, r.bucket_key_enabled);
-  }
-  return out;
-}
-
-Result<BucketEncryption> DecodeBucketEncryption(std::string_view in) {
-  Reader rd(in);
-  BucketEncryption c;
-  uint64_t n;
-  // A rule is 3 bytes at least: algorithm, key id length, flag.
-  if (!rd.Version() || !rd.GetCount(&n, 3)) return Corrupt("bucket encryption");
-  c.rules.resize(n);
-  for (BucketEncryptionRule& r : c.rules) {
-    uint8_t algorithm;
-    if (!rd.GetByte(&algorithm) || algorithm < static_cast<uint8_t>(SseAlgorithm::kAes256) ||
-        algorithm > static_cast<uint8_t>(SseAlgorithm::kAwsKmsDsse) ||
-        !rd.GetString(&r.kms_master_key_id) || !rd.GetBool(&r.bucket_key_enabled)) {
-      return Corrupt("bucket encryption");
-    }
-    r.algorithm = static_cast<SseAlgorithm>(algorithm);
-  }
-  if (!rd.done()) return Corrupt("bucket encryption");
-  return c;
-}
-
-// ---- ObjectLockState: version, mode, retain-until, legal hold.
-std::string EncodeObjectLockState(const ObjectLockState& s) {
-  std::string out;
-  PutByte(&out, kVersion1);
-  PutByte(&out, static_cast<uint8_t>(s.retention.mode));
-  PutSigned(&out, s.retention.retain_until_ms);
-  PutByte(&out, static_cast<uint8_t>(s.legal_hold));
-  return out;
-}
-
-Result<ObjectLockState> DecodeObjectLockState(std::string_view in) {
-  Reader rd(in);
-  ObjectLockState s;
-  uint8_t mode, hold;
-  if (!rd.Version() || !rd.GetByte(&mode) || !ModeFromByte(mode, &s.retention.mode) ||
-      !rd.GetSigned(&s.retention.retain_until_ms) || !rd.GetByte(&hold) ||
-      hold > static_cast<uint8_t>(LegalHold::kOn) || !rd.done()) {
-    return Corrupt("object lock state");
-  }
-  s.legal_hold = static_cast<LegalHold>(hold);
-  return s;
 }
 
 }  // namespace cubby::storage::codec

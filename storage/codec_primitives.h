@@ -1,6 +1,6 @@
-// storage/'s private record encoding primitives, shared by codec.cc and kms_codec.cc: LEB128
-// varints, zigzag for signed values, length-prefixed bytes, and a reader over them whose every
-// Get returns false on truncated or malformed input.
+// storage/'s private record encoding primitives, shared by the record codecs (codec_internal.h)
+// and kms_codec.cc: LEB128 varints, zigzag for signed values, length-prefixed bytes, and a reader
+// over them whose every Get returns false on truncated or malformed input.
 #pragma once
 
 #include <cstdint>

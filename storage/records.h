@@ -1,4 +1,4 @@
-// The records storage keeps. Plain values; encoding lives in codec.cc and is private to storage.
+// The records storage keeps. Plain values; encoding lives in codec*.cc and is private to storage.
 #pragma once
 
 #include <cstdint>
