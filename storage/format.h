@@ -11,7 +11,8 @@
 //      test/fixtures/format2)
 //   3  object versioning: the "versions" column family (noncurrent versions and delete
 //      markers), bucket records with a versioning state, object records with a version id;
-//      older records decode as unversioned buckets and null versions (format.cc AddVersions)
+//      older records decode as unversioned buckets and null versions (format.cc AddVersions;
+//      fixture test/fixtures/format3)
 //
 // Store::Open (store.h) reads the version before anything writes to the folder: it opens
 // RocksDB read-only (which writes no file) and refuses a folder newer than kFormatVersion with

@@ -7,8 +7,14 @@ Each fixture's manifest.json lists what the folder holds; the checks read it bac
 (root, anonymous and the COSI keys) and the COSI driver's gRPC service. From format 2 on a
 manifest also lists IAM users and what they may do (keys "users", "user_buckets",
 "user_objects", "user_in_progress", "access"; test/fixtures/make_fixture.py fill_users): the
-checks read those back through boto3's IAM and S3 clients with each user's own keys."""
+checks read those back through boto3's IAM and S3 clients with each user's own keys. From format 3
+on it also lists what a format-3 folder holds (FORMAT3_CHECKS; make_fixture.py fill_format3):
+object versions and delete markers, object lock, tags, lifecycle and CORS rules, default
+encryption, objects under SSE-S3, SSE-KMS and SSE-C, the built-in KMS's keys and aliases, and
+bucket quotas, read back through boto3's S3 and KMS clients and the signed /_cubby/quota API."""
 
+import base64
+import datetime
 import hashlib
 import json
 import os
@@ -18,6 +24,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import urllib.parse
 import uuid
 
 import boto3
@@ -27,7 +34,8 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 import cubby_e2e
-from cubby_e2e import Server, make_client
+import sse_e2e
+from cubby_e2e import Server, make_client, raw_request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -36,9 +44,14 @@ from test_cosi_e2e import Cosi, wait_for_socket  # noqa: E402
 
 # One per format up to today's (test/fixtures/README.md); the fixture of the current format opens
 # without a migration.
-FIXTURES = ["format0", "format1", "format2"]
+FIXTURES = ["format0", "format1", "format2", "format3"]
 CURRENT_FORMAT = "3"    # storage/format.h kFormatVersion
 EXIT_FORMAT_TOO_NEW = 3
+# The format-3 fixture holds an SSE-C object, which S3 (and cubby) read over HTTPS only.
+SERVER_ARGS = ["--allow-sse-c-over-http"]
+# The encryption headers of a GET that make_fixture.py records.
+ENCRYPTION_HEADERS = ("ServerSideEncryption", "SSEKMSKeyId", "BucketKeyEnabled",
+                      "SSECustomerAlgorithm", "SSECustomerKeyMD5")
 
 
 def load_fixture(name, tmp_path):
@@ -348,6 +361,250 @@ def check_user_upload(srv, manifest):
         [(p["PartNumber"], p["ETag"], p["size"]) for p in up["parts"]]
 
 
+def jsonable(value):
+    """A boto3 answer as make_fixture.py records it: datetimes as ISO 8601 text in UTC."""
+    if isinstance(value, datetime.datetime):
+        return value.astimezone(datetime.timezone.utc).isoformat()
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def error_of(call):
+    """Runs call(), which must fail: [error code, HTTP status], as the manifest records it."""
+    with pytest.raises(ClientError) as e:
+        call()
+    return [error_code(e), e.value.response["ResponseMetadata"]["HTTPStatusCode"]]
+
+
+def answer_or_error(call, field):
+    """call()[field], or {"error": code} when cubby refuses, as make_fixture.py records it."""
+    try:
+        return jsonable(call()[field])
+    except ClientError as e:
+        return {"error": e.response["Error"]["Code"]}
+
+
+def read_back(s3, entry, **where):
+    """GETs an object the manifest lists (extra GET arguments in `where`): its bytes match the
+    recorded size, MD5 and ETag; returns the answer."""
+    got = s3.get_object(Bucket=entry["bucket"], Key=entry["key"], **where)
+    body = got["Body"].read()
+    assert (len(body), hashlib.md5(body).hexdigest(), got["ETag"]) == \
+        (entry["size"], entry["md5"], entry["etag"]), (entry["key"], where)
+    return got
+
+
+def check_versions(srv, manifest):
+    """Format 3: each key's versions list newest first with their sizes and ETags, only the
+    last written is the latest, and each reads back by its id (a delete marker's id answers
+    405); a key whose latest is a delete marker answers NoSuchKey; the buckets keep their
+    versioning state and list exactly their current objects."""
+    s3 = make_client(srv)
+    for bucket, status in manifest["versioning"].items():
+        assert s3.get_bucket_versioning(Bucket=bucket)["Status"] == status, bucket
+    current = {}
+    for entry in manifest["versions"]:
+        bucket, key, history = entry["bucket"], entry["key"], entry["versions"]
+        listed = s3.list_object_versions(Bucket=bucket, Prefix=key)
+        versions = [v for v in listed.get("Versions", []) if v["Key"] == key]
+        markers = [m for m in listed.get("DeleteMarkers", []) if m["Key"] == key]
+        newest_first = history[::-1]
+        assert [(v["VersionId"], v["Size"], v["ETag"]) for v in versions] == \
+            [(h["version_id"], h["size"], h["etag"]) for h in newest_first
+             if not h["delete_marker"]], key
+        assert [m["VersionId"] for m in markers] == \
+            [h["version_id"] for h in newest_first if h["delete_marker"]], key
+        assert [x["VersionId"] for x in versions + markers if x["IsLatest"]] == \
+            [history[-1]["version_id"]], key
+        for version in history:
+            if version["delete_marker"]:
+                assert error_of(lambda: s3.get_object(
+                    Bucket=bucket, Key=key, VersionId=version["version_id"])) == \
+                    ["MethodNotAllowed", 405], key
+            else:
+                got = read_back(s3, dict(version, bucket=bucket, key=key),
+                                VersionId=version["version_id"])
+                assert got["VersionId"] == version["version_id"], key
+        if history[-1]["delete_marker"]:
+            with pytest.raises(ClientError) as e:
+                s3.get_object(Bucket=bucket, Key=key)
+            assert error_code(e) == "NoSuchKey", key
+            assert e.value.response["ResponseMetadata"]["HTTPHeaders"].get(
+                "x-amz-delete-marker") == "true", key
+        else:
+            got = read_back(s3, dict(history[-1], bucket=bucket, key=key))
+            assert got["VersionId"] == history[-1]["version_id"], key
+            current.setdefault(bucket, set()).add(key)
+    for bucket, keys in current.items():
+        listed = s3.list_objects_v2(Bucket=bucket).get("Contents", [])
+        assert {o["Key"] for o in listed} == keys, bucket
+
+
+def check_object_lock(srv, manifest):
+    """Format 3: the lock configuration, each version's retention (mode and date) and legal
+    hold read back as written, and a locked version cannot be deleted (no bypass asked)."""
+    s3 = make_client(srv)
+    lock = manifest["object_lock"]
+    bucket = lock["bucket"]
+    assert s3.get_object_lock_configuration(Bucket=bucket)["ObjectLockConfiguration"] == \
+        lock["configuration"]
+    for entry in lock["objects"]:
+        where = {"Bucket": bucket, "Key": entry["key"], "VersionId": entry["version_id"]}
+        read_back(s3, dict(entry, bucket=bucket), VersionId=entry["version_id"])
+        assert answer_or_error(lambda: s3.get_object_retention(**where), "Retention") == \
+            entry["retention"], entry["key"]
+        assert answer_or_error(lambda: s3.get_object_legal_hold(**where), "LegalHold") == \
+            entry["legal_hold"], entry["key"]
+        if entry["locked"]:
+            assert error_of(lambda: s3.delete_object(**where)) == entry["delete_refused"]
+            s3.head_object(**where)  # still there
+
+
+def tag_pairs(tag_set):
+    """A TagSet as sorted (key, value) pairs: S3 gives tags no order."""
+    return sorted((t["Key"], t["Value"]) for t in tag_set)
+
+
+def check_tags(srv, manifest):
+    """Format 3: object tags (each version's own) and bucket tags read back as written."""
+    s3 = make_client(srv)
+    for entry in manifest["object_tags"]:
+        where = {"Bucket": entry["bucket"], "Key": entry["key"]}
+        if entry["version_id"]:
+            where["VersionId"] = entry["version_id"]
+        got = s3.get_object_tagging(**where)
+        assert tag_pairs(got["TagSet"]) == tag_pairs(entry["tags"]), where
+    for bucket, tags in manifest["bucket_tags"].items():
+        got = s3.get_bucket_tagging(Bucket=bucket)["TagSet"]
+        assert tag_pairs(got) == tag_pairs(tags), bucket
+
+
+def check_bucket_configurations(srv, manifest):
+    """Format 3: lifecycle rules and CORS rules read back as written, and the lifecycle
+    worker of the upgraded cubby expired nothing the rules do not select."""
+    s3 = make_client(srv)
+    for bucket, rules in manifest["lifecycle"].items():
+        got = s3.get_bucket_lifecycle_configuration(Bucket=bucket)["Rules"]
+        assert jsonable(got) == rules, bucket
+    for bucket, rules in manifest["cors"].items():
+        assert s3.get_bucket_cors(Bucket=bucket)["CORSRules"] == rules, bucket
+    for entry in manifest["configured_objects"]:
+        body = s3.get_object(Bucket=entry["bucket"], Key=entry["key"])["Body"].read()
+        assert (len(body), hashlib.md5(body).hexdigest()) == (entry["size"], entry["md5"])
+
+
+def kms_client(srv):
+    session = boto3.session.Session(aws_access_key_id=srv.access_key,
+                                    aws_secret_access_key=srv.secret_key,
+                                    region_name="us-east-1")
+    return session.client("kms", endpoint_url=srv.endpoint,
+                          config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
+
+
+def check_kms(srv, manifest):
+    """Format 3: the built-in KMS lists the same keys, each with its ARN, description, state,
+    manager and creation date, and the same aliases."""
+    kms = kms_client(srv)
+    keys = manifest["kms"]["keys"]
+    listed = {k["KeyId"] for p in kms.get_paginator("list_keys").paginate() for k in p["Keys"]}
+    assert listed == {k["KeyId"] for k in keys.values()}
+    for role, key in keys.items():
+        meta = kms.describe_key(KeyId=key["KeyId"])["KeyMetadata"]
+        assert jsonable({f: meta.get(f) for f in key}) == key, role
+    aliases = sorted([[a["AliasName"], a["AliasArn"], a.get("TargetKeyId")]
+                      for p in kms.get_paginator("list_aliases").paginate()
+                      for a in p["Aliases"]])
+    assert aliases == manifest["kms"]["aliases"]
+
+
+def sse_c_read(entry):
+    """GET arguments for an SSE-C object, with the key the manifest keeps (registered for
+    the leak scan: no server output may hold it)."""
+    key = sse_e2e.SsecKey(base64.b64decode(entry["sse_c_key"]))
+    return key.params()
+
+
+def check_encryption(srv, manifest):
+    """Format 3: default encryption rules read back; each encrypted object reads back with its
+    bytes, ETag and encryption headers (SSE-KMS: its key's ARN; SSE-C: with its key, and
+    without it the error S3 answers); one under a disabled KMS key is refused as before."""
+    s3 = make_client(srv)
+    for bucket, config in manifest["bucket_encryption"].items():
+        got = s3.get_bucket_encryption(Bucket=bucket)["ServerSideEncryptionConfiguration"]
+        assert got == config, bucket
+    keys = manifest["kms"]["keys"]
+    by_bucket = {}
+    for entry in manifest["encrypted_objects"]:
+        by_bucket.setdefault(entry["bucket"], set()).add(entry["key"])
+        if entry["kms_key"]:
+            assert entry["headers"]["SSEKMSKeyId"] == keys[entry["kms_key"]]["Arn"]
+        if "key_disabled" in entry:
+            assert error_of(lambda: s3.get_object(Bucket=entry["bucket"], Key=entry["key"])) \
+                == entry["key_disabled"], entry["key"]
+            continue
+        read = sse_c_read(entry) if entry["mode"] == "SSE-C" else {}
+        got = read_back(s3, entry, **read)
+        assert {h: got[h] for h in ENCRYPTION_HEADERS if h in got} == entry["headers"], \
+            entry["key"]
+        if "without_key" in entry:
+            assert error_of(lambda: s3.get_object(Bucket=entry["bucket"], Key=entry["key"])) \
+                == entry["without_key"], entry["key"]
+    for bucket, keys_in_bucket in by_bucket.items():
+        listed = s3.list_objects_v2(Bucket=bucket).get("Contents", [])
+        assert {o["Key"] for o in listed} == keys_in_bucket, bucket
+
+
+def enable_disabled_keys(srv, manifest):
+    """Format 3: a disabled KMS key enabled again opens the objects written under it (its
+    key material survived). Changes the folder: run after the checks."""
+    kms = kms_client(srv)
+    s3 = make_client(srv)
+    for role, key in manifest["kms"]["keys"].items():
+        if key["KeyState"] == "Disabled":
+            kms.enable_key(KeyId=key["KeyId"])
+            for entry in manifest["encrypted_objects"]:
+                if entry["kms_key"] == role:
+                    read_back(s3, entry)
+
+
+def quota_call(srv, method, bucket=None):
+    query = "" if bucket is None else "bucket=" + urllib.parse.quote(bucket, safe="")
+    r = raw_request(srv, method, "/_cubby/quota", query=query)
+    assert r.status == 200, r
+    return json.loads(r.body)
+
+
+def check_quotas(srv, manifest):
+    """Format 3: each bucket's quota and usage read back through the admin API, and the full
+    bucket still refuses one more object, storing nothing."""
+    listed = quota_call(srv, "GET")["buckets"]
+    for quota in manifest["quotas"]:
+        assert quota_call(srv, "GET", quota["bucket"]) == quota
+        assert quota in listed, quota["bucket"]
+    refusal = manifest["quota_refusal"]
+    s3 = make_client(srv)
+    assert error_of(lambda: s3.put_object(Bucket=refusal["bucket"], Key=refusal["key"],
+                                          Body=b"refused")) == refusal["error"]
+    with pytest.raises(ClientError) as e:
+        s3.head_object(Bucket=refusal["bucket"], Key=refusal["key"])
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
+
+
+# Format 3 on: a manifest key and the check of what it lists (each runs when the key is there).
+FORMAT3_CHECKS = [
+    ("versions", check_versions),
+    ("object_lock", check_object_lock),
+    ("object_tags", check_tags),
+    ("lifecycle", check_bucket_configurations),
+    ("kms", check_kms),
+    ("encrypted_objects", check_encryption),
+    ("quotas", check_quotas),
+]
+
+
 def check_intact(srv, manifest):
     check_users(srv, manifest)
     s3 = make_client(srv)
@@ -360,6 +617,9 @@ def check_intact(srv, manifest):
         check_user_buckets(srv, manifest)
         check_user_access(srv, manifest)
         check_user_upload(srv, manifest)
+    for key, check in FORMAT3_CHECKS:
+        if key in manifest:
+            check(srv, manifest)
 
 
 def check_cosi_records(cosi, manifest):
@@ -392,7 +652,8 @@ def test_fixture_opens_intact_and_is_migrated_once(fixture, cubby_bin, format_to
     assert format_of(format_tool, data_dir) == fixture.removeprefix("format")
     sock = tmp_path / "cosi.sock"
     env = {"COSI_ENDPOINT": f"unix://{sock}"}
-    srv = Server(cubby_bin, data_dir, home, env_extra=env).wait_ready()
+    sse_e2e.remember_master_key(data_dir)  # for the leak scan, when the fixture has one
+    srv = Server(cubby_bin, data_dir, home, args=SERVER_ARGS, env_extra=env).wait_ready()
     try:
         lines = migration_lines(srv)
         steps = int(CURRENT_FORMAT) - int(fixture.removeprefix("format"))
@@ -426,6 +687,8 @@ def test_fixture_opens_intact_and_is_migrated_once(fixture, cubby_bin, format_to
             assert hashlib.md5(body).hexdigest() == up["md5"]
             acl = make_client(srv).get_object_acl(Bucket=up["bucket"], Key=up["key"])
             assert acl["Owner"]["ID"] == manifest["users"][up["initiator"]]["canonical_id"]
+        if "kms" in manifest:
+            enable_disabled_keys(srv, manifest)
     finally:
         assert srv.stop() == 0, srv.output()
     assert format_of(format_tool, data_dir) == CURRENT_FORMAT
