@@ -14,7 +14,6 @@ encryption, objects under SSE-S3, SSE-KMS and SSE-C, the built-in KMS's keys and
 bucket quotas, read back through boto3's S3 and KMS clients and the signed /_cubby/quota API."""
 
 import base64
-import datetime
 import hashlib
 import json
 import os
@@ -30,7 +29,6 @@ import uuid
 import boto3
 import grpc
 import pytest
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 import cubby_e2e
@@ -41,6 +39,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "test", "cosi"))
 from test_cosi_e2e import Cosi, wait_for_socket  # noqa: E402
+# What the checks compare, converted as the recorder converted it when it wrote the manifest.
+sys.path.insert(0, os.path.join(REPO, "test", "fixtures"))
+from make_fixture import answer_or_error, grants_of, jsonable, root_client  # noqa: E402
 
 # One per format up to today's (test/fixtures/README.md); the fixture of the current format opens
 # without a migration.
@@ -188,14 +189,6 @@ def check_users(srv, manifest):
         assert [(k["AccessKeyId"], k["Status"]) for k in keys] == [(grant["access_key"], "Active")]
 
 
-def iam_client(srv):
-    session = boto3.session.Session(aws_access_key_id=srv.access_key,
-                                    aws_secret_access_key=srv.secret_key,
-                                    region_name="us-east-1")
-    return session.client("iam", endpoint_url=srv.endpoint,
-                          config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
-
-
 def user_client(srv, manifest, who):
     """boto3 S3 for "anonymous", "<role>" (the user's first key) or "<role>#<key index>"."""
     if who == "anonymous":
@@ -205,13 +198,6 @@ def user_client(srv, manifest, who):
     return make_client(srv, access_key=key["access_key"], secret_key=key["secret_key"])
 
 
-def grants_of(acl):
-    """As make_fixture.py records an ACL: owner id and [grantee id or URI, permission] pairs."""
-    return {"owner_id": acl["Owner"]["ID"],
-            "grants": [[g["Grantee"].get("ID") or g["Grantee"].get("URI"), g["Permission"]]
-                       for g in acl["Grants"]]}
-
-
 def check_iam_users(srv, manifest):
     """Format 2: each user reads back through IAM as written (id, ARN, path, tags, keys and
     their status, inline policies); each Active key signs requests as its user, each Inactive
@@ -219,7 +205,7 @@ def check_iam_users(srv, manifest):
     # test_zz_secrets.py scans every server's output for these too.
     cubby_e2e.USER_SECRETS.update(k["secret_key"] for user in manifest["users"].values()
                                   for k in user["keys"])
-    iam = iam_client(srv)
+    iam = root_client(srv, "iam")
     pages = iam.get_paginator("list_users").paginate()
     listed = {u["UserName"]: u for page in pages for u in page["Users"]}
     root = make_client(srv)
@@ -361,30 +347,11 @@ def check_user_upload(srv, manifest):
         [(p["PartNumber"], p["ETag"], p["size"]) for p in up["parts"]]
 
 
-def jsonable(value):
-    """A boto3 answer as make_fixture.py records it: datetimes as ISO 8601 text in UTC."""
-    if isinstance(value, datetime.datetime):
-        return value.astimezone(datetime.timezone.utc).isoformat()
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [jsonable(v) for v in value]
-    return value
-
-
 def error_of(call):
     """Runs call(), which must fail: [error code, HTTP status], as the manifest records it."""
     with pytest.raises(ClientError) as e:
         call()
     return [error_code(e), e.value.response["ResponseMetadata"]["HTTPStatusCode"]]
-
-
-def answer_or_error(call, field):
-    """call()[field], or {"error": code} when cubby refuses, as make_fixture.py records it."""
-    try:
-        return jsonable(call()[field])
-    except ClientError as e:
-        return {"error": e.response["Error"]["Code"]}
 
 
 def read_back(s3, entry, **where):
@@ -496,18 +463,10 @@ def check_bucket_configurations(srv, manifest):
         assert (len(body), hashlib.md5(body).hexdigest()) == (entry["size"], entry["md5"])
 
 
-def kms_client(srv):
-    session = boto3.session.Session(aws_access_key_id=srv.access_key,
-                                    aws_secret_access_key=srv.secret_key,
-                                    region_name="us-east-1")
-    return session.client("kms", endpoint_url=srv.endpoint,
-                          config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
-
-
 def check_kms(srv, manifest):
     """Format 3: the built-in KMS lists the same keys, each with its ARN, description, state,
     manager and creation date, and the same aliases."""
-    kms = kms_client(srv)
+    kms = root_client(srv, "kms")
     keys = manifest["kms"]["keys"]
     listed = {k["KeyId"] for p in kms.get_paginator("list_keys").paginate() for k in p["Keys"]}
     assert listed == {k["KeyId"] for k in keys.values()}
@@ -560,7 +519,7 @@ def check_encryption(srv, manifest):
 def enable_disabled_keys(srv, manifest):
     """Format 3: a disabled KMS key enabled again opens the objects written under it (its
     key material survived). Changes the folder: run after the checks."""
-    kms = kms_client(srv)
+    kms = root_client(srv, "kms")
     s3 = make_client(srv)
     for role, key in manifest["kms"]["keys"].items():
         if key["KeyState"] == "Disabled":
